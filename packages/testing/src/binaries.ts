@@ -1,0 +1,158 @@
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
+
+/** The control-plane programs that {@link findBinary} can locate. */
+export type ControlPlaneBinary = 'kube-apiserver' | 'etcd' | 'kubectl';
+
+/** Where {@link findBinary} looks, in order, and what it found. */
+export interface BinaryLookup {
+  /** The absolute path of the binary, when found. */
+  readonly path?: string;
+  /** Every place that was consulted, in precedence order, for error messages. */
+  readonly searched: readonly string[];
+}
+
+/** Options for binary discovery. */
+export interface FindBinaryOptions {
+  /** A directory to consult after `KUBEBUILDER_ASSETS` (envtest's `BinaryAssetsDirectory`). */
+  readonly binaryAssetsDirectory?: string;
+  /** The environment to read; defaults to `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Thrown when a control-plane binary cannot be found or is not usable. */
+export class ControlPlaneBinaryError extends Error {
+  /** Which binary was being looked for. */
+  readonly binary: ControlPlaneBinary;
+  /** Creates the error; `message` already says what to do. */
+  constructor(binary: ControlPlaneBinary, message: string) {
+    super(message);
+    this.name = 'ControlPlaneBinaryError';
+    this.binary = binary;
+  }
+}
+
+/** The environment variable envtest uses to point at one binary, e.g. `TEST_ASSET_KUBE_APISERVER`. */
+export function testAssetVariable(binary: ControlPlaneBinary): string {
+  return `TEST_ASSET_${binary.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** The directory into which `pnpm control-plane:assets` builds the binaries. */
+export function kubeloomAssetsDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const cache = env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
+  return path.join(
+    cache,
+    'kubeloom',
+    'kubebuilder-assets',
+    `${KUBERNETES_VERSION}-etcd${ETCD_VERSION}-linux-amd64`,
+  );
+}
+
+function setupEnvtestStore(env: NodeJS.ProcessEnv): string {
+  const data = env.XDG_DATA_HOME || path.join(homedir(), '.local', 'share');
+  return path.join(data, 'kubebuilder-envtest', 'k8s');
+}
+
+function compareVersionsDesc(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((p) => Number.parseInt(p, 10));
+  const pb = b.split(/[.-]/).map((p) => Number.parseInt(p, 10));
+  for (let i = 0; i < 3; i++) {
+    const d = (pb[i] ?? 0) - (pa[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+function checkExecutable(binary: ControlPlaneBinary, file: string, origin: string): string {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(file);
+  } catch {
+    throw new ControlPlaneBinaryError(
+      binary,
+      `${origin} points at ${file}, which does not exist. Fix or unset it, or run ` +
+        '`pnpm control-plane:assets` to build the control-plane binaries.',
+    );
+  }
+  if (!stat.isFile()) {
+    throw new ControlPlaneBinaryError(binary, `${origin} points at ${file}, which is not a file.`);
+  }
+  try {
+    accessSync(file, constants.X_OK);
+  } catch {
+    throw new ControlPlaneBinaryError(
+      binary,
+      `${origin} points at ${file}, which is not executable (try \`chmod +x ${file}\`).`,
+    );
+  }
+  return file;
+}
+
+/**
+ * Locates a control-plane binary the way controller-runtime's envtest does, then in kubeloom's
+ * own build cache:
+ *
+ * 1. `TEST_ASSET_KUBE_APISERVER` / `TEST_ASSET_ETCD` / `TEST_ASSET_KUBECTL`;
+ * 2. `$KUBEBUILDER_ASSETS/<name>`;
+ * 3. `options.binaryAssetsDirectory/<name>`;
+ * 4. the setup-envtest store, `~/.local/share/kubebuilder-envtest/k8s/<version>-linux-amd64`
+ *    (newest version first);
+ * 5. kubeloom's cache, filled by `pnpm control-plane:assets`;
+ * 6. `/usr/local/kubebuilder/bin/<name>`.
+ *
+ * An explicitly configured location (1–3) that is wrong is an error, never skipped over.
+ *
+ * @throws {@link ControlPlaneBinaryError} when an explicit location is wrong, or nothing is found;
+ *   the message lists every place searched and how to obtain the binaries.
+ */
+export function findBinary(binary: ControlPlaneBinary, options: FindBinaryOptions = {}): string {
+  const lookup = lookupBinary(binary, options);
+  if (lookup.path) return lookup.path;
+  throw new ControlPlaneBinaryError(
+    binary,
+    `Cannot find the ${binary} binary. Searched:\n${lookup.searched.map((s) => `  - ${s}`).join('\n')}\n` +
+      'To get the control-plane binaries, run `pnpm control-plane:assets` (builds kube-apiserver ' +
+      `v${KUBERNETES_VERSION} and etcd v${ETCD_VERSION} from the Go module proxy into ` +
+      `${kubeloomAssetsDirectory()}; needs Go 1.26), or point ${testAssetVariable(binary)} or ` +
+      'KUBEBUILDER_ASSETS at existing envtest binaries.',
+  );
+}
+
+/** Like {@link findBinary}, but reports instead of throwing when nothing is found. */
+export function lookupBinary(binary: ControlPlaneBinary, options: FindBinaryOptions = {}): BinaryLookup {
+  const env = options.env ?? process.env;
+  const searched: string[] = [];
+  const variable = testAssetVariable(binary);
+  const direct = env[variable];
+  searched.push(`$${variable}${direct ? ` (${direct})` : ' (unset)'}`);
+  if (direct) return { path: checkExecutable(binary, path.resolve(direct), `$${variable}`), searched };
+
+  const explicitDirs: Array<[string, string | undefined]> = [
+    ['$KUBEBUILDER_ASSETS', env.KUBEBUILDER_ASSETS],
+    ['binaryAssetsDirectory', options.binaryAssetsDirectory],
+  ];
+  for (const [origin, dir] of explicitDirs) {
+    searched.push(`${origin}${dir ? ` (${path.join(dir, binary)})` : ' (unset)'}`);
+    if (dir) return { path: checkExecutable(binary, path.resolve(dir, binary), origin), searched };
+  }
+
+  const store = setupEnvtestStore(env);
+  searched.push(`setup-envtest store ${store}/<version>-linux-amd64/${binary}`);
+  if (existsSync(store)) {
+    const versions = readdirSync(store)
+      .filter((d) => d.endsWith('-linux-amd64'))
+      .sort(compareVersionsDesc);
+    for (const v of versions) {
+      const candidate = path.join(store, v, binary);
+      if (existsSync(candidate)) return { path: candidate, searched };
+    }
+  }
+  for (const dir of [kubeloomAssetsDirectory(env), '/usr/local/kubebuilder/bin']) {
+    const candidate = path.join(dir, binary);
+    searched.push(candidate);
+    if (existsSync(candidate)) return { path: candidate, searched };
+  }
+  return { searched };
+}

@@ -1,0 +1,8 @@
+/**
+ * The Kubernetes and etcd versions that `pnpm control-plane:assets` builds from the Go module
+ * proxy. Keep in step with `tools/control-plane/build.sh` and its wrapper modules.
+ */
+export const KUBERNETES_VERSION = '1.37.2';
+
+/** The etcd version paired with {@link KUBERNETES_VERSION} (Kubernetes 1.37 ships etcd 3.7). */
+export const ETCD_VERSION = '3.7.3';
