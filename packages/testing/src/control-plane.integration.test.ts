@@ -85,7 +85,7 @@ describe('shared control plane (global setup)', () => {
     const namespace = await createTestNamespace(kubeConfig, 'widgets');
     const { KubernetesObjectApi } = await import('@kubernetes/client-node');
     const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
-    const valid = await objects.create({
+    const valid: { metadata?: { uid?: string } } = await objects.create({
       apiVersion: 'test.kubeloom.dev/v1',
       kind: 'Widget',
       metadata: { name: 'ok', namespace },

@@ -1,0 +1,6 @@
+/**
+ * `@kubeloom/codegen`: see README.md.
+ *
+ * @packageDocumentation
+ */
+export {};

@@ -1,0 +1,6 @@
+/**
+ * `@kubeloom/controllers`: see README.md.
+ *
+ * @packageDocumentation
+ */
+export {};

@@ -1,0 +1,6 @@
+/**
+ * `@kubeloom/kclient`: see README.md.
+ *
+ * @packageDocumentation
+ */
+export {};

@@ -1,0 +1,6 @@
+/**
+ * `@kubeloom/kclient/testing`.
+ *
+ * @packageDocumentation
+ */
+export {};

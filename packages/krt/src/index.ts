@@ -1,0 +1,6 @@
+/**
+ * `@kubeloom/krt`: see README.md.
+ *
+ * @packageDocumentation
+ */
+export {};

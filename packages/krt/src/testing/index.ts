@@ -1,0 +1,6 @@
+/**
+ * `@kubeloom/krt/testing`.
+ *
+ * @packageDocumentation
+ */
+export {};

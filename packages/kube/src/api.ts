@@ -1,0 +1,201 @@
+import type { Status } from './errors.ts';
+import type { KubeObject } from './object.ts';
+import type { ResourceDescriptor } from './resource.ts';
+
+/** List metadata: the collection's resourceVersion and the continue token of a paginated list. */
+export interface ListMeta {
+  /** The resourceVersion the list was served at. */
+  resourceVersion?: string;
+  /** The token for the next page, when there is one. */
+  continue?: string;
+  /** An estimate of the items left after this page. */
+  remainingItemCount?: number;
+}
+
+/** A list response. */
+export interface ObjectList<T extends KubeObject = KubeObject> {
+  /** e.g. `v1`. */
+  apiVersion?: string;
+  /** e.g. `ConfigMapList`. */
+  kind?: string;
+  /** List metadata. */
+  metadata: ListMeta;
+  /** The objects. */
+  items: T[];
+}
+
+/** Selectors and scope shared by list and watch. */
+export interface SelectorOptions {
+  /** Restrict to one namespace; omit for all namespaces (or for cluster-scoped resources). */
+  readonly namespace?: string | undefined;
+  /** A label selector, e.g. `app=web,tier!=db`. */
+  readonly labelSelector?: string | undefined;
+  /** A field selector, e.g. `metadata.name=foo`. */
+  readonly fieldSelector?: string | undefined;
+}
+
+/** Options for {@link ApiClient.list}. */
+export interface ListOptions extends SelectorOptions {
+  /** Page size; omit for an unpaginated list. */
+  readonly limit?: number | undefined;
+  /** The continue token from the previous page. */
+  readonly continue?: string | undefined;
+  /** `resourceVersion` semantics of the list (`''` or omitted: most recent, consistent). */
+  readonly resourceVersion?: string | undefined;
+  /** `NotOlderThan` or `Exact`, when `resourceVersion` is set. */
+  readonly resourceVersionMatch?: 'NotOlderThan' | 'Exact' | undefined;
+  /** Cancels the request. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options for {@link ApiClient.watch}. */
+export interface WatchOptions extends SelectorOptions {
+  /** Start after this resourceVersion. */
+  readonly resourceVersion?: string | undefined;
+  /** Ask the server for BOOKMARK events. */
+  readonly allowWatchBookmarks?: boolean | undefined;
+  /** Ask the server to end the watch after this many seconds (a normal close). */
+  readonly timeoutSeconds?: number | undefined;
+  /** Reconnect-worthy silence: when no byte arrives for this long, the stream ends with a {@link WatchIdleTimeoutError}. */
+  readonly idleTimeoutMs?: number | undefined;
+  /** Ends the watch. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Raised by a watch stream that received nothing (not even a bookmark) for `idleTimeoutMs`. */
+export class WatchIdleTimeoutError extends Error {
+  /** Creates the error. */
+  constructor(idleTimeoutMs: number) {
+    super(`watch received no data for ${idleTimeoutMs} ms`);
+    this.name = 'WatchIdleTimeoutError';
+  }
+}
+
+/**
+ * One event of a watch stream. Besides the four API event types and `ERROR`, the stream reports
+ * `MALFORMED` for a line it could not decode and `UNKNOWN` for an event type it does not know:
+ * nothing is dropped silently, the consumer decides.
+ */
+export type WatchEvent<T extends KubeObject = KubeObject> =
+  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
+  | { readonly type: 'BOOKMARK'; readonly object: KubeObject }
+  | { readonly type: 'ERROR'; readonly status: Status }
+  | { readonly type: 'MALFORMED'; readonly line: string; readonly error: string }
+  | { readonly type: 'UNKNOWN'; readonly eventType: string; readonly raw: unknown };
+
+/** Patch flavours. `apply` is server-side apply (a full intended object, YAML or JSON). */
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+/** The content type of each {@link PatchType}. */
+export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+/** Options shared by writes. */
+export interface WriteOptions {
+  /** Names the writer in `managedFields`; required for server-side apply. */
+  readonly fieldManager?: string | undefined;
+  /** `All` to validate without persisting. */
+  readonly dryRun?: 'All' | undefined;
+  /** Server-side field validation: `Strict` rejects unknown fields. */
+  readonly fieldValidation?: 'Ignore' | 'Warn' | 'Strict' | undefined;
+  /** Cancels the request. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options for {@link ApiClient.patch}. */
+export interface PatchOptions extends WriteOptions {
+  /** Server-side apply only: take ownership of conflicting fields. */
+  readonly force?: boolean | undefined;
+}
+
+/** Options for {@link ApiClient.delete}. */
+export interface DeleteOptions {
+  /** Delete only if the object still has this uid / resourceVersion. */
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string } | undefined;
+  /** `Foreground`, `Background` or `Orphan`. */
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan' | undefined;
+  /** Grace period; 0 deletes immediately. */
+  readonly gracePeriodSeconds?: number | undefined;
+  /** `All` to validate without persisting. */
+  readonly dryRun?: 'All' | undefined;
+  /** Cancels the request. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A raw request for endpoints the typed verbs do not cover (discovery, `/version`, …). */
+export interface RawRequest {
+  /** HTTP method. */
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute path, e.g. `/apis`. */
+  readonly path: string;
+  /** Query parameters; `undefined` values are dropped. */
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>> | undefined;
+  /** JSON body (or a string sent as is). */
+  readonly body?: unknown;
+  /** Body content type; defaults to `application/json`. */
+  readonly contentType?: string | undefined;
+  /** Cancels the request. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * The REST verbs against any resource, as JSON. The informer engine, the resource registry and
+ * every client above are written against this interface; {@link createKubeClient} backs it with
+ * HTTPS to a real apiserver, `@kubeloom/kube/fake` with an in-memory cluster.
+ *
+ * Every method throws an {@link ApiError} subclass for an API failure (see the predicates in
+ * `errors.ts`), never a raw HTTP error.
+ */
+export interface ApiClient {
+  /** GET one object. @throws NotFoundError */
+  get<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    name: string,
+    namespace?: string,
+    opts?: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined },
+  ): Promise<T>;
+  /** LIST, one page when `limit` is set. @throws GoneError when a continue token expired. */
+  list<T extends KubeObject = KubeObject>(resource: ResourceDescriptor, opts?: ListOptions): Promise<ObjectList<T>>;
+  /**
+   * WATCH, as an async iterable of events. The iterable ends when the server closes the stream
+   * (e.g. `timeoutSeconds`) or the signal aborts. It throws an {@link ApiError} when the request
+   * is refused (e.g. `410` for a too-old resourceVersion, `429` with Retry-After), a
+   * {@link WatchIdleTimeoutError} on silence, or a transport error.
+   */
+  watch<T extends KubeObject = KubeObject>(resource: ResourceDescriptor, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /** POST a new object. @throws AlreadyExistsError, InvalidError */
+  create<T extends KubeObject>(resource: ResourceDescriptor, obj: T, opts?: WriteOptions): Promise<T>;
+  /**
+   * PUT an object (or its `status`/`scale` subresource). With `metadata.resourceVersion` set the
+   * write is conditional. @throws ConflictError on a stale resourceVersion
+   */
+  update<T extends KubeObject>(
+    resource: ResourceDescriptor,
+    obj: T,
+    opts?: WriteOptions & { readonly subresource?: string | undefined },
+  ): Promise<T>;
+  /** PATCH an object (or a subresource). `apply` is server-side apply and needs `fieldManager`. */
+  patch<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    name: string,
+    namespace: string | undefined,
+    patch: unknown,
+    type: PatchType,
+    opts?: PatchOptions & { readonly subresource?: string | undefined },
+  ): Promise<T>;
+  /** DELETE an object; resolves with what the server returned (the object, or a Status). */
+  delete(
+    resource: ResourceDescriptor,
+    name: string,
+    namespace?: string,
+    opts?: DeleteOptions,
+  ): Promise<KubeObject | Status>;
+  /** Any other request, JSON in and out. */
+  request<T = unknown>(req: RawRequest): Promise<T>;
+  /** Closes idle connections. In-flight requests are not affected. */
+  close(): void;
+}

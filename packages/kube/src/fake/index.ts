@@ -1,0 +1,6 @@
+/**
+ * `@kubeloom/kube/fake`: an in-memory cluster behind the `KubeClient` interface.
+ *
+ * @packageDocumentation
+ */
+export {};

@@ -1,0 +1,47 @@
+/**
+ * `pnpm test`: every test of every package, unit and integration, in one Vitest run that shares
+ * one real control plane. Prints Vitest's own report, then a last line `N passed, N failed`
+ * computed from Vitest's JSON report (so a run that executed nothing shows `0 passed`).
+ * Extra arguments go to Vitest (e.g. `pnpm test --project kube`).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const report = path.join(root, '.vitest-results.json');
+rmSync(report, { force: true });
+const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
+const result = spawnSync(
+  process.execPath,
+  [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  { cwd: root, stdio: 'inherit', env: process.env },
+);
+
+interface JsonReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  numFailedTestSuites: number;
+  testResults: Array<{ status: string; message?: string; name: string }>;
+}
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+if (existsSync(report)) {
+  const json = JSON.parse(readFileSync(report, 'utf8')) as JsonReport;
+  passed = json.numPassedTests;
+  // A file that failed to load counts as a failure even though none of its tests ran.
+  const brokenFiles = json.testResults.filter((r) => r.status === 'failed' && r.message).length;
+  failed = json.numFailedTests + brokenFiles;
+  skipped = json.numPendingTests + json.numTodoTests;
+} else {
+  failed = 1;
+  console.error('vitest wrote no JSON report: the run did not complete');
+}
+if (skipped > 0) console.error(`${skipped} tests were skipped or todo: kubeloom allows none`);
+const ok = result.status === 0 && failed === 0 && skipped === 0 && passed > 0;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(ok ? 0 : 1);
