@@ -159,14 +159,20 @@ export interface ApiClient {
     opts?: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined },
   ): Promise<T>;
   /** LIST, one page when `limit` is set. @throws GoneError when a continue token expired. */
-  list<T extends KubeObject = KubeObject>(resource: ResourceDescriptor, opts?: ListOptions): Promise<ObjectList<T>>;
+  list<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    opts?: ListOptions,
+  ): Promise<ObjectList<T>>;
   /**
    * WATCH, as an async iterable of events. The iterable ends when the server closes the stream
    * (e.g. `timeoutSeconds`) or the signal aborts. It throws an {@link ApiError} when the request
    * is refused (e.g. `410` for a too-old resourceVersion, `429` with Retry-After), a
    * {@link WatchIdleTimeoutError} on silence, or a transport error.
    */
-  watch<T extends KubeObject = KubeObject>(resource: ResourceDescriptor, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  watch<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    opts?: WatchOptions,
+  ): AsyncIterable<WatchEvent<T>>;
   /** POST a new object. @throws AlreadyExistsError, InvalidError */
   create<T extends KubeObject>(resource: ResourceDescriptor, obj: T, opts?: WriteOptions): Promise<T>;
   /**

@@ -1,4 +1,5 @@
 import type {
+  CoreV1Event,
   V1ClusterRole,
   V1ClusterRoleBinding,
   V1ConfigMap,
@@ -6,8 +7,8 @@ import type {
   V1CustomResourceDefinition,
   V1DaemonSet,
   V1Deployment,
-  V1Endpoints,
   V1EndpointSlice,
+  V1Endpoints,
   V1Ingress,
   V1Job,
   V1Lease,
@@ -29,11 +30,16 @@ import type {
   V1StorageClass,
   V1ValidatingWebhookConfiguration,
   V2HorizontalPodAutoscaler,
-  CoreV1Event,
 } from '@kubernetes/client-node';
 import { defineResource, type ResourceDescriptor, type TypedResourceDescriptor } from './resource.ts';
 
-function core<T>(kind: string, plural: string, namespaced: boolean, status = false, extra: Partial<ResourceDescriptor> = {}): TypedResourceDescriptor<T> {
+function core<T>(
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  status = false,
+  extra: Partial<ResourceDescriptor> = {},
+): TypedResourceDescriptor<T> {
   return defineResource<T>({
     group: '',
     version: 'v1',
@@ -81,13 +87,26 @@ export const builtins = {
   Namespace: core<V1Namespace>('Namespace', 'namespaces', false, true, { shortNames: ['ns'] }),
   Pod: core<V1Pod>('Pod', 'pods', true, true, { shortNames: ['po'] }),
   Service: core<V1Service>('Service', 'services', true, true, { shortNames: ['svc'] }),
-  Endpoints: core<V1Endpoints>('Endpoints', 'endpoints', true, false, { shortNames: ['ep'], singular: 'endpoints' }),
-  Node: core<V1Node>('Node', 'nodes', false, true, { shortNames: ['no'] }),
-  ServiceAccount: core<V1ServiceAccount>('ServiceAccount', 'serviceaccounts', true, false, { shortNames: ['sa'] }),
-  PersistentVolume: core<V1PersistentVolume>('PersistentVolume', 'persistentvolumes', false, true, { shortNames: ['pv'] }),
-  PersistentVolumeClaim: core<V1PersistentVolumeClaim>('PersistentVolumeClaim', 'persistentvolumeclaims', true, true, {
-    shortNames: ['pvc'],
+  Endpoints: core<V1Endpoints>('Endpoints', 'endpoints', true, false, {
+    shortNames: ['ep'],
+    singular: 'endpoints',
   }),
+  Node: core<V1Node>('Node', 'nodes', false, true, { shortNames: ['no'] }),
+  ServiceAccount: core<V1ServiceAccount>('ServiceAccount', 'serviceaccounts', true, false, {
+    shortNames: ['sa'],
+  }),
+  PersistentVolume: core<V1PersistentVolume>('PersistentVolume', 'persistentvolumes', false, true, {
+    shortNames: ['pv'],
+  }),
+  PersistentVolumeClaim: core<V1PersistentVolumeClaim>(
+    'PersistentVolumeClaim',
+    'persistentvolumeclaims',
+    true,
+    true,
+    {
+      shortNames: ['pvc'],
+    },
+  ),
   Event: core<CoreV1Event>('Event', 'events', true, false, { shortNames: ['ev'] }),
   Deployment: grouped<V1Deployment>('apps', 'v1', 'Deployment', 'deployments', true, true, {
     subresources: { status: true, scale: true },
@@ -101,18 +120,38 @@ export const builtins = {
     subresources: { status: true, scale: true },
     shortNames: ['sts'],
   }),
-  DaemonSet: grouped<V1DaemonSet>('apps', 'v1', 'DaemonSet', 'daemonsets', true, true, { shortNames: ['ds'] }),
+  DaemonSet: grouped<V1DaemonSet>('apps', 'v1', 'DaemonSet', 'daemonsets', true, true, {
+    shortNames: ['ds'],
+  }),
   Job: grouped<V1Job>('batch', 'v1', 'Job', 'jobs', true, true),
   CronJob: grouped<V1CronJob>('batch', 'v1', 'CronJob', 'cronjobs', true, true, { shortNames: ['cj'] }),
   Lease: grouped<V1Lease>('coordination.k8s.io', 'v1', 'Lease', 'leases', true),
   EndpointSlice: grouped<V1EndpointSlice>('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
-  Ingress: grouped<V1Ingress>('networking.k8s.io', 'v1', 'Ingress', 'ingresses', true, true, { shortNames: ['ing'] }),
-  NetworkPolicy: grouped<V1NetworkPolicy>('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', true, false, {
-    shortNames: ['netpol'],
+  Ingress: grouped<V1Ingress>('networking.k8s.io', 'v1', 'Ingress', 'ingresses', true, true, {
+    shortNames: ['ing'],
   }),
-  PodDisruptionBudget: grouped<V1PodDisruptionBudget>('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, true, {
-    shortNames: ['pdb'],
-  }),
+  NetworkPolicy: grouped<V1NetworkPolicy>(
+    'networking.k8s.io',
+    'v1',
+    'NetworkPolicy',
+    'networkpolicies',
+    true,
+    false,
+    {
+      shortNames: ['netpol'],
+    },
+  ),
+  PodDisruptionBudget: grouped<V1PodDisruptionBudget>(
+    'policy',
+    'v1',
+    'PodDisruptionBudget',
+    'poddisruptionbudgets',
+    true,
+    true,
+    {
+      shortNames: ['pdb'],
+    },
+  ),
   HorizontalPodAutoscaler: grouped<V2HorizontalPodAutoscaler>(
     'autoscaling',
     'v2',
@@ -124,9 +163,29 @@ export const builtins = {
   ),
   Role: grouped<V1Role>('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
   RoleBinding: grouped<V1RoleBinding>('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
-  ClusterRole: grouped<V1ClusterRole>('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', false),
-  ClusterRoleBinding: grouped<V1ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', false),
-  StorageClass: grouped<V1StorageClass>('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', false, false, { shortNames: ['sc'] }),
+  ClusterRole: grouped<V1ClusterRole>(
+    'rbac.authorization.k8s.io',
+    'v1',
+    'ClusterRole',
+    'clusterroles',
+    false,
+  ),
+  ClusterRoleBinding: grouped<V1ClusterRoleBinding>(
+    'rbac.authorization.k8s.io',
+    'v1',
+    'ClusterRoleBinding',
+    'clusterrolebindings',
+    false,
+  ),
+  StorageClass: grouped<V1StorageClass>(
+    'storage.k8s.io',
+    'v1',
+    'StorageClass',
+    'storageclasses',
+    false,
+    false,
+    { shortNames: ['sc'] },
+  ),
   CustomResourceDefinition: grouped<V1CustomResourceDefinition>(
     'apiextensions.k8s.io',
     'v1',

@@ -86,7 +86,10 @@ export interface KubeClient {
    * The shared informer for a resource and options: one list/watch per (resource, namespace,
    * label selector, field selector, transform), however many callers ask.
    */
-  informer<T extends KubeObject = KubeObject>(resource: ResourceDescriptor, opts?: InformerOptions): SharedInformer<T>;
+  informer<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    opts?: InformerOptions,
+  ): SharedInformer<T>;
   /** Every informer created so far. */
   informers(): ReadonlyArray<SharedInformer>;
   /**

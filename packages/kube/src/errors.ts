@@ -75,7 +75,13 @@ export class ApiError extends Error {
   /** Creates an error; prefer {@link apiErrorFromStatus}. */
   constructor(
     message: string,
-    init: { code: number; reason: ApiErrorReason; status?: Status; retryAfterSeconds?: number; cause?: unknown },
+    init: {
+      code: number;
+      reason: ApiErrorReason;
+      status?: Status;
+      retryAfterSeconds?: number;
+      cause?: unknown;
+    },
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = `${init.reason}Error`;
@@ -124,7 +130,12 @@ const reasonByCode: Record<number, ApiErrorReason> = {
   504: 'Timeout',
 };
 
-const knownReasons = new Set<string>([...Object.values(reasonByCode), 'AlreadyExists', 'Expired', 'ServerTimeout']);
+const knownReasons = new Set<string>([
+  ...Object.values(reasonByCode),
+  'AlreadyExists',
+  'Expired',
+  'ServerTimeout',
+]);
 
 function classFor(reason: ApiErrorReason): typeof ApiError {
   switch (reason) {
@@ -163,7 +174,8 @@ export function apiErrorFromStatus(
   context?: string,
   retryAfterHeader?: string | null,
 ): ApiError {
-  const statusReason = status?.reason && knownReasons.has(status.reason) ? (status.reason as ApiErrorReason) : undefined;
+  const statusReason =
+    status?.reason && knownReasons.has(status.reason) ? (status.reason as ApiErrorReason) : undefined;
   const reason: ApiErrorReason = statusReason ?? reasonByCode[code] ?? 'Unknown';
   const retryHeader = retryAfterHeader ? Number.parseInt(retryAfterHeader, 10) : Number.NaN;
   const retryAfterSeconds = Number.isFinite(retryHeader) ? retryHeader : status?.details?.retryAfterSeconds;

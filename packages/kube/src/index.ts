@@ -30,6 +30,13 @@ export {
 } from './client.ts';
 export type { CrdWatcher } from './crd-watcher.ts';
 export {
+  createKubeClient,
+  type KubeClientOptions,
+  KubeConfigError,
+  loadKubeConfig,
+} from './create-kube-client.ts';
+export { DiscoveryRegistry } from './discovery-registry.ts';
+export {
   AlreadyExistsError,
   ApiError,
   type ApiErrorReason,
@@ -37,8 +44,8 @@ export {
   ConflictError,
   ForbiddenError,
   GoneError,
-  ignoreNotFound,
   InvalidError,
+  ignoreNotFound,
   isAlreadyExists,
   isConflict,
   isForbidden,
@@ -56,6 +63,7 @@ export {
   toApiError,
   UnauthorizedError,
 } from './errors.ts';
+export { HttpApiClient, type HttpApiClientOptions } from './http-api-client.ts';
 export {
   extractTombstone,
   type HandlerRegistration,
@@ -68,10 +76,12 @@ export {
   type Tombstone,
   type TransformFunc,
 } from './informer.ts';
+export { InformerCrdWatcher } from './informer-crd-watcher.ts';
+export { type NewKubeClientOptions, newKubeClient } from './kube-client.ts';
 export {
   consoleLogger,
-  type Logger,
   type LogFields,
+  type Logger,
   type LogLevel,
   noopLogger,
   type RecordingLogger,
@@ -83,13 +93,14 @@ export {
   keyOf,
   type ObjectKey,
   type ObjectMeta,
+  type OwnerReference,
   objectKey,
   objectKeyOf,
-  type OwnerReference,
   parseKey,
   resourceVersionNumber,
 } from './object.ts';
 export { NamespaceFilter, type ObjectFilter, objectFilter } from './object-filter.ts';
+export { ObjectStore } from './object-store.ts';
 export { type ResourceRegistry, UnknownResourceError } from './registry.ts';
 export {
   apiVersionOf,
@@ -105,4 +116,5 @@ export {
   resourcePath,
   type TypedResourceDescriptor,
 } from './resource.ts';
+export { Informer, type InformerConstructorOptions, stripManagedFields } from './shared-informer.ts';
 export { type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';

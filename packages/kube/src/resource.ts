@@ -76,7 +76,11 @@ export function gvrString(gvr: GroupVersionResource): string {
 /** The URL path of a collection or object of a resource, e.g. `/apis/apps/v1/namespaces/ns/deployments/name/status`. */
 export function resourcePath(
   r: ResourceDescriptor,
-  opts: { readonly namespace?: string | undefined; readonly name?: string | undefined; readonly subresource?: string | undefined } = {},
+  opts: {
+    readonly namespace?: string | undefined;
+    readonly name?: string | undefined;
+    readonly subresource?: string | undefined;
+  } = {},
 ): string {
   const prefix = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   const ns = r.namespaced && opts.namespace ? `/namespaces/${encodeURIComponent(opts.namespace)}` : '';

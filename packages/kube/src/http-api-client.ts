@@ -1,0 +1,452 @@
+import type { IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  type ApiClient,
+  type DeleteOptions,
+  type ListOptions,
+  type ObjectList,
+  PATCH_CONTENT_TYPES,
+  type PatchOptions,
+  type PatchType,
+  type RawRequest,
+  type WatchEvent,
+  WatchIdleTimeoutError,
+  type WatchOptions,
+  type WriteOptions,
+} from './api.ts';
+import { type ApiError, apiErrorFromStatus, type Status } from './errors.ts';
+import { LineDecoder } from './internal/line-decoder.ts';
+import { decodeWatchLine } from './internal/watch-events.ts';
+import type { KubeObject } from './object.ts';
+import { type ResourceDescriptor, resourcePath } from './resource.ts';
+
+/** Options of {@link HttpApiClient}. */
+export interface HttpApiClientOptions {
+  /** Timeout of a non-watch request while no byte arrives, in ms. Default 60 s. */
+  readonly requestTimeoutMs?: number;
+  /** Maximum concurrent sockets to the apiserver (watches each hold one). Default: unlimited. */
+  readonly maxSockets?: number;
+  /** Sent as `User-Agent`. */
+  readonly userAgent?: string;
+}
+
+type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+interface Prepared {
+  url: URL;
+  options: https.RequestOptions;
+}
+
+function buildQuery(url: URL, query: Query | undefined): void {
+  if (!query) return;
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  }
+}
+
+/**
+ * The HTTPS {@link ApiClient}: JSON over `node:https` with a keep-alive agent, credentials from a
+ * client-node `KubeConfig` (client certificates, tokens, exec and auth-provider plugins), typed
+ * errors from Status bodies, and watch streams decoded line by line with an idle timeout.
+ */
+export class HttpApiClient implements ApiClient {
+  readonly #kubeConfig: KubeConfig;
+  readonly #server: URL;
+  readonly #requestTimeoutMs: number;
+  readonly #userAgent: string;
+  readonly #perRequestAuth: boolean;
+  #agent: https.Agent | undefined;
+  #baseOptions: Promise<https.RequestOptions> | undefined;
+  readonly #maxSockets: number;
+
+  /** Creates a client for the current context of `kubeConfig`. @throws when it has no current cluster. */
+  constructor(kubeConfig: KubeConfig, options: HttpApiClientOptions = {}) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) {
+      throw new Error(
+        `kubeconfig has no cluster for context "${kubeConfig.getCurrentContext()}": check current-context and the contexts list`,
+      );
+    }
+    let server: URL;
+    try {
+      server = new URL(cluster.server);
+    } catch {
+      throw new Error(`kubeconfig cluster "${cluster.name}" has an invalid server URL: "${cluster.server}"`);
+    }
+    this.#kubeConfig = kubeConfig;
+    this.#server = server;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.#userAgent = options.userAgent ?? 'kubeloom';
+    this.#maxSockets = options.maxSockets ?? Number.POSITIVE_INFINITY;
+    const user = kubeConfig.getCurrentUser() as
+      | (Record<string, unknown> & { exec?: unknown; authProvider?: unknown })
+      | null;
+    this.#perRequestAuth = !!(user && (user.exec || user.authProvider || user.tokenFile));
+  }
+
+  async #options(): Promise<https.RequestOptions> {
+    if (this.#perRequestAuth || !this.#baseOptions) {
+      const pending = (async () => {
+        const opts: https.RequestOptions = { headers: {} };
+        await this.#kubeConfig.applyToHTTPSOptions(opts);
+        if (!this.#agent) {
+          this.#agent = new https.Agent({
+            keepAlive: true,
+            maxSockets: this.#maxSockets,
+            ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
+            ...(opts.cert !== undefined ? { cert: opts.cert } : {}),
+            ...(opts.key !== undefined ? { key: opts.key } : {}),
+            ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
+            ...(opts.servername !== undefined ? { servername: opts.servername } : {}),
+          });
+        }
+        const headers = { ...(opts.headers as Record<string, string>) };
+        const out: https.RequestOptions = { agent: this.#agent, headers };
+        if (opts.auth) out.auth = opts.auth;
+        return out;
+      })();
+      if (!this.#perRequestAuth) this.#baseOptions = pending;
+      return await pending;
+    }
+    return await this.#baseOptions;
+  }
+
+  async #prepare(
+    method: string,
+    path: string,
+    query?: Query,
+    headers: Record<string, string> = {},
+  ): Promise<Prepared> {
+    const base = await this.#options();
+    const url = new URL(this.#server.toString().replace(/\/$/, '') + path);
+    buildQuery(url, query);
+    return {
+      url,
+      options: {
+        ...base,
+        method,
+        headers: { ...(base.headers as Record<string, string>), 'User-Agent': this.#userAgent, ...headers },
+      },
+    };
+  }
+
+  async #send(
+    method: string,
+    path: string,
+    query: Query | undefined,
+    body: unknown,
+    contentType: string,
+    signal: AbortSignal | undefined,
+    context: string,
+  ): Promise<unknown> {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (payload !== undefined) {
+      headers['Content-Type'] = contentType;
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
+    const { url, options } = await this.#prepare(method, path, query, headers);
+    signal?.throwIfAborted();
+    return await new Promise<unknown>((resolve, reject) => {
+      const req = https.request(url, { ...options, ...(signal ? { signal } : {}) }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const text =
+            chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+          if (status >= 200 && status < 300) {
+            if (text.length === 0) return resolve(undefined);
+            try {
+              resolve(JSON.parse(text));
+            } catch (err) {
+              reject(
+                new Error(`${context}: the server sent a body that is not JSON (${(err as Error).message})`),
+              );
+            }
+            return;
+          }
+          reject(this.#errorFrom(status, text, context, res));
+        });
+      });
+      req.setTimeout(this.#requestTimeoutMs, () => {
+        req.destroy(
+          apiErrorFromStatus(
+            504,
+            { reason: 'Timeout', message: `no response within ${this.#requestTimeoutMs} ms` },
+            context,
+          ),
+        );
+      });
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  #errorFrom(status: number, text: string, context: string, res: IncomingMessage): ApiError {
+    let parsed: Status | undefined;
+    try {
+      const json = JSON.parse(text) as Status;
+      if (json && typeof json === 'object') parsed = json;
+    } catch {
+      parsed = text ? { message: text.slice(0, 500) } : undefined;
+    }
+    const retry = res.headers['retry-after'];
+    return apiErrorFromStatus(status, parsed, context, Array.isArray(retry) ? retry[0] : retry);
+  }
+
+  /** {@inheritDoc ApiClient.get} */
+  async get<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    name: string,
+    namespace?: string,
+    opts: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined } = {},
+  ): Promise<T> {
+    const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
+    return (await this.#send(
+      'GET',
+      path,
+      undefined,
+      undefined,
+      '',
+      opts.signal,
+      `get ${describe(resource, name, namespace)}`,
+    )) as T;
+  }
+
+  /** {@inheritDoc ApiClient.list} */
+  async list<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    opts: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    const path = resourcePath(resource, { namespace: opts.namespace });
+    const query: Query = {
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+      limit: opts.limit,
+      continue: opts.continue,
+      resourceVersion: opts.resourceVersion,
+      resourceVersionMatch: opts.resourceVersionMatch,
+    };
+    const list = (await this.#send(
+      'GET',
+      path,
+      query,
+      undefined,
+      '',
+      opts.signal,
+      `list ${describe(resource, undefined, opts.namespace)}`,
+    )) as ObjectList<T>;
+    if (!list.metadata) list.metadata = {};
+    if (!list.items) list.items = [];
+    return list;
+  }
+
+  /** {@inheritDoc ApiClient.watch} */
+  watch<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    opts: WatchOptions = {},
+  ): AsyncIterable<WatchEvent<T>> {
+    return { [Symbol.asyncIterator]: () => this.#watch<T>(resource, opts) };
+  }
+
+  async *#watch<T extends KubeObject>(
+    resource: ResourceDescriptor,
+    opts: WatchOptions,
+  ): AsyncGenerator<WatchEvent<T>> {
+    const path = resourcePath(resource, { namespace: opts.namespace });
+    const context = `watch ${describe(resource, undefined, opts.namespace)}`;
+    const { url, options } = await this.#prepare(
+      'GET',
+      path,
+      {
+        watch: 'true',
+        resourceVersion: opts.resourceVersion,
+        allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
+        timeoutSeconds: opts.timeoutSeconds,
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+      },
+      { Accept: 'application/json' },
+    );
+    opts.signal?.throwIfAborted();
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const idleMs = opts.idleTimeoutMs;
+    let idleTimer: NodeJS.Timeout | undefined;
+    let res: IncomingMessage | undefined;
+    const req = https.request(url, { ...options, signal: controller.signal });
+    const armIdle = (): void => {
+      if (idleMs === undefined) return;
+      if (idleTimer) idleTimer.refresh();
+      else {
+        idleTimer = setTimeout(() => {
+          const err = new WatchIdleTimeoutError(idleMs);
+          if (res) res.destroy(err);
+          req.destroy(err);
+        }, idleMs);
+        idleTimer.unref();
+      }
+    };
+    try {
+      armIdle();
+      res = await new Promise<IncomingMessage>((resolve, reject) => {
+        req.once('response', resolve);
+        req.once('error', reject);
+        req.end();
+      });
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) {
+        const chunks: Buffer[] = [];
+        for await (const c of res) chunks.push(c as Buffer);
+        throw this.#errorFrom(status, Buffer.concat(chunks).toString('utf8'), context, res);
+      }
+      const decoder = new LineDecoder();
+      for await (const chunk of res) {
+        armIdle();
+        for (const line of decoder.push(chunk as Buffer)) yield decodeWatchLine<T>(line);
+      }
+      for (const line of decoder.end()) yield decodeWatchLine<T>(line);
+    } catch (err) {
+      if (opts.signal?.aborted) return;
+      throw err;
+    } finally {
+      if (idleTimer) clearTimeout(idleTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (!controller.signal.aborted && !res?.complete) controller.abort();
+    }
+  }
+
+  /** {@inheritDoc ApiClient.create} */
+  async create<T extends KubeObject>(
+    resource: ResourceDescriptor,
+    obj: T,
+    opts: WriteOptions = {},
+  ): Promise<T> {
+    const namespace = obj.metadata?.namespace;
+    const path = resourcePath(resource, { namespace });
+    return (await this.#send(
+      'POST',
+      path,
+      writeQuery(opts),
+      obj,
+      'application/json',
+      opts.signal,
+      `create ${describe(resource, obj.metadata?.name ?? obj.metadata?.generateName, namespace)}`,
+    )) as T;
+  }
+
+  /** {@inheritDoc ApiClient.update} */
+  async update<T extends KubeObject>(
+    resource: ResourceDescriptor,
+    obj: T,
+    opts: WriteOptions & { readonly subresource?: string | undefined } = {},
+  ): Promise<T> {
+    const name = obj.metadata?.name;
+    if (!name) throw new TypeError(`update ${resource.plural}: the object has no metadata.name`);
+    const namespace = obj.metadata?.namespace;
+    const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
+    return (await this.#send(
+      'PUT',
+      path,
+      writeQuery(opts),
+      obj,
+      'application/json',
+      opts.signal,
+      `update ${describe(resource, name, namespace, opts.subresource)}`,
+    )) as T;
+  }
+
+  /** {@inheritDoc ApiClient.patch} */
+  async patch<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    name: string,
+    namespace: string | undefined,
+    patch: unknown,
+    type: PatchType,
+    opts: PatchOptions & { readonly subresource?: string | undefined } = {},
+  ): Promise<T> {
+    if (type === 'apply' && !opts.fieldManager) {
+      throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
+    }
+    if (type === 'strategic' && resource.strategicMergePatch === false) {
+      throw new TypeError(
+        `patch ${resource.plural}/${name}: strategic merge patch is not supported for ${resource.kind} (custom resources accept merge, json and apply patches)`,
+      );
+    }
+    const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
+    const query: Query = { ...writeQuery(opts), force: type === 'apply' && opts.force ? 'true' : undefined };
+    return (await this.#send(
+      'PATCH',
+      path,
+      query,
+      patch,
+      PATCH_CONTENT_TYPES[type],
+      opts.signal,
+      `patch (${type}) ${describe(resource, name, namespace, opts.subresource)}`,
+    )) as T;
+  }
+
+  /** {@inheritDoc ApiClient.delete} */
+  async delete(
+    resource: ResourceDescriptor,
+    name: string,
+    namespace?: string,
+    opts: DeleteOptions = {},
+  ): Promise<KubeObject | Status> {
+    const path = resourcePath(resource, { namespace, name });
+    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+    if (opts.preconditions) body.preconditions = opts.preconditions;
+    if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+    if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+    return (await this.#send(
+      'DELETE',
+      path,
+      { dryRun: opts.dryRun },
+      body,
+      'application/json',
+      opts.signal,
+      `delete ${describe(resource, name, namespace)}`,
+    )) as KubeObject | Status;
+  }
+
+  /** {@inheritDoc ApiClient.request} */
+  async request<T = unknown>(req: RawRequest): Promise<T> {
+    return (await this.#send(
+      req.method,
+      req.path,
+      req.query,
+      req.body,
+      req.contentType ?? 'application/json',
+      req.signal,
+      `${req.method} ${req.path}`,
+    )) as T;
+  }
+
+  /** {@inheritDoc ApiClient.close} */
+  close(): void {
+    this.#agent?.destroy();
+    this.#agent = undefined;
+    this.#baseOptions = undefined;
+  }
+}
+
+function writeQuery(opts: WriteOptions): Query {
+  return { fieldManager: opts.fieldManager, dryRun: opts.dryRun, fieldValidation: opts.fieldValidation };
+}
+
+function describe(r: ResourceDescriptor, name?: string, namespace?: string, subresource?: string): string {
+  const res = r.group ? `${r.plural}.${r.group}` : r.plural;
+  const obj = name
+    ? namespace && r.namespaced
+      ? `${namespace}/${name}`
+      : name
+    : namespace && r.namespaced
+      ? `in ${namespace}`
+      : '';
+  return `${res}${obj ? ` ${obj}` : ''}${subresource ? ` (${subresource})` : ''}`;
+}

@@ -1,0 +1,197 @@
+import { type KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import type { ApiClient } from './api.ts';
+import { builtins } from './builtins.ts';
+import type { InformerOptions, InformerTuning, KubeClient, ServerVersionInfo } from './client.ts';
+import type { CrdWatcher } from './crd-watcher.ts';
+import { DiscoveryRegistry } from './discovery-registry.ts';
+import type { SharedInformer } from './informer.ts';
+import { InformerCrdWatcher } from './informer-crd-watcher.ts';
+import { sleep } from './internal/sleep.ts';
+import { consoleLogger, type Logger } from './logger.ts';
+import type { KubeObject } from './object.ts';
+import type { ObjectFilter } from './object-filter.ts';
+import type { ResourceRegistry } from './registry.ts';
+import type { ResourceDescriptor } from './resource.ts';
+import { Informer, stripManagedFields } from './shared-informer.ts';
+
+/** Options of {@link newKubeClient}: a KubeClient over any {@link ApiClient} (HTTPS or the fake). */
+export interface NewKubeClientOptions {
+  /** The transport. */
+  readonly api: ApiClient;
+  /** The kubeconfig behind `api`, for client-node's typed APIs (absent for the fake). */
+  readonly kubeConfig?: KubeConfig | undefined;
+  /** Where every component logs. Default: JSON lines on stderr at `warn`. */
+  readonly logger?: Logger | undefined;
+  /** A client-wide object filter consulted by every informer. */
+  readonly objectFilter?: ObjectFilter | undefined;
+  /** Informer engine tuning. */
+  readonly tuning?: InformerTuning | undefined;
+  /** A registry to use instead of discovery over `api`. */
+  readonly registry?: ResourceRegistry | undefined;
+}
+
+function informerKeyString(resource: ResourceDescriptor, opts: InformerOptions): string {
+  return JSON.stringify([
+    resource.group,
+    resource.version,
+    resource.plural,
+    opts.namespace ?? '',
+    opts.labelSelector ?? '',
+    opts.fieldSelector ?? '',
+    opts.transform?.name ?? 'default',
+  ]);
+}
+
+class KubeClientImpl implements KubeClient {
+  readonly api: ApiClient;
+  readonly registry: ResourceRegistry;
+  readonly objectFilter: ObjectFilter | undefined;
+  readonly logger: Logger;
+  readonly kubeConfig: KubeConfig | undefined;
+  readonly #tuning: InformerTuning | undefined;
+  readonly #informers = new Map<string, Informer>();
+  readonly #shutdown = new AbortController();
+  #runSignal: AbortSignal | undefined;
+  #crdWatcher: InformerCrdWatcher | undefined;
+
+  constructor(options: NewKubeClientOptions) {
+    this.api = options.api;
+    this.kubeConfig = options.kubeConfig;
+    this.logger = options.logger ?? consoleLogger('warn');
+    this.objectFilter = options.objectFilter;
+    this.#tuning = options.tuning;
+    this.registry = options.registry ?? new DiscoveryRegistry(options.api);
+  }
+
+  get crdWatcher(): CrdWatcher {
+    if (!this.#crdWatcher) {
+      // CRD objects are never filtered by the object filter.
+      const informer = this.#informerWithFilter(builtins.CustomResourceDefinition, {}, undefined);
+      this.#crdWatcher = new InformerCrdWatcher(
+        informer as SharedInformer<KubeObject>,
+        this.api,
+        this.registry,
+        this.logger,
+        () => this.#runSignal,
+      );
+    }
+    return this.#crdWatcher;
+  }
+
+  makeApiClient<T>(ctor: new (config: never) => T): T {
+    if (!this.kubeConfig) {
+      throw new Error(
+        'this KubeClient has no kubeconfig (it is the fake cluster): use client.api instead of client-node typed APIs',
+      );
+    }
+    return this.kubeConfig.makeApiClient(ctor as never) as T;
+  }
+
+  objectApi(): KubernetesObjectApi {
+    if (!this.kubeConfig) {
+      throw new Error(
+        'this KubeClient has no kubeconfig (it is the fake cluster): use client.api instead of client-node object API',
+      );
+    }
+    return KubernetesObjectApi.makeApiClient(this.kubeConfig);
+  }
+
+  async serverVersion(signal?: AbortSignal): Promise<ServerVersionInfo> {
+    return await this.api.request<ServerVersionInfo>({ method: 'GET', path: '/version', signal });
+  }
+
+  informer<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    opts: InformerOptions = {},
+  ): SharedInformer<T> {
+    return this.#informerWithFilter(resource, opts, this.objectFilter) as unknown as SharedInformer<T>;
+  }
+
+  #informerWithFilter(
+    resource: ResourceDescriptor,
+    opts: InformerOptions,
+    filter: ObjectFilter | undefined,
+  ): Informer {
+    if (this.#shutdown.signal.aborted) throw new Error('the KubeClient was shut down');
+    if (opts.namespace && !resource.namespaced) {
+      throw new TypeError(
+        `${resource.kind} is cluster-scoped: an informer for it cannot be limited to namespace "${opts.namespace}"`,
+      );
+    }
+    const key = informerKeyString(resource, opts) + (filter === this.objectFilter ? '' : ':unfiltered');
+    let informer = this.#informers.get(key);
+    if (!informer) {
+      informer = new Informer({
+        api: this.api,
+        key: {
+          resource,
+          namespace: opts.namespace,
+          labelSelector: opts.labelSelector,
+          fieldSelector: opts.fieldSelector,
+          transformName: opts.transform?.name ?? 'default',
+        },
+        transform: opts.transform?.fn ?? stripManagedFields,
+        filter,
+        logger: this.logger,
+        tuning: this.#tuning,
+      });
+      this.#informers.set(key, informer);
+      if (this.#runSignal) informer.run(this.#runSignal);
+    }
+    return informer;
+  }
+
+  informers(): ReadonlyArray<SharedInformer> {
+    return [...this.#informers.values()];
+  }
+
+  async runAndWait(signal: AbortSignal): Promise<boolean> {
+    if (this.#shutdown.signal.aborted) throw new Error('the KubeClient was shut down');
+    if (!this.#runSignal) {
+      this.#runSignal = AbortSignal.any([signal, this.#shutdown.signal]);
+      this.#runSignal.addEventListener('abort', () => this.api.close(), { once: true });
+    }
+    const run = this.#runSignal;
+    for (const informer of this.#informers.values()) informer.run(run);
+    const results = await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
+    return results.every(Boolean) && !signal.aborted;
+  }
+
+  isRunning(): boolean {
+    return this.#runSignal !== undefined && !this.#runSignal.aborted;
+  }
+
+  async waitForCacheSync(
+    name: string,
+    signal: AbortSignal,
+    ...hasSynced: Array<() => boolean>
+  ): Promise<boolean> {
+    const started = Date.now();
+    let lastLog = started;
+    let delay = 5;
+    for (;;) {
+      if (hasSynced.every((f) => f())) return true;
+      if (signal.aborted) return false;
+      if (Date.now() - lastLog > 10_000) {
+        lastLog = Date.now();
+        this.logger.info('still waiting for caches to sync', { name, waitedMs: lastLog - started });
+      }
+      if (!(await sleep(delay, signal))) return hasSynced.every((f) => f());
+      delay = Math.min(100, delay * 2);
+    }
+  }
+
+  shutdown(): void {
+    this.#shutdown.abort();
+    this.api.close();
+  }
+}
+
+/**
+ * Builds a {@link KubeClient} over an {@link ApiClient}. Most code calls
+ * {@link createKubeClient} (real cluster) or `createFakeKubeClient` (`@kubeloom/kube/fake`)
+ * instead.
+ */
+export function newKubeClient(options: NewKubeClientOptions): KubeClient {
+  return new KubeClientImpl(options);
+}
