@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // (etcd + kube-apiserver) is shared by all integration tests of the run.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*'],
+    projects: ['packages/*', 'apps/*', 'scripts'],
     globalSetup: ['./packages/testing/src/vitest-setup.ts'],
     teardownTimeout: 60_000,
   },

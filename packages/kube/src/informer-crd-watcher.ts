@@ -54,18 +54,18 @@ export class InformerCrdWatcher implements CrdWatcher {
 
   /** Creates the watcher over `informer` (which the client starts). */
   constructor(
-    informer: SharedInformer<CrdLike>,
+    informer: SharedInformer<KubeObject>,
     api: ApiClient,
     registry: ResourceRegistry,
     logger: Logger,
     signal: () => AbortSignal | undefined,
   ) {
-    this.#informer = informer;
+    this.#informer = informer as SharedInformer<CrdLike>;
     this.#api = api;
     this.#registry = registry;
     this.#log = logger.child({ component: 'crd-watcher' });
     this.#signal = signal;
-    informer.addEventHandler({
+    this.#informer.addEventHandler({
       onAdd: (crd) => this.#reconcile(crd),
       onUpdate: (_old, crd) => this.#reconcile(crd),
       onDelete: (value) => this.#remove(extractTombstone(value)),
