@@ -1,6 +1,34 @@
 /**
- * `@kubeloom/controllers`: see README.md.
+ * `@kubeloom/controllers`: the tools to write a controller by hand: a deduplicating,
+ * rate-limited work queue, rate limiters, informer event-handler helpers, Lease leader election
+ * and Prometheus metrics. See README.md.
  *
  * @packageDocumentation
  */
-export {};
+export { type Clock, systemClock, type TimerHandle } from './clock.ts';
+export { createQueue } from './create-queue.ts';
+export { defaultControllerRateLimiter } from './default-rate-limiter.ts';
+export { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
+export { maxOfRateLimiter } from './max-of-rate-limiter.ts';
+export type {
+  ControllerMetrics,
+  LeaderElectionMetricsRecorder,
+  QueueMetricsRecorder,
+  QueueStats,
+} from './metrics.ts';
+export {
+  type KeySink,
+  type Queue,
+  QueueCloseTimeoutError,
+  type QueueOptions,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  TerminalError,
+} from './queue.ts';
+export type {
+  ExponentialRateLimiterOptions,
+  RateLimiter,
+  TokenBucketRateLimiterOptions,
+} from './rate-limiter.ts';
+export { tokenBucketRateLimiter } from './token-bucket-rate-limiter.ts';

@@ -1,0 +1,410 @@
+import { consoleLogger, type KubeObject, type Logger, type ObjectKey, objectKeyOf } from '@kubeloom/kube';
+import { type Clock, systemClock, type TimerHandle } from './clock.ts';
+import { defaultControllerRateLimiter } from './default-rate-limiter.ts';
+import { DelayHeap } from './internal/delay-heap.ts';
+import { describeValue } from './internal/describe.ts';
+import { Fifo } from './internal/fifo.ts';
+import { requireInteger } from './internal/validate.ts';
+import { yieldToEventLoop } from './internal/yield.ts';
+import type { QueueMetricsRecorder } from './metrics.ts';
+import {
+  type Queue,
+  QueueCloseTimeoutError,
+  type QueueOptions,
+  type ReconcileResult,
+  type Reconciler,
+  TerminalError,
+} from './queue.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+
+/** How many synchronous reconciles a worker runs in a row before it lets the event loop breathe. */
+const YIELD_EVERY = 1024;
+
+/** The sync marker's slot in the FIFO. */
+const SYNC = null;
+
+type State = 'new' | 'running' | 'closed';
+
+/**
+ * Creates a {@link Queue}. Construction does no I/O and starts nothing; call
+ * {@link Queue.run} once the informers feeding it have synced.
+ *
+ * @throws RangeError for invalid `workers` or `maxAttempts`; TypeError when `reconciler` is missing.
+ */
+export function createQueue<K = ObjectKey>(opts: QueueOptions<K>): Queue<K> {
+  return new WorkQueue<K>(opts);
+}
+
+function defaultKeyFunc(queue: string): (key: unknown) => string {
+  return (key) => {
+    if (typeof key === 'string') return key;
+    if (key !== null && typeof key === 'object' && typeof (key as ObjectKey).name === 'string') {
+      const { namespace, name } = key as ObjectKey;
+      if (name === '') {
+        throw new TypeError(`queue "${queue}": key ${describeValue(key)} has an empty name`);
+      }
+      return namespace ? `${namespace}/${name}` : name;
+    }
+    throw new TypeError(
+      `queue "${queue}": cannot derive a key from ${describeValue(key)}; keys are strings or ` +
+        '{namespace, name} objects by default, pass keyFunc in the queue options for other key types',
+    );
+  };
+}
+
+class WorkQueue<K> implements Queue<K> {
+  readonly name: string;
+  readonly closed: Promise<void>;
+  readonly #resolveClosed: () => void;
+  readonly #reconciler: Reconciler<K>;
+  readonly #keyFunc: (key: K) => string;
+  readonly #maxAttempts: number;
+  readonly #limiter: RateLimiter;
+  readonly #workerCount: number;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #metrics: QueueMetricsRecorder | undefined;
+  /** Keys waiting to be processed, in order, and the sync marker. */
+  readonly #fifo = new Fifo<string | typeof SYNC>();
+  /** Keys that need processing (queued, or re-added while processing) and their latest value. */
+  readonly #dirty = new Map<string, K>();
+  /** Keys being processed, with their start time (0 without metrics). */
+  readonly #processing = new Map<string, number>();
+  /** When each queued key entered the FIFO; only kept with metrics. */
+  readonly #addedAt: Map<string, number> | undefined;
+  readonly #delayed = new DelayHeap<K>();
+  #timer: TimerHandle | undefined;
+  #timerAt: number | undefined;
+  readonly #waiters: Array<() => void> = [];
+  #state: State = 'new';
+  #shuttingDown = false;
+  #syncQueued = false;
+  #synced = false;
+  #syncWaitFor: Set<string> | undefined;
+  #signal: AbortSignal | undefined;
+
+  constructor(opts: QueueOptions<K>) {
+    this.name = opts.name ?? 'queue';
+    if (typeof opts.reconciler !== 'function') {
+      throw new TypeError(`queue "${this.name}": options.reconciler must be a function (key, ctx) => …`);
+    }
+    this.#reconciler = opts.reconciler;
+    this.#keyFunc = (opts.keyFunc ?? defaultKeyFunc(this.name)) as (key: K) => string;
+    this.#maxAttempts = requireInteger(`queue "${this.name}"`, 'maxAttempts', opts.maxAttempts ?? 0, 0);
+    this.#workerCount = requireInteger(`queue "${this.name}"`, 'workers', opts.workers ?? 1, 1);
+    this.#clock = opts.clock ?? systemClock;
+    this.#limiter = opts.rateLimiter ?? defaultControllerRateLimiter(() => this.#clock.now());
+    this.#logger = (opts.logger ?? consoleLogger('warn')).child({ queue: this.name });
+    let resolve!: () => void;
+    this.closed = new Promise<void>((r) => {
+      resolve = r;
+    });
+    this.#resolveClosed = resolve;
+    if (opts.metrics) {
+      this.#addedAt = new Map();
+      this.#metrics = opts.metrics.queue(this.name, {
+        depth: () => this.len(),
+        unfinishedWorkSeconds: () => {
+          const now = this.#clock.now();
+          let total = 0;
+          for (const start of this.#processing.values()) total += now - start;
+          return total / 1000;
+        },
+        longestRunningProcessorSeconds: () => {
+          const now = this.#clock.now();
+          let longest = 0;
+          for (const start of this.#processing.values()) longest = Math.max(longest, now - start);
+          return longest / 1000;
+        },
+      });
+    }
+  }
+
+  add(value: K): void {
+    if (this.#shuttingDown) return;
+    const key = this.#keyFunc(value);
+    const before = this.#dirty.size;
+    this.#dirty.set(key, value);
+    if (this.#dirty.size === before) return; // already waiting: keep one entry, latest value
+    this.#metrics?.add();
+    if (this.#processing.has(key)) return; // queued again by #done when processing ends
+    this.#push(key);
+  }
+
+  addObject(this: Queue<ObjectKey>, obj: KubeObject): void {
+    if (!obj?.metadata?.name) {
+      throw new TypeError(
+        `queue "${this.name}": addObject needs an object with metadata.name, got ${describeValue(obj)}`,
+      );
+    }
+    this.add(objectKeyOf(obj));
+  }
+
+  addAfter(value: K, delayMs: number): void {
+    if (typeof delayMs !== 'number' || Number.isNaN(delayMs)) {
+      throw new TypeError(
+        `queue "${this.name}": addAfter needs a delay in milliseconds, got ${String(delayMs)}`,
+      );
+    }
+    if (this.#shuttingDown) return;
+    this.#metrics?.retry();
+    if (delayMs <= 0) {
+      this.add(value);
+      return;
+    }
+    const key = this.#keyFunc(value);
+    if (this.#delayed.schedule(key, value, this.#clock.now() + delayMs)) this.#armTimer();
+  }
+
+  addRateLimited(value: K): void {
+    if (this.#shuttingDown) return;
+    this.addAfter(value, this.#limiter.when(this.#keyFunc(value)));
+  }
+
+  forget(value: K): void {
+    this.#limiter.forget(this.#keyFunc(value));
+  }
+
+  numRequeues(value: K): number {
+    return this.#limiter.numRequeues(this.#keyFunc(value));
+  }
+
+  len(): number {
+    return this.#fifo.length - (this.#syncQueued ? 1 : 0);
+  }
+
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#state === 'closed' && this.#signal === undefined) return; // shut down before it ran
+    if (this.#state !== 'new') {
+      throw new Error(
+        `queue "${this.name}": run was called twice; a queue runs once, build a new one to run again`,
+      );
+    }
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError(`queue "${this.name}": run needs an AbortSignal that stops it`);
+    }
+    this.#state = 'running';
+    this.#signal = signal;
+    const onAbort = (): void => this.#beginShutdown();
+    if (signal.aborted) this.#beginShutdown();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.#fifo.push(SYNC);
+    this.#syncQueued = true;
+    const workers: Array<Promise<void>> = [];
+    for (let i = 0; i < this.#workerCount; i++) workers.push(this.#worker());
+    await Promise.all(workers);
+    signal.removeEventListener('abort', onAbort);
+    this.#finishClose();
+  }
+
+  waitForClose(timeoutMs = 0): Promise<void> {
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
+      throw new RangeError(`queue "${this.name}": waitForClose needs a timeout ≥ 0 ms (0 waits forever)`);
+    }
+    if (timeoutMs === 0 || this.#state === 'closed') return this.closed;
+    return new Promise<void>((resolve, reject) => {
+      const timer = this.#clock.setTimeout(
+        () => reject(new QueueCloseTimeoutError(this.name, timeoutMs, this.#processing.size)),
+        timeoutMs,
+      );
+      void this.closed.then(() => {
+        this.#clock.clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  shutDownEarly(): void {
+    if (this.#state === 'closed') return;
+    this.#beginShutdown();
+    if (this.#state === 'new') this.#finishClose();
+  }
+
+  async #worker(): Promise<void> {
+    let streak = 0;
+    while (!this.#shuttingDown) {
+      const key = this.#fifo.shift();
+      if (key === undefined) {
+        await new Promise<void>((resolve) => this.#waiters.push(resolve));
+        continue;
+      }
+      if (key === SYNC) {
+        this.#syncQueued = false;
+        this.#onSyncMarker();
+        continue;
+      }
+      const pending = this.#process(key);
+      if (pending !== undefined) {
+        await pending;
+        streak = 0;
+      } else if (++streak >= YIELD_EVERY) {
+        streak = 0;
+        await yieldToEventLoop();
+      }
+    }
+  }
+
+  #process(key: string): Promise<void> | undefined {
+    const value = this.#dirty.get(key) as K;
+    this.#dirty.delete(key);
+    let start = 0;
+    if (this.#metrics) {
+      start = this.#clock.now();
+      const addedAt = this.#addedAt!.get(key);
+      this.#addedAt!.delete(key);
+      if (addedAt !== undefined) this.#metrics.observeQueueDuration((start - addedAt) / 1000);
+    }
+    this.#processing.set(key, start);
+    let result: ReturnType<Reconciler<K>>;
+    try {
+      result = this.#reconciler(value, {
+        signal: this.#signal!,
+        attempt: this.#limiter.numRequeues(key) + 1,
+        queue: this.name,
+      });
+    } catch (err) {
+      this.#finish(key, value, undefined, err, true);
+      return undefined;
+    }
+    if (
+      result !== null &&
+      typeof result === 'object' &&
+      typeof (result as Promise<unknown>).then === 'function'
+    ) {
+      return (result as Promise<ReconcileResult | undefined>).then(
+        (r) => this.#finish(key, value, r, undefined, false),
+        (err: unknown) => this.#finish(key, value, undefined, err, true),
+      );
+    }
+    this.#finish(key, value, result as ReconcileResult | undefined, undefined, false);
+    return undefined;
+  }
+
+  #finish(key: string, value: K, result: ReconcileResult | undefined, err: unknown, failed: boolean): void {
+    try {
+      if (failed) this.#onError(key, value, err);
+      else {
+        this.#limiter.forget(key);
+        const after = result?.requeueAfterMs;
+        if (after !== undefined) {
+          if (typeof after === 'number' && after >= 0 && Number.isFinite(after)) this.addAfter(value, after);
+          else {
+            this.#logger.error('reconciler returned an invalid requeueAfterMs; not requeued', {
+              key: logKey(key),
+              requeueAfterMs: String(after),
+            });
+          }
+        }
+      }
+    } catch (e) {
+      // A throwing rate limiter or keyFunc must not wedge the key in `processing`.
+      this.#logger.error('queue bookkeeping failed after reconcile', { key: logKey(key), error: e });
+    } finally {
+      this.#done(key);
+    }
+  }
+
+  #onError(key: string, value: K, err: unknown): void {
+    const fields = { key: logKey(key), error: err };
+    if (err instanceof TerminalError) {
+      this.#logger.error('reconcile failed with a terminal error; dropping the key', fields);
+      this.#limiter.forget(key);
+      return;
+    }
+    if (this.#shuttingDown) {
+      this.#logger.warn('reconcile failed while the queue was stopping; not retried', fields);
+      return;
+    }
+    const attempts = this.#limiter.numRequeues(key) + 1;
+    if (attempts < this.#maxAttempts) {
+      this.#logger.warn('reconcile failed; retrying', {
+        ...fields,
+        attempt: attempts,
+        maxAttempts: this.#maxAttempts,
+      });
+      this.addRateLimited(value);
+      return; // no forget: the backoff grows
+    }
+    this.#logger.error(
+      this.#maxAttempts <= 1
+        ? 'reconcile failed; dropping the key (retries are off: set maxAttempts to retry)'
+        : 'reconcile failed and the retry budget is exhausted; dropping the key',
+      { ...fields, attempt: attempts, maxAttempts: this.#maxAttempts },
+    );
+    this.#limiter.forget(key);
+  }
+
+  #done(key: string): void {
+    const start = this.#processing.get(key) ?? 0;
+    this.#processing.delete(key);
+    if (this.#metrics) this.#metrics.observeWorkDuration((this.#clock.now() - start) / 1000);
+    if (this.#syncWaitFor?.delete(key) && this.#syncWaitFor.size === 0) {
+      this.#syncWaitFor = undefined;
+      this.#synced = true;
+    }
+    if (!this.#shuttingDown && this.#dirty.has(key)) this.#push(key);
+  }
+
+  #onSyncMarker(): void {
+    // Keys dequeued before the marker may still be running on other workers.
+    if (this.#processing.size === 0) this.#synced = true;
+    else this.#syncWaitFor = new Set(this.#processing.keys());
+  }
+
+  #push(key: string): void {
+    this.#fifo.push(key);
+    this.#addedAt?.set(key, this.#clock.now());
+    const waiter = this.#waiters.pop();
+    if (waiter) waiter();
+  }
+
+  #armTimer(): void {
+    const at = this.#delayed.peekTime();
+    if (at === this.#timerAt) return;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = at;
+    if (at === undefined) return;
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#timerAt = undefined;
+        for (const entry of this.#delayed.popDue(this.#clock.now())) this.add(entry.value);
+        this.#armTimer();
+      },
+      Math.max(0, at - this.#clock.now()),
+    );
+  }
+
+  #beginShutdown(): void {
+    if (this.#shuttingDown) return;
+    this.#shuttingDown = true;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = undefined;
+    this.#delayed.clear();
+    this.#fifo.clear();
+    this.#syncQueued = false;
+    this.#dirty.clear();
+    this.#addedAt?.clear();
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  #finishClose(): void {
+    this.#state = 'closed';
+    this.#metrics?.close();
+    this.#resolveClosed();
+  }
+}
+
+function logKey(key: string): string {
+  return key.length > 200 ? `${key.slice(0, 200)}…` : key;
+}

@@ -1,0 +1,44 @@
+import { requirePositiveFinite } from './internal/validate.ts';
+import type { ExponentialRateLimiterOptions, RateLimiter } from './rate-limiter.ts';
+
+/**
+ * Per-key exponential backoff (client-go's `ItemExponentialFailureRateLimiter`): the n-th retry of
+ * a key waits `baseDelayMs × 2^(n-1)`, capped at `maxDelayMs`. Defaults: 5 ms doubling to 1000 s.
+ *
+ * @throws RangeError when a delay is not a positive finite number or the base exceeds the cap.
+ */
+export function exponentialFailureRateLimiter(opts: ExponentialRateLimiterOptions = {}): RateLimiter {
+  const base = requirePositiveFinite(
+    'exponentialFailureRateLimiter',
+    'baseDelayMs',
+    opts.baseDelayMs ?? 5,
+    ' (milliseconds)',
+  );
+  const max = requirePositiveFinite(
+    'exponentialFailureRateLimiter',
+    'maxDelayMs',
+    opts.maxDelayMs ?? 1_000_000,
+    ' (milliseconds)',
+  );
+  if (base > max) {
+    throw new RangeError(
+      `exponentialFailureRateLimiter: baseDelayMs (${base}) is larger than maxDelayMs (${max}); pass a base no larger than the cap`,
+    );
+  }
+  const failures = new Map<string, number>();
+  return {
+    when(key) {
+      const n = failures.get(key) ?? 0;
+      failures.set(key, n + 1);
+      // 2^1024 is Infinity; past the cap the exact exponent no longer matters.
+      const delay = base * 2 ** Math.min(n, 1023);
+      return Math.min(delay, max);
+    },
+    forget(key) {
+      failures.delete(key);
+    },
+    numRequeues(key) {
+      return failures.get(key) ?? 0;
+    },
+  };
+}

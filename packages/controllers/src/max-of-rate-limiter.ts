@@ -1,0 +1,33 @@
+import type { RateLimiter } from './rate-limiter.ts';
+
+/**
+ * Combines rate limiters (client-go's `MaxOfRateLimiter`): the delay is the longest of theirs,
+ * the requeue count the largest; `forget` reaches every one. Every limiter is consulted on each
+ * `when`, so each one records the failure.
+ *
+ * @throws TypeError when no limiter is given.
+ */
+export function maxOfRateLimiter(...limiters: RateLimiter[]): RateLimiter {
+  if (limiters.length === 0) throw new TypeError('maxOfRateLimiter: pass at least one rate limiter');
+  return {
+    when(key) {
+      let delay = 0;
+      for (const l of limiters) {
+        const d = l.when(key);
+        if (d > delay) delay = d;
+      }
+      return delay;
+    },
+    forget(key) {
+      for (const l of limiters) l.forget(key);
+    },
+    numRequeues(key) {
+      let n = 0;
+      for (const l of limiters) {
+        const r = l.numRequeues(key);
+        if (r > n) n = r;
+      }
+      return n;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** What a queue reports about itself when its metrics are collected. */
+export interface QueueStats {
+  /** Keys waiting to be processed (not counting delayed ones). */
+  depth(): number;
+  /** Seconds of work in progress not yet observed by the work-duration histogram. */
+  unfinishedWorkSeconds(): number;
+  /** Seconds the longest-running reconcile of this queue has been running (0 when idle). */
+  longestRunningProcessorSeconds(): number;
+}
+
+/** The per-queue side of a {@link ControllerMetrics}: the queue calls it as things happen. */
+export interface QueueMetricsRecorder {
+  /** A key entered the queue (an add that was not deduplicated). */
+  add(): void;
+  /** A key was scheduled for a delayed or rate-limited add. */
+  retry(): void;
+  /** A key left the queue for a worker after waiting `seconds`. */
+  observeQueueDuration(seconds: number): void;
+  /** A reconcile took `seconds`. */
+  observeWorkDuration(seconds: number): void;
+  /** The queue stopped; its gauges drop to zero and it is no longer collected. */
+  close(): void;
+}
+
+/** The per-lease side of a {@link ControllerMetrics}. */
+export interface LeaderElectionMetricsRecorder {
+  /** This process started (`true`) or stopped (`false`) leading. */
+  setLeader(leading: boolean): void;
+  /** The elector stopped. */
+  close(): void;
+}
+
+/**
+ * A metrics sink for queues and leader electors. {@link prometheusMetrics} implements it on
+ * prom-client with controller-runtime's metric names; implement it yourself for another system.
+ * Queues and electors record nothing when no metrics are configured.
+ */
+export interface ControllerMetrics {
+  /** A recorder for the queue `name`; `stats` is read when metrics are collected. */
+  queue(name: string, stats: QueueStats): QueueMetricsRecorder;
+  /** A recorder for the leader election of lease `name`. */
+  leaderElection(name: string): LeaderElectionMetricsRecorder;
+}

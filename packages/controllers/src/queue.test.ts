@@ -1,0 +1,531 @@
+import { noopLogger, type ObjectKey, recordingLogger } from '@kubeloom/kube';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Deferred, deferred, flushMicrotasks } from '../test/deferred.ts';
+import { createQueue } from './create-queue.ts';
+import { QueueCloseTimeoutError, TerminalError } from './queue.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const key = (name: string, namespace = 'ns'): ObjectKey => ({ namespace, name });
+
+describe('createQueue', () => {
+  it('deduplicates keys that are waiting and processes the latest value', async () => {
+    const seen: Array<ObjectKey & { v?: number }> = [];
+    const q = createQueue<ObjectKey & { v?: number }>({ reconciler: (k) => void seen.push(k) });
+    q.add({ ...key('a'), v: 1 });
+    q.add({ ...key('a'), v: 2 });
+    q.add(key('b'));
+    q.add({ ...key('a'), v: 3 });
+    expect(q.len()).toBe(2);
+    const ac = new AbortController();
+    const done = q.run(ac.signal);
+    await vi.waitFor(() => expect(q.hasSynced()).toBe(true));
+    expect(seen).toEqual([{ ...key('a'), v: 3 }, key('b')]);
+    ac.abort();
+    await done;
+    expect(q.isClosed()).toBe(true);
+  });
+
+  it('keys strings as they are and object keys as namespace/name', async () => {
+    const seen: string[] = [];
+    const strings = createQueue<string>({ reconciler: (k) => void seen.push(k) });
+    strings.add('x');
+    strings.add('x');
+    const objects = createQueue({ reconciler: (k) => void seen.push(`${k.namespace ?? '-'}|${k.name}`) });
+    objects.add({ name: 'cluster-scoped' });
+    objects.add({ namespace: 'n', name: 'o' });
+    objects.addObject({ metadata: { namespace: 'n', name: 'o' } });
+    const ac = new AbortController();
+    const runs = [strings.run(ac.signal), objects.run(ac.signal)];
+    await vi.waitFor(() => expect(strings.hasSynced() && objects.hasSynced()).toBe(true));
+    expect(seen).toEqual(['x', '-|cluster-scoped', 'n|o']);
+    ac.abort();
+    await Promise.all(runs);
+  });
+
+  it('uses keyFunc for other key types, and says what to do when it is missing', async () => {
+    type Pair = { a: number; b: number };
+    const bad = createQueue<Pair>({ name: 'pairs', reconciler: () => {} });
+    expect(() => bad.add({ a: 1, b: 2 })).toThrow(/queue "pairs": cannot derive a key .*pass keyFunc/);
+    const seen: Pair[] = [];
+    const q = createQueue<Pair>({ reconciler: (p) => void seen.push(p), keyFunc: (p) => `${p.a}` });
+    q.add({ a: 1, b: 1 });
+    q.add({ a: 1, b: 2 });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.waitFor(() => expect(q.hasSynced()).toBe(true));
+    expect(seen).toEqual([{ a: 1, b: 2 }]);
+    ac.abort();
+    await run;
+    bad.shutDownEarly();
+  });
+
+  it('never processes one key on two workers, and re-processes a key added during processing', async () => {
+    const gates = new Map<string, Array<Deferred>>();
+    const running = new Set<string>();
+    let overlap = 0;
+    const calls: string[] = [];
+    const q = createQueue<string>({
+      workers: 4,
+      reconciler: async (k) => {
+        if (running.has(k)) overlap++;
+        running.add(k);
+        calls.push(k);
+        const gate = deferred();
+        gates.set(k, [...(gates.get(k) ?? []), gate]);
+        await gate.promise;
+        running.delete(k);
+      },
+    });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    q.add('a');
+    q.add('b');
+    await flushMicrotasks();
+    expect([...running].sort()).toEqual(['a', 'b']);
+    // 'a' is being processed: re-adding it (twice) queues it once, and no worker picks it up.
+    q.add('a');
+    q.add('a');
+    await flushMicrotasks();
+    expect(calls).toEqual(['a', 'b']);
+    expect(q.len()).toBe(0);
+    gates.get('a')![0]!.resolve();
+    await flushMicrotasks();
+    expect(calls).toEqual(['a', 'b', 'a']);
+    gates.get('a')![1]!.resolve();
+    gates.get('b')![0]!.resolve();
+    await flushMicrotasks();
+    expect(calls).toEqual(['a', 'b', 'a']);
+    expect(overlap).toBe(0);
+    ac.abort();
+    await run;
+  });
+
+  it('runs distinct keys in parallel up to `workers`', async () => {
+    const gate = deferred();
+    let concurrent = 0;
+    let peak = 0;
+    const q = createQueue<string>({
+      workers: 3,
+      reconciler: async () => {
+        concurrent++;
+        peak = Math.max(peak, concurrent);
+        await gate.promise;
+        concurrent--;
+      },
+    });
+    for (const k of ['a', 'b', 'c', 'd', 'e']) q.add(k);
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    expect(peak).toBe(3);
+    gate.resolve();
+    await vi.waitFor(() => expect(q.hasSynced()).toBe(true));
+    ac.abort();
+    await run;
+  });
+
+  it('hasSynced turns true only after every key added before run finished, even with parallel workers', async () => {
+    const gates = new Map<string, Deferred>();
+    const q = createQueue<string>({
+      workers: 4,
+      reconciler: async (k) => {
+        const g = deferred();
+        gates.set(k, g);
+        await g.promise;
+      },
+    });
+    q.add('slow');
+    q.add('fast');
+    expect(q.hasSynced()).toBe(false);
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    q.add('after-run');
+    gates.get('fast')!.resolve();
+    await flushMicrotasks();
+    // The sync marker was dequeued, but 'slow' (added before run) is still running.
+    expect(q.hasSynced()).toBe(false);
+    gates.get('slow')!.resolve();
+    await flushMicrotasks();
+    // 'after-run' may still be running: it does not hold back sync.
+    expect(gates.has('after-run')).toBe(true);
+    expect(q.hasSynced()).toBe(true);
+    gates.get('after-run')!.resolve();
+    ac.abort();
+    await run;
+  });
+
+  it('hasSynced is true at once for an empty queue once it runs', async () => {
+    const q = createQueue<string>({ reconciler: () => {} });
+    const ac = new AbortController();
+    expect(q.hasSynced()).toBe(false);
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    expect(q.hasSynced()).toBe(true);
+    ac.abort();
+    await run;
+  });
+
+  it('does not retry by default, and logs the dropped key', async () => {
+    const logger = recordingLogger();
+    let calls = 0;
+    const q = createQueue<string>({
+      logger,
+      reconciler: () => {
+        calls++;
+        throw new Error('boom');
+      },
+    });
+    q.add('k');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toBe(1);
+    expect(logger.records.filter((r) => r.level === 'error').map((r) => r.fields.key)).toEqual(['k']);
+    expect(logger.records[0]!.message).toMatch(/retries are off/);
+    ac.abort();
+    await run;
+  });
+
+  it('retries a failing key maxAttempts times in all, with exponential backoff 5, 10, 20, 40 ms', async () => {
+    const logger = recordingLogger();
+    const attempts: Array<{ at: number; attempt: number }> = [];
+    const start = performance.now();
+    const q = createQueue<string>({
+      logger,
+      maxAttempts: 5,
+      reconciler: (_k, ctx) => {
+        attempts.push({ at: performance.now() - start, attempt: ctx.attempt });
+        throw new Error('still failing');
+      },
+    });
+    q.add('k');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(attempts).toEqual([
+      { at: 0, attempt: 1 },
+      { at: 5, attempt: 2 },
+      { at: 15, attempt: 3 },
+      { at: 35, attempt: 4 },
+      { at: 75, attempt: 5 },
+    ]);
+    expect(logger.records.filter((r) => r.level === 'warn')).toHaveLength(4);
+    const errors = logger.records.filter((r) => r.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/retry budget is exhausted/);
+    // Dropping forgets the failures: a new event starts over at attempt 1.
+    expect(q.numRequeues('k')).toBe(0);
+    ac.abort();
+    await run;
+  });
+
+  it('a success resets the backoff', async () => {
+    const attempts: number[] = [];
+    let fail = true;
+    const q = createQueue<string>({
+      logger: noopLogger,
+      maxAttempts: 10,
+      reconciler: (_k, ctx) => {
+        attempts.push(ctx.attempt);
+        if (fail) throw new Error('x');
+      },
+    });
+    q.add('k');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.advanceTimersByTimeAsync(15);
+    expect(attempts).toEqual([1, 2, 3]);
+    fail = false;
+    await vi.advanceTimersByTimeAsync(20);
+    expect(attempts).toEqual([1, 2, 3, 4]);
+    expect(q.numRequeues('k')).toBe(0);
+    fail = true;
+    q.add('k');
+    await flushMicrotasks();
+    expect(attempts).toEqual([1, 2, 3, 4, 1]);
+    ac.abort();
+    await run;
+  });
+
+  it('drops a key at once on a TerminalError', async () => {
+    const logger = recordingLogger();
+    let calls = 0;
+    const q = createQueue<string>({
+      logger,
+      maxAttempts: 5,
+      reconciler: () => {
+        calls++;
+        throw new TerminalError('invalid spec');
+      },
+    });
+    q.add('k');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls).toBe(1);
+    expect(logger.records.map((r) => r.message)).toEqual([
+      'reconcile failed with a terminal error; dropping the key',
+    ]);
+    ac.abort();
+    await run;
+  });
+
+  it('requeues after the delay a reconciler asks for', async () => {
+    const at: number[] = [];
+    const start = performance.now();
+    const q = createQueue<string>({
+      reconciler: () => {
+        at.push(performance.now() - start);
+        return at.length < 3 ? { requeueAfterMs: 1000 } : undefined;
+      },
+    });
+    q.add('k');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(at).toEqual([0, 1000, 2000]);
+    ac.abort();
+    await run;
+  });
+
+  it('addAfter keeps the earliest pending delay per key', async () => {
+    const at: Array<[string, number]> = [];
+    const start = performance.now();
+    const q = createQueue<string>({ reconciler: (k) => void at.push([k, performance.now() - start]) });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    q.addAfter('a', 300);
+    q.addAfter('a', 100);
+    q.addAfter('a', 200);
+    q.addAfter('b', 150);
+    q.addAfter('c', 0);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(at).toEqual([
+      ['c', 0],
+      ['a', 100],
+      ['b', 150],
+    ]);
+    expect(() => q.addAfter('x', Number.NaN)).toThrow(/delay in milliseconds/);
+    ac.abort();
+    await run;
+  });
+
+  it('uses a custom rate limiter', async () => {
+    const whens: string[] = [];
+    const forgets: string[] = [];
+    let requeues = 0;
+    const limiter: RateLimiter = {
+      when: (k) => {
+        whens.push(k);
+        requeues++;
+        return 777;
+      },
+      forget: (k) => {
+        forgets.push(k);
+        requeues = 0;
+      },
+      numRequeues: () => requeues,
+    };
+    const at: number[] = [];
+    const start = performance.now();
+    const q = createQueue({
+      logger: noopLogger,
+      maxAttempts: 3,
+      rateLimiter: limiter,
+      reconciler: () => {
+        at.push(performance.now() - start);
+        throw new Error('x');
+      },
+    });
+    q.add({ namespace: 'n', name: 'a' });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(at).toEqual([0, 777, 1554]);
+    expect(whens).toEqual(['n/a', 'n/a']);
+    expect(forgets).toEqual(['n/a']);
+    ac.abort();
+    await run;
+  });
+
+  it('on stop lets in-flight work finish, starts nothing new and ignores later adds', async () => {
+    const gate = deferred();
+    const started: string[] = [];
+    let finished = 0;
+    const q = createQueue<string>({
+      workers: 1,
+      reconciler: async (k, ctx) => {
+        started.push(k);
+        await gate.promise;
+        expect(ctx.signal.aborted).toBe(true);
+        finished++;
+      },
+    });
+    q.add('a');
+    q.add('b');
+    q.addAfter('c', 10);
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    expect(started).toEqual(['a']);
+    ac.abort();
+    q.add('d');
+    expect(q.len()).toBe(0);
+    expect(q.isClosed()).toBe(false);
+    const timedOut = expect(q.waitForClose(50)).rejects.toBeInstanceOf(QueueCloseTimeoutError);
+    await vi.advanceTimersByTimeAsync(50);
+    await timedOut;
+    gate.resolve();
+    await run;
+    await q.waitForClose(50);
+    expect(q.isClosed()).toBe(true);
+    expect(started).toEqual(['a']);
+    expect(finished).toBe(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(started).toEqual(['a']);
+  });
+
+  it('a failure during shutdown is not retried', async () => {
+    const logger = recordingLogger();
+    const gate = deferred();
+    const q = createQueue<string>({
+      logger,
+      maxAttempts: 5,
+      reconciler: async () => {
+        await gate.promise;
+        throw new Error('interrupted');
+      },
+    });
+    q.add('a');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    ac.abort();
+    gate.resolve();
+    await run;
+    expect(logger.records.map((r) => r.message)).toEqual([
+      'reconcile failed while the queue was stopping; not retried',
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('leaves no timers behind after stop, even with delayed adds and waitForClose pending', async () => {
+    const q = createQueue<string>({
+      logger: noopLogger,
+      maxAttempts: 3,
+      reconciler: () => Promise.reject(new Error('x')),
+    });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    q.add('a');
+    q.addAfter('b', 60_000);
+    await flushMicrotasks();
+    const closing = q.waitForClose(30_000);
+    expect(vi.getTimerCount()).toBeGreaterThan(0);
+    ac.abort();
+    await run;
+    await closing;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('shutDownEarly closes a queue that never ran and releases its timers', async () => {
+    const q = createQueue<string>({ reconciler: () => {} });
+    q.add('a');
+    q.addAfter('b', 1000);
+    expect(vi.getTimerCount()).toBe(1);
+    q.shutDownEarly();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(q.isClosed()).toBe(true);
+    await q.closed;
+    await q.waitForClose();
+    // Running it afterwards returns at once and processes nothing.
+    await q.run(new AbortController().signal);
+    expect(q.hasSynced()).toBe(false);
+  });
+
+  it('shutDownEarly also stops a running queue', async () => {
+    const q = createQueue<string>({ reconciler: () => {} });
+    const run = q.run(new AbortController().signal);
+    await flushMicrotasks();
+    q.shutDownEarly();
+    await run;
+    expect(q.isClosed()).toBe(true);
+  });
+
+  it('a run signal that is already aborted closes the queue without processing', async () => {
+    let calls = 0;
+    const q = createQueue<string>({ reconciler: () => void calls++ });
+    q.add('a');
+    await q.run(AbortSignal.abort());
+    expect(calls).toBe(0);
+    expect(q.isClosed()).toBe(true);
+  });
+
+  it('refuses bad options and a second run with clear errors', async () => {
+    expect(() => createQueue({ reconciler: () => {}, workers: 0 })).toThrow(
+      /workers must be an integer ≥ 1, got 0/,
+    );
+    expect(() => createQueue({ reconciler: () => {}, maxAttempts: -1 })).toThrow(
+      /maxAttempts must be an integer ≥ 0/,
+    );
+    expect(() => createQueue({ reconciler: () => {}, maxAttempts: 1.5 })).toThrow(/maxAttempts/);
+    expect(() => createQueue({} as never)).toThrow(/reconciler must be a function/);
+    const q = createQueue<string>({ name: 'once', reconciler: () => {} });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await expect(q.run(ac.signal)).rejects.toThrow(/queue "once": run was called twice/);
+    expect(() => q.waitForClose(-1)).toThrow(/timeout ≥ 0/);
+    const objects = createQueue({ reconciler: () => {} });
+    expect(() => objects.addObject({ metadata: {} })).toThrow(/needs an object with metadata.name/);
+    expect(() => objects.add({ name: '' })).toThrow(/empty name/);
+    objects.shutDownEarly();
+    ac.abort();
+    await run;
+  });
+
+  it('logs an invalid requeueAfterMs instead of wedging the key', async () => {
+    const logger = recordingLogger();
+    let calls = 0;
+    const q = createQueue<string>({
+      logger,
+      reconciler: () => {
+        calls++;
+        return { requeueAfterMs: Number.POSITIVE_INFINITY };
+      },
+    });
+    q.add('k');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(logger.records[0]?.message).toMatch(/invalid requeueAfterMs/);
+    q.add('k');
+    await flushMicrotasks();
+    expect(calls).toBe(2);
+    ac.abort();
+    await run;
+  });
+
+  it('lets the event loop run while a synchronous reconciler drains a large backlog', async () => {
+    vi.useRealTimers();
+    let processed = 0;
+    const q = createQueue<number>({ reconciler: () => void processed++, keyFunc: (n) => String(n) });
+    for (let i = 0; i < 5000; i++) q.add(i);
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    // A macrotask scheduled now runs before the backlog is done.
+    const seenMidway = await new Promise<number>((resolve) => setImmediate(() => resolve(processed)));
+    expect(seenMidway).toBeLessThan(5000);
+    await vi.waitFor(() => expect(processed).toBe(5000));
+    ac.abort();
+    await run;
+  });
+});
