@@ -9,6 +9,16 @@ export { type Clock, systemClock, type TimerHandle } from './clock.ts';
 export { createQueue } from './create-queue.ts';
 export { defaultControllerRateLimiter } from './default-rate-limiter.ts';
 export { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
+export {
+  enqueueForParentHandler,
+  extract,
+  filteredObjectHandler,
+  filteredObjectSpecHandler,
+  objectHandler,
+  type ParentKind,
+  typedObjectHandler,
+} from './handlers.ts';
+export { ignoreNotFound } from './ignore-not-found.ts';
 export { maxOfRateLimiter } from './max-of-rate-limiter.ts';
 export type {
   ControllerMetrics,
