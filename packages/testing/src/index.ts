@@ -7,15 +7,15 @@
  */
 export {
   type BinaryLookup,
-  ControlPlaneBinaryError,
   type ControlPlaneBinary,
+  ControlPlaneBinaryError,
   type FindBinaryOptions,
   findBinary,
   kubeloomAssetsDirectory,
   lookupBinary,
   testAssetVariable,
 } from './binaries.ts';
-export { type CertificatePair, type CertificateRequest, TinyCA, serviceAccountKeyPair } from './certs.ts';
+export { type CertificatePair, type CertificateRequest, serviceAccountKeyPair, TinyCA } from './certs.ts';
 export {
   type ControlPlane,
   type ControlPlaneOptions,
@@ -23,8 +23,36 @@ export {
   type ServerVersion,
   startControlPlane,
 } from './control-plane.ts';
-export { type CRDObject, type CRDSource, type InstallCRDsOptions, installCRDs, uninstallCRDs } from './crds.ts';
-export { TEST_NAMESPACE_LABEL, createTestNamespace } from './namespace.ts';
+export {
+  type CRDObject,
+  type CRDSource,
+  type InstallCRDsOptions,
+  installCRDs,
+  uninstallCRDs,
+} from './crds.ts';
+export {
+  type Blackhole,
+  type BlackholeOptions,
+  type FaultAction,
+  type FaultProxy,
+  type FaultProxyOptions,
+  type FaultProxyStats,
+  type FaultProxyUpstream,
+  type FaultRule,
+  type FaultRuleSpec,
+  type FaultType,
+  type InjectErrorOptions,
+  type InjectOptions,
+  type ProxiedRequest,
+  type ProxyAuthentication,
+  type RequestMatch,
+  type RequestVerb,
+  type RuleCount,
+  type StallHandle,
+  startFaultProxy,
+  type WaitOptions,
+} from './fault-proxy.ts';
+export { createTestNamespace, TEST_NAMESPACE_LABEL } from './namespace.ts';
 export { freePort, isPortClosed } from './ports.ts';
 export { processExists } from './process.ts';
 export {
