@@ -27,6 +27,17 @@ export type {
   QueueStats,
 } from './metrics.ts';
 export {
+  importPrometheusMetrics,
+  type PromClientModule,
+  type PromCounter,
+  type PrometheusMetricsOptions,
+  type PromGauge,
+  type PromHistogram,
+  type PromMetricConfig,
+  type PromRegistry,
+  prometheusMetrics,
+} from './prometheus-metrics.ts';
+export {
   type KeySink,
   type Queue,
   QueueCloseTimeoutError,

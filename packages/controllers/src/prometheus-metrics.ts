@@ -1,0 +1,257 @@
+import type {
+  ControllerMetrics,
+  LeaderElectionMetricsRecorder,
+  QueueMetricsRecorder,
+  QueueStats,
+} from './metrics.ts';
+
+/** The part of a prom-client `Registry` kubeloom uses. */
+export interface PromRegistry {
+  /** Looks up a registered metric by name. */
+  getSingleMetric(name: string): unknown;
+  /** Registers a metric created by one of the {@link PromClientModule} classes. */
+  registerMetric(metric: never): void;
+}
+
+/** The configuration kubeloom passes to prom-client's metric constructors. */
+export interface PromMetricConfig {
+  /** Metric name. */
+  name: string;
+  /** Help text. */
+  help: string;
+  /** Label names; always `['name']`. */
+  labelNames: string[];
+  /** Always empty: kubeloom registers each metric in the given registry itself. */
+  registers: never[];
+  /** Called before each scrape. */
+  collect?: () => void;
+  /** Histogram buckets, in seconds. */
+  buckets?: number[];
+}
+
+/** The part of a prom-client `Gauge` kubeloom uses. */
+export interface PromGauge {
+  /** Sets the value for a label set. */
+  set(labels: Record<string, string>, value: number): void;
+}
+
+/** The part of a prom-client `Counter` kubeloom uses. */
+export interface PromCounter {
+  /** Increments the value for a label set. */
+  inc(labels: Record<string, string>, value?: number): void;
+}
+
+/** The part of a prom-client `Histogram` kubeloom uses. */
+export interface PromHistogram {
+  /** Records an observation for a label set. */
+  observe(labels: Record<string, string>, value: number): void;
+}
+
+/** The prom-client module (`import * as promClient from 'prom-client'`), or anything shaped like it. */
+export interface PromClientModule {
+  /** `prom-client`'s Gauge class. */
+  readonly Gauge: new (
+    config: PromMetricConfig,
+  ) => PromGauge;
+  /** `prom-client`'s Counter class. */
+  readonly Counter: new (
+    config: PromMetricConfig,
+  ) => PromCounter;
+  /** `prom-client`'s Histogram class. */
+  readonly Histogram: new (
+    config: PromMetricConfig,
+  ) => PromHistogram;
+}
+
+/** Options of {@link prometheusMetrics}. */
+export interface PrometheusMetricsOptions {
+  /** Where the metrics are registered (prom-client's `register`, or a `new Registry()`). */
+  readonly registry: PromRegistry;
+  /** The prom-client module; kubeloom never imports it itself. */
+  readonly promClient: PromClientModule;
+}
+
+/** client-go's workqueue histogram buckets: 10 ns to 1000 s, ×10 per bucket. */
+const DURATION_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
+
+interface QueueEntry {
+  readonly name: string;
+  readonly stats: QueueStats;
+}
+
+interface RegistryState {
+  readonly depth: PromGauge;
+  readonly adds: PromCounter;
+  readonly queueDuration: PromHistogram;
+  readonly workDuration: PromHistogram;
+  readonly retries: PromCounter;
+  readonly unfinished: PromGauge;
+  readonly longest: PromGauge;
+  readonly leader: PromGauge;
+  readonly queues: Set<QueueEntry>;
+  /** Names of queues that closed and must report zero once. */
+  readonly closedNames: Set<string>;
+}
+
+const states = new WeakMap<PromRegistry, RegistryState>();
+
+/**
+ * Metrics on prom-client, with the names controller-runtime users have dashboards for, each with
+ * the label `name` (the queue's name, or the lease's): `workqueue_depth`,
+ * `workqueue_adds_total`, `workqueue_queue_duration_seconds`, `workqueue_work_duration_seconds`,
+ * `workqueue_retries_total`, `workqueue_unfinished_work_seconds`,
+ * `workqueue_longest_running_processor_seconds` and `leader_election_master_status`.
+ *
+ * Gauges are computed when the registry is scraped: no timers. Calling it again with the same
+ * registry reuses the same metrics. prom-client stays an optional peer dependency: pass the
+ * module in, or use {@link importPrometheusMetrics}.
+ *
+ * @throws Error when the registry already holds one of these names from another source.
+ */
+export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMetrics {
+  const { registry, promClient } = opts;
+  let state = states.get(registry);
+  if (!state) {
+    state = createState(registry, promClient);
+    states.set(registry, state);
+  }
+  const s = state;
+  return {
+    queue(name: string, stats: QueueStats): QueueMetricsRecorder {
+      const labels = { name };
+      const entry: QueueEntry = { name, stats };
+      s.queues.add(entry);
+      s.closedNames.delete(name);
+      return {
+        add: () => s.adds.inc(labels),
+        retry: () => s.retries.inc(labels),
+        observeQueueDuration: (seconds) => s.queueDuration.observe(labels, seconds),
+        observeWorkDuration: (seconds) => s.workDuration.observe(labels, seconds),
+        close: () => {
+          // The name reports 0 from now on, unless another live queue has it.
+          if (s.queues.delete(entry)) s.closedNames.add(name);
+        },
+      };
+    },
+    leaderElection(name: string): LeaderElectionMetricsRecorder {
+      const labels = { name };
+      s.leader.set(labels, 0);
+      return {
+        setLeader: (leading) => s.leader.set(labels, leading ? 1 : 0),
+        close: () => s.leader.set(labels, 0),
+      };
+    },
+  };
+}
+
+/**
+ * {@link prometheusMetrics} with prom-client loaded by a dynamic `import('prom-client')`.
+ *
+ * @throws Error when prom-client is not installed, saying how to fix it.
+ */
+export async function importPrometheusMetrics(registry: PromRegistry): Promise<ControllerMetrics> {
+  let mod: unknown;
+  try {
+    mod = await import('prom-client');
+  } catch (err) {
+    throw new Error(
+      'importPrometheusMetrics: prom-client could not be loaded; install it (`npm i prom-client`, an optional ' +
+        'peer dependency of @kubeloom/controllers) or pass it to prometheusMetrics({ registry, promClient })',
+      { cause: err },
+    );
+  }
+  const m = mod as PromClientModule & { default?: PromClientModule };
+  return prometheusMetrics({ registry, promClient: typeof m.Gauge === 'function' ? m : m.default! });
+}
+
+function createState(registry: PromRegistry, prom: PromClientModule): RegistryState {
+  const queues = new Set<QueueEntry>();
+  const closedNames = new Set<string>();
+  const make = <M>(
+    ctor: new (c: PromMetricConfig) => M,
+    config: Omit<PromMetricConfig, 'labelNames' | 'registers'>,
+  ): M => {
+    if (registry.getSingleMetric(config.name) !== undefined) {
+      throw new Error(
+        `prometheusMetrics: the registry already has a metric named ${config.name} that kubeloom did not create; ` +
+          'use a separate Registry for kubeloom, or remove the other metric',
+      );
+    }
+    const metric = new ctor({ ...config, labelNames: ['name'], registers: [] });
+    registry.registerMetric(metric as never);
+    return metric;
+  };
+
+  // Gauges computed from the queues at scrape time; queues sharing a name are summed (longest: max).
+  const perName = (read: (stats: QueueStats) => number, combine: (a: number, b: number) => number) => {
+    const out = new Map<string, number>();
+    for (const name of closedNames) out.set(name, 0);
+    for (const q of queues) {
+      const v = read(q.stats);
+      const prev = out.get(q.name);
+      out.set(q.name, prev === undefined ? v : combine(prev, v));
+    }
+    return out;
+  };
+  const sum = (a: number, b: number) => a + b;
+  let depth!: PromGauge;
+  let unfinished!: PromGauge;
+  let longest!: PromGauge;
+  depth = make(prom.Gauge, {
+    name: 'workqueue_depth',
+    help: 'Current depth of workqueue',
+    collect: () => {
+      for (const [name, v] of perName((s) => s.depth(), sum)) depth.set({ name }, v);
+    },
+  });
+  unfinished = make(prom.Gauge, {
+    name: 'workqueue_unfinished_work_seconds',
+    help:
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. " +
+      'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate ' +
+      'at which this increases.',
+    collect: () => {
+      for (const [name, v] of perName((s) => s.unfinishedWorkSeconds(), sum)) unfinished.set({ name }, v);
+    },
+  });
+  longest = make(prom.Gauge, {
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    collect: () => {
+      for (const [name, v] of perName((s) => s.longestRunningProcessorSeconds(), Math.max)) {
+        longest.set({ name }, v);
+      }
+    },
+  });
+  return {
+    depth,
+    unfinished,
+    longest,
+    adds: make(prom.Counter, {
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+    }),
+    queueDuration: make(prom.Histogram, {
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      buckets: DURATION_BUCKETS,
+    }),
+    workDuration: make(prom.Histogram, {
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      buckets: DURATION_BUCKETS,
+    }),
+    retries: make(prom.Counter, {
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+    }),
+    leader: make(prom.Gauge, {
+      name: 'leader_election_master_status',
+      help:
+        'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. ' +
+        "'name' is the string used to identify the lease. Please make sure to group by name.",
+    }),
+    queues,
+    closedNames,
+  };
+}
