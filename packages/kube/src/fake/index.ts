@@ -1,6 +1,18 @@
 /**
- * `@kubeloom/kube/fake`: an in-memory cluster behind the `KubeClient` interface.
+ * `@kubeloom/kube/fake`: an in-memory Kubernetes API server ({@link FakeCluster}) behind the
+ * {@link ApiClient} verbs ({@link createFakeApiClient}), with seeding, failure injection, delays,
+ * request observation, forced watch expiry and compaction, checked against the real apiserver by
+ * the conformance suite.
  *
  * @packageDocumentation
  */
-export {};
+export { createFakeApiClient, type FakeApiClient } from './fake-api-client.ts';
+export { FakeCluster } from './fake-cluster.ts';
+export type {
+  FailureOptions,
+  FakeClusterOptions,
+  FakeRequest,
+  FakeVerb,
+  RequestObserver,
+  ResourceMatcher,
+} from './fake-cluster-options.ts';

@@ -55,7 +55,10 @@ export function keyOfItem(item: unknown, keys: readonly string[]): Record<string
 }
 
 /** Equality of two item keys. */
-export function sameKey(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+export function sameKey(
+  a: Record<string, unknown> | undefined,
+  b: Record<string, unknown> | undefined,
+): boolean {
   if (!a || !b) return false;
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);

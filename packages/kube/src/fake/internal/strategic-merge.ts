@@ -51,7 +51,8 @@ function mergeList(field: string, current: unknown[] | undefined, patch: unknown
     return out;
   }
   const keys = mergeKeysFor(field, [...patch, ...(current ?? [])]);
-  if (!keys || !current) return patch.filter((p) => !(isObject(p) && p.$patch === 'delete')).map((p) => clone(stripDirectives(p)));
+  if (!keys || !current)
+    return patch.filter((p) => !(isObject(p) && p.$patch === 'delete')).map((p) => clone(stripDirectives(p)));
   const out = [...current];
   for (const item of patch) {
     const key = keyOfItem(item, keys);

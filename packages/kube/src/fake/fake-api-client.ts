@@ -1,0 +1,34 @@
+import type { ApiClient } from '../api.ts';
+import { FakeCluster } from './fake-cluster.ts';
+import type { FakeClusterOptions } from './fake-cluster-options.ts';
+
+/** An {@link ApiClient} backed by a {@link FakeCluster}, with the cluster at hand for test controls. */
+export interface FakeApiClient extends ApiClient {
+  /** The cluster behind this client. */
+  readonly cluster: FakeCluster;
+}
+
+/**
+ * An {@link ApiClient} on an in-memory {@link FakeCluster}: pass a cluster to share it between
+ * clients, or cluster options to create a new one. `close()` ends the watches opened through this
+ * client (a real client's `close()` leaves in-flight requests alone; the fake has no idle
+ * connections to close, so it ends what would otherwise keep a test alive).
+ */
+export function createFakeApiClient(cluster: FakeCluster | FakeClusterOptions = {}): FakeApiClient {
+  const c = cluster instanceof FakeCluster ? cluster : new FakeCluster(cluster);
+  const owner = {};
+  const api: FakeApiClient = {
+    cluster: c,
+    get: (resource, name, namespace, opts) => c.get(resource, name, namespace, opts) as never,
+    list: (resource, opts) => c.list(resource, opts) as never,
+    watch: (resource, opts) => c.watch(resource, opts, owner) as never,
+    create: (resource, obj, opts) => c.create(resource, obj, opts) as never,
+    update: (resource, obj, opts) => c.update(resource, obj, opts) as never,
+    patch: (resource, name, namespace, patch, type, opts) =>
+      c.patch(resource, name, namespace, patch, type, opts) as never,
+    delete: (resource, name, namespace, opts) => c.delete(resource, name, namespace, opts),
+    request: (req) => c.request(req),
+    close: () => c.closeWatchesOf(owner),
+  };
+  return api;
+}

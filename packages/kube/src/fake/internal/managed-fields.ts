@@ -1,0 +1,365 @@
+import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
+import { isSetList, keyOfItem, mergeKeysFor, sameKey } from './list-keys.ts';
+
+/** A field path in `fieldsV1` notation: `f:spec`, `k:{"name":"x"}`, `v:"value"`. */
+export type FieldPath = readonly string[];
+
+/** One `metadata.managedFields` entry, with its fields as a set of leaf paths. */
+export interface ManagedEntry {
+  readonly manager: string;
+  readonly operation: 'Apply' | 'Update';
+  readonly apiVersion: string;
+  readonly subresource?: string | undefined;
+  time: string;
+  fields: Map<string, FieldPath>;
+}
+
+/** Which part of an object a write may touch: the main resource or the status subresource. */
+export type FieldScope = 'all' | 'main' | 'status';
+
+const pathKey = (p: FieldPath): string => JSON.stringify(p);
+
+function sortedKey(key: Record<string, unknown>): string {
+  const sorted: Record<string, unknown> = {};
+  for (const k of Object.keys(key).sort()) sorted[k] = key[k];
+  return JSON.stringify(sorted);
+}
+
+/**
+ * The leaf field paths of an object, as server-side apply tracks them. `atomicLists` (custom
+ * resources) treats every list as atomic. Identity and system metadata are not tracked.
+ */
+export function leafPaths(obj: JsonObject, scope: FieldScope, atomicLists: boolean): Map<string, FieldPath> {
+  const out = new Map<string, FieldPath>();
+  const add = (p: FieldPath) => out.set(pathKey(p), p);
+  const walk = (value: unknown, path: string[], field: string): void => {
+    if (isObject(value)) {
+      const keys = Object.keys(value).filter((k) => value[k] !== undefined && value[k] !== null);
+      if (keys.length === 0) {
+        add(path);
+        return;
+      }
+      for (const k of keys) walk(value[k], [...path, `f:${k}`], k);
+      return;
+    }
+    if (Array.isArray(value) && !atomicLists) {
+      if (isSetList(field)) {
+        for (const v of value) add([...path, `v:${JSON.stringify(v)}`]);
+        if (value.length === 0) add(path);
+        return;
+      }
+      const keys = mergeKeysFor(field, value);
+      const itemKeys = keys ? value.map((item) => keyOfItem(item, keys)) : [];
+      if (keys && value.length > 0 && itemKeys.every((k) => k !== undefined)) {
+        value.forEach((item, i) => {
+          const itemPath = [...path, `k:${sortedKey(itemKeys[i]!)}`];
+          const fields = Object.keys(item as JsonObject);
+          if (fields.length === 0) add(itemPath);
+          for (const f of fields) walk((item as JsonObject)[f], [...itemPath, `f:${f}`], f);
+        });
+        return;
+      }
+    }
+    add(path);
+  };
+  for (const [k, v] of Object.entries(obj)) {
+    if (v === undefined || v === null || k === 'apiVersion' || k === 'kind') continue;
+    if (k === 'metadata') {
+      if (scope === 'status' || !isObject(v)) continue;
+      for (const m of ['labels', 'annotations', 'finalizers', 'ownerReferences']) {
+        if (v[m] !== undefined && v[m] !== null) walk(v[m], ['f:metadata', `f:${m}`], m);
+      }
+      continue;
+    }
+    if (scope === 'status' && k !== 'status') continue;
+    if (scope === 'main' && k === 'status') continue;
+    walk(v, [`f:${k}`], k);
+  }
+  return out;
+}
+
+function step(value: unknown, seg: string): unknown {
+  if (seg.startsWith('f:')) return isObject(value) ? value[seg.slice(2)] : undefined;
+  if (!Array.isArray(value)) return undefined;
+  if (seg.startsWith('v:')) {
+    const v = JSON.parse(seg.slice(2)) as unknown;
+    return value.some((x) => deepEqual(x, v)) ? v : undefined;
+  }
+  if (seg.startsWith('k:')) {
+    const key = JSON.parse(seg.slice(2)) as Record<string, unknown>;
+    return value.find((item) => sameKey(keyOfItem(item, Object.keys(key)), key));
+  }
+  return undefined;
+}
+
+/** The value at a field path, or `undefined`. */
+export function valueAt(obj: unknown, path: FieldPath): unknown {
+  let cur = obj;
+  for (const seg of path) {
+    cur = step(cur, seg);
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+/** Removes the value at a field path (in place). */
+export function deleteAt(obj: unknown, path: FieldPath): void {
+  if (path.length === 0) return;
+  const parent = valueAt(obj, path.slice(0, -1));
+  const seg = path[path.length - 1]!;
+  if (seg.startsWith('f:')) {
+    if (isObject(parent)) delete parent[seg.slice(2)];
+    return;
+  }
+  if (!Array.isArray(parent)) return;
+  const target = step(parent, seg);
+  const index = parent.indexOf(target);
+  if (index >= 0) parent.splice(index, 1);
+}
+
+/** Decodes a `fieldsV1` tree into leaf paths. */
+export function decodeFieldsV1(tree: unknown): Map<string, FieldPath> {
+  const out = new Map<string, FieldPath>();
+  const walk = (node: unknown, path: string[]): void => {
+    if (!isObject(node)) return;
+    const children = Object.keys(node).filter((k) => k !== '.');
+    if (children.length === 0) {
+      if (path.length > 0) out.set(pathKey(path), path);
+      return;
+    }
+    for (const c of children) walk(node[c], [...path, c]);
+  };
+  walk(tree, []);
+  return out;
+}
+
+/** Encodes leaf paths as a `fieldsV1` tree (list items carry `.`, as the apiserver writes them). */
+export function encodeFieldsV1(fields: Iterable<FieldPath>): JsonObject {
+  const root: JsonObject = {};
+  for (const path of fields) {
+    let node = root;
+    for (const seg of path) {
+      if (!isObject(node[seg])) node[seg] = {};
+      node = node[seg] as JsonObject;
+      if (seg.startsWith('k:')) node['.'] = {};
+    }
+  }
+  return root;
+}
+
+/** Reads `metadata.managedFields` of a stored object. */
+export function readManagedFields(obj: JsonObject): ManagedEntry[] {
+  const meta = obj.metadata;
+  if (!isObject(meta) || !Array.isArray(meta.managedFields)) return [];
+  return meta.managedFields.filter(isObject).map((e) => ({
+    manager: String(e.manager ?? ''),
+    operation: e.operation === 'Apply' ? 'Apply' : 'Update',
+    apiVersion: String(e.apiVersion ?? ''),
+    ...(typeof e.subresource === 'string' ? { subresource: e.subresource } : {}),
+    time: String(e.time ?? ''),
+    fields: decodeFieldsV1(e.fieldsV1),
+  }));
+}
+
+/** Writes entries back as `metadata.managedFields` (entries without fields are dropped, as the apiserver does). */
+export function writeManagedFields(obj: JsonObject, entries: readonly ManagedEntry[]): void {
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  const meta = obj.metadata as JsonObject;
+  const kept = entries.filter((e) => e.fields.size > 0);
+  if (kept.length === 0) {
+    delete meta.managedFields;
+    return;
+  }
+  meta.managedFields = kept.map((e) => ({
+    manager: e.manager,
+    operation: e.operation,
+    apiVersion: e.apiVersion,
+    time: e.time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: encodeFieldsV1(e.fields.values()),
+    ...(e.subresource ? { subresource: e.subresource } : {}),
+  }));
+}
+
+function sameEntry(
+  e: ManagedEntry,
+  manager: string,
+  operation: string,
+  subresource: string | undefined,
+): boolean {
+  return e.manager === manager && e.operation === operation && (e.subresource ?? '') === (subresource ?? '');
+}
+
+/**
+ * Ownership after a non-apply write: the fields the write added or changed move to `manager`'s
+ * Update entry; fields the write removed are dropped from every entry.
+ */
+export function trackUpdate(
+  entries: ManagedEntry[],
+  before: JsonObject | undefined,
+  after: JsonObject,
+  who: { manager: string; apiVersion: string; subresource?: string | undefined; time: string },
+  scope: FieldScope,
+  atomicLists: boolean,
+): ManagedEntry[] {
+  const oldLeaves = before ? leafPaths(before, 'all', atomicLists) : new Map<string, FieldPath>();
+  const newLeaves = leafPaths(after, 'all', atomicLists);
+  const changed = new Map<string, FieldPath>();
+  for (const [k, p] of newLeaves) {
+    if (!oldLeaves.has(k) || !deepEqual(valueAt(before, p), valueAt(after, p))) changed.set(k, p);
+  }
+  const out = entries.map((e) => ({ ...e, fields: new Map(e.fields) }));
+  for (const e of out) {
+    for (const k of [...e.fields.keys()]) {
+      if (!newLeaves.has(k) || changed.has(k)) e.fields.delete(k);
+    }
+  }
+  void scope;
+  if (changed.size > 0) {
+    let mine = out.find((e) => sameEntry(e, who.manager, 'Update', who.subresource));
+    if (!mine) {
+      mine = {
+        manager: who.manager,
+        operation: 'Update',
+        apiVersion: who.apiVersion,
+        subresource: who.subresource,
+        time: who.time,
+        fields: new Map(),
+      };
+      out.push(mine);
+    }
+    for (const [k, p] of changed) mine.fields.set(k, p);
+    mine.time = who.time;
+  }
+  return out.filter((e) => e.fields.size > 0);
+}
+
+/** A field owned by another manager with a different value. */
+export interface ApplyConflict {
+  readonly manager: string;
+  readonly operation: 'Apply' | 'Update';
+  readonly apiVersion: string;
+  readonly path: FieldPath;
+}
+
+/** The result of a server-side apply merge. */
+export interface ApplyResult {
+  readonly object: JsonObject;
+  readonly entries: ManagedEntry[];
+  readonly conflicts: readonly ApplyConflict[];
+}
+
+function mergeApplied(target: unknown, config: unknown, field: string, atomicLists: boolean): unknown {
+  if (isObject(config)) {
+    const out: JsonObject = isObject(target) ? { ...target } : {};
+    for (const [k, v] of Object.entries(config)) {
+      if (v === null || v === undefined) continue;
+      out[k] = mergeApplied(out[k], v, k, atomicLists);
+    }
+    return out;
+  }
+  if (Array.isArray(config) && !atomicLists && Array.isArray(target)) {
+    if (isSetList(field)) {
+      const out = [...target];
+      for (const v of config) if (!out.some((x) => deepEqual(x, v))) out.push(clone(v));
+      return out;
+    }
+    const keys = mergeKeysFor(field, [...config, ...target]);
+    if (keys && config.every((c) => keyOfItem(c, keys))) {
+      const out = [...target];
+      for (const item of config) {
+        const key = keyOfItem(item, keys);
+        const index = out.findIndex((t) => sameKey(keyOfItem(t, keys), key));
+        if (index >= 0) out[index] = mergeApplied(out[index], item, '', atomicLists);
+        else out.push(clone(item));
+      }
+      return out;
+    }
+  }
+  return clone(config);
+}
+
+function isEmpty(value: unknown): boolean {
+  return (isObject(value) && Object.keys(value).length === 0) || (Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * Server-side apply of `config` by `manager` onto `live` (undefined when creating), for the
+ * common cases: conflicts are fields another manager owns with a different value; `force` takes
+ * them over; fields this manager applied before and no longer applies are removed unless another
+ * manager owns them; maps merge, associative lists merge by key, other lists are atomic.
+ */
+export function serverSideApply(
+  live: JsonObject | undefined,
+  config: JsonObject,
+  who: {
+    manager: string;
+    apiVersion: string;
+    subresource?: string | undefined;
+    time: string;
+    force: boolean;
+  },
+  scope: FieldScope,
+  atomicLists: boolean,
+): ApplyResult {
+  const entries = live ? readManagedFields(live).map((e) => ({ ...e, fields: new Map(e.fields) })) : [];
+  const applied = leafPaths(config, scope, atomicLists);
+  const conflicts: ApplyConflict[] = [];
+  const mineIndex = entries.findIndex((e) => sameEntry(e, who.manager, 'Apply', who.subresource));
+  for (const e of entries) {
+    if (entries.indexOf(e) === mineIndex) continue;
+    for (const [k, p] of applied) {
+      if (!e.fields.has(k)) continue;
+      if (deepEqual(valueAt(live, p), valueAt(config, p))) continue;
+      if (who.force) e.fields.delete(k);
+      else conflicts.push({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, path: p });
+    }
+  }
+  if (conflicts.length > 0) return { object: live ?? config, entries, conflicts };
+  const previous = mineIndex >= 0 ? entries[mineIndex]!.fields : new Map<string, FieldPath>();
+  const result = mergeApplied(live ? clone(live) : {}, config, '', atomicLists) as JsonObject;
+  const others = entries.filter((_, i) => i !== mineIndex);
+  const ownedElsewhere = (prefix: FieldPath): boolean => {
+    const pre = JSON.stringify(prefix).slice(0, -1);
+    const under = (k: string) => k === `${pre}]` || k.startsWith(`${pre},`);
+    return [...applied.keys()].some(under) || others.some((e) => [...e.fields.keys()].some(under));
+  };
+  for (const [k, p] of previous) {
+    if (applied.has(k) || ownedElsewhere(p)) continue;
+    deleteAt(result, p);
+    for (let depth = p.length - 1; depth > 0; depth--) {
+      const ancestor = p.slice(0, depth);
+      const value = valueAt(result, ancestor);
+      if (value === undefined) continue;
+      const itemGone = ancestor[ancestor.length - 1]!.startsWith('k:') && !ownedElsewhere(ancestor);
+      if ((isEmpty(value) || itemGone) && !ownedElsewhere(ancestor)) deleteAt(result, ancestor);
+      else break;
+    }
+  }
+  const mine: ManagedEntry = {
+    manager: who.manager,
+    operation: 'Apply',
+    apiVersion: who.apiVersion,
+    subresource: who.subresource,
+    time: who.time,
+    fields: applied,
+  };
+  const next = [...others];
+  if (mineIndex >= 0) next.splice(mineIndex, 0, mine);
+  else next.push(mine);
+  return { object: result, entries: next.filter((e) => e.fields.size > 0), conflicts };
+}
+
+/** The apiserver's text for a field path: `.spec.containers[name="x"].image`. */
+export function describePath(path: FieldPath): string {
+  return path
+    .map((seg) => {
+      if (seg.startsWith('f:')) return `.${seg.slice(2)}`;
+      if (seg.startsWith('v:')) return `[${seg.slice(2)}]`;
+      const key = JSON.parse(seg.slice(2)) as Record<string, unknown>;
+      return `[${Object.entries(key)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(',')}]`;
+    })
+    .join('');
+}
