@@ -15,7 +15,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from './api.ts';
-import { type ApiError, apiErrorFromStatus, type Status } from './errors.ts';
+import { ApiError, apiErrorFromStatus, type Status } from './errors.ts';
 import { LineDecoder } from './internal/line-decoder.ts';
 import { decodeWatchLine } from './internal/watch-events.ts';
 import type { KubeObject } from './object.ts';
@@ -152,7 +152,7 @@ export class HttpApiClient implements ApiClient {
       const req = https.request(url, { ...options, ...(signal ? { signal } : {}) }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
+        res.on('error', (err) => reject(wrapTransport(err, this.#server.origin, context)));
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           const text =
@@ -180,7 +180,7 @@ export class HttpApiClient implements ApiClient {
           ),
         );
       });
-      req.on('error', reject);
+      req.on('error', (err) => reject(wrapTransport(err, this.#server.origin, context)));
       if (payload !== undefined) req.write(payload);
       req.end();
     });
@@ -313,7 +313,7 @@ export class HttpApiClient implements ApiClient {
       for (const line of decoder.end()) yield decodeWatchLine<T>(line);
     } catch (err) {
       if (opts.signal?.aborted) return;
-      throw err;
+      throw wrapTransport(err, this.#server.origin, context);
     } finally {
       if (idleTimer) clearTimeout(idleTimer);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -433,6 +433,33 @@ export class HttpApiClient implements ApiClient {
     this.#agent = undefined;
     this.#baseOptions = undefined;
   }
+}
+
+/**
+ * Thrown when the apiserver cannot be reached (connection refused, reset, DNS, TLS). Carries the
+ * underlying Node error code (`ECONNREFUSED`, …) in `code`.
+ */
+export class ConnectionError extends Error {
+  /** The Node error code, e.g. `ECONNREFUSED`. */
+  readonly code: string | undefined;
+  /** Creates the error. */
+  constructor(server: string, context: string, cause: unknown) {
+    const c = cause as NodeJS.ErrnoException;
+    super(
+      `${context}: cannot reach the Kubernetes API server at ${server}: ${c?.message ?? String(cause)}. Check that it is running and that the kubeconfig's server URL and certificates are right.`,
+      { cause },
+    );
+    this.name = 'ConnectionError';
+    this.code = c?.code;
+  }
+}
+
+function wrapTransport(err: unknown, server: string, context: string): unknown {
+  if (err instanceof ApiError || err instanceof WatchIdleTimeoutError || err instanceof ConnectionError)
+    return err;
+  const name = (err as Error)?.name;
+  if (name === 'AbortError') return err;
+  return new ConnectionError(server, context, err);
 }
 
 function writeQuery(opts: WriteOptions): Query {

@@ -63,7 +63,7 @@ export {
   toApiError,
   UnauthorizedError,
 } from './errors.ts';
-export { HttpApiClient, type HttpApiClientOptions } from './http-api-client.ts';
+export { ConnectionError, HttpApiClient, type HttpApiClientOptions } from './http-api-client.ts';
 export {
   extractTombstone,
   type HandlerRegistration,

@@ -1,0 +1,288 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { TinyCA } from '@kubeloom/testing';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { WatchEvent } from './api.ts';
+import { WatchIdleTimeoutError } from './api.ts';
+import { builtins } from './builtins.ts';
+import { ConflictError, InvalidError, isNotFound, NotFoundError, TooManyRequestsError } from './errors.ts';
+import { ConnectionError, HttpApiClient } from './http-api-client.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+describe('HttpApiClient (against a local HTTPS server)', () => {
+  const ca = new TinyCA();
+  const serving = ca.issue({ commonName: 'test', hosts: ['127.0.0.1'], usage: 'server' });
+  const client = ca.issue({ commonName: 'tester', organizations: ['g'], usage: 'client' });
+  let server: Server;
+  let handler: Handler;
+  let api: HttpApiClient;
+  const sockets = new Set<Socket>();
+  const seen: Array<{
+    method: string;
+    url: string;
+    headers: IncomingMessage['headers'];
+    body: string;
+    cn?: string;
+  }> = [];
+
+  beforeEach(async () => {
+    seen.length = 0;
+    server = createServer(
+      {
+        cert: serving.certPem,
+        key: serving.keyPem,
+        ca: ca.certPem,
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const peer = (
+            req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }
+          ).getPeerCertificate();
+          seen.push({
+            method: req.method!,
+            url: req.url!,
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString(),
+            ...(peer.subject?.CN ? { cn: peer.subject.CN } : {}),
+          });
+          handler(req, res);
+        });
+      },
+    );
+    server.on('connection', (s: Socket) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: 'c',
+          server: `https://127.0.0.1:${port}`,
+          caData: Buffer.from(ca.certPem).toString('base64'),
+        },
+      ],
+      users: [
+        {
+          name: 'u',
+          certData: Buffer.from(client.certPem).toString('base64'),
+          keyData: Buffer.from(client.keyPem).toString('base64'),
+        },
+      ],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    api = new HttpApiClient(kc, { requestTimeoutMs: 2000 });
+  });
+
+  afterEach(async () => {
+    api.close();
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => server.close(r));
+  });
+
+  const json = (res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(code, { 'Content-Type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  it('sends typed requests with client-certificate auth, the right paths, queries and content types', async () => {
+    handler = (req, res) =>
+      json(res, req.method === 'POST' ? 201 : 200, { kind: 'ConfigMap', metadata: { name: 'x' } });
+    await api.get(builtins.ConfigMap, 'x', 'ns');
+    await api.list(builtins.Deployment, {
+      namespace: 'ns',
+      labelSelector: 'app=a',
+      limit: 5,
+      continue: 'tok',
+    });
+    await api.create(
+      builtins.ConfigMap,
+      { metadata: { name: 'x', namespace: 'ns' } },
+      { fieldManager: 'me', dryRun: 'All' },
+    );
+    await api.patch(builtins.ConfigMap, 'x', 'ns', { data: { a: '1' } }, 'apply', {
+      fieldManager: 'me',
+      force: true,
+    });
+    await api.patch(builtins.Deployment, 'd', 'ns', { status: {} }, 'merge', { subresource: 'status' });
+    await api.delete(builtins.ConfigMap, 'x', 'ns', {
+      preconditions: { resourceVersion: '7' },
+      propagationPolicy: 'Foreground',
+    });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET /api/v1/namespaces/ns/configmaps/x',
+      'GET /apis/apps/v1/namespaces/ns/deployments?labelSelector=app%3Da&limit=5&continue=tok',
+      'POST /api/v1/namespaces/ns/configmaps?fieldManager=me&dryRun=All',
+      'PATCH /api/v1/namespaces/ns/configmaps/x?fieldManager=me&force=true',
+      'PATCH /apis/apps/v1/namespaces/ns/deployments/d/status',
+      'DELETE /api/v1/namespaces/ns/configmaps/x',
+    ]);
+    expect(seen[3]!.headers['content-type']).toBe('application/apply-patch+yaml');
+    expect(seen[4]!.headers['content-type']).toBe('application/merge-patch+json');
+    expect(JSON.parse(seen[5]!.body)).toEqual({
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      preconditions: { resourceVersion: '7' },
+      propagationPolicy: 'Foreground',
+    });
+    expect(seen.every((s) => s.cn === 'tester')).toBe(true);
+  });
+
+  it('maps Status bodies to typed errors with reason, causes and Retry-After', async () => {
+    const statuses: Array<[number, unknown, Record<string, string>?]> = [
+      [404, { kind: 'Status', reason: 'NotFound', code: 404, message: 'configmaps "x" not found' }],
+      [409, { kind: 'Status', reason: 'Conflict', code: 409, message: 'the object has been modified' }],
+      [
+        422,
+        {
+          kind: 'Status',
+          reason: 'Invalid',
+          code: 422,
+          message: 'bad',
+          details: {
+            causes: [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: 'must be >= 0' }],
+          },
+        },
+      ],
+      [
+        429,
+        { kind: 'Status', reason: 'TooManyRequests', code: 429, message: 'slow down' },
+        { 'Retry-After': '3' },
+      ],
+    ];
+    handler = (_req, res) => {
+      const [code, body, headers] = statuses.shift()!;
+      json(res, code, body, headers);
+    };
+    const notFound = await api.get(builtins.ConfigMap, 'x', 'ns').catch((e: unknown) => e);
+    expect(notFound).toBeInstanceOf(NotFoundError);
+    expect(isNotFound(notFound)).toBe(true);
+    expect((notFound as Error).message).toBe('get configmaps ns/x: configmaps "x" not found');
+    await expect(
+      api.update(builtins.ConfigMap, { metadata: { name: 'x', namespace: 'ns', resourceVersion: '1' } }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    const invalid = (await api
+      .create(builtins.ConfigMap, { metadata: { name: 'x', namespace: 'ns' } })
+      .catch((e: unknown) => e)) as InvalidError;
+    expect(invalid).toBeInstanceOf(InvalidError);
+    expect(invalid.causes).toEqual([
+      { field: 'spec.replicas', reason: 'FieldValueInvalid', message: 'must be >= 0' },
+    ]);
+    const tooMany = (await api.list(builtins.ConfigMap).catch((e: unknown) => e)) as TooManyRequestsError;
+    expect(tooMany).toBeInstanceOf(TooManyRequestsError);
+    expect(tooMany.retryAfterSeconds).toBe(3);
+  });
+
+  it('decodes a watch stream split at arbitrary byte boundaries, reporting malformed lines and unknown types', async () => {
+    const lines = [
+      JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'ä-1', resourceVersion: '1' } } }),
+      '{"type":"MODIFIED","object":{"metadata":{"name":"broken"',
+      JSON.stringify({ type: 'SURPRISE', object: {} }),
+      JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } }),
+      JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } }),
+    ];
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    handler = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      let i = 0;
+      const tick = () => {
+        if (i >= bytes.length) return res.end();
+        res.write(bytes.subarray(i, i + 7));
+        i += 7;
+        setImmediate(tick);
+      };
+      tick();
+    };
+    const events: WatchEvent[] = [];
+    for await (const ev of api.watch(builtins.ConfigMap, { resourceVersion: '0', allowWatchBookmarks: true }))
+      events.push(ev);
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'MALFORMED', 'UNKNOWN', 'BOOKMARK', 'ERROR']);
+    expect((events[0] as { object: { metadata: { name: string } } }).object.metadata.name).toBe('ä-1');
+    expect(seen[0]!.url).toBe('/api/v1/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true');
+  });
+
+  it('ends a silent watch with WatchIdleTimeoutError and frees its socket', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } })}\n`);
+      // then silence
+    };
+    const events: string[] = [];
+    const consume = async () => {
+      for await (const ev of api.watch(builtins.ConfigMap, { idleTimeoutMs: 150 })) events.push(ev.type);
+    };
+    await expect(consume()).rejects.toBeInstanceOf(WatchIdleTimeoutError);
+    expect(events).toEqual(['ADDED']);
+    const deadline = Date.now() + 2000;
+    while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(sockets.size).toBe(0);
+  });
+
+  it('stops a watch when its signal aborts, and when the consumer breaks out', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } })}\n`);
+    };
+    const stop = new AbortController();
+    const seenTypes: string[] = [];
+    const done = (async () => {
+      for await (const ev of api.watch(builtins.ConfigMap, { signal: stop.signal })) {
+        seenTypes.push(ev.type);
+        stop.abort();
+      }
+    })();
+    await done;
+    expect(seenTypes).toEqual(['ADDED']);
+    for await (const _ev of api.watch(builtins.ConfigMap, {})) break;
+    const deadline = Date.now() + 2000;
+    while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(sockets.size).toBe(0);
+  });
+
+  it('names the server in a connection error', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        { name: 'c', server: 'https://127.0.0.1:1', caData: Buffer.from(ca.certPem).toString('base64') },
+      ],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const down = new HttpApiClient(kc);
+    const err = await down.get(builtins.Namespace, 'default').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).code).toBe('ECONNREFUSED');
+    expect((err as Error).message).toMatch(
+      /cannot reach the Kubernetes API server at https:\/\/127\.0\.0\.1:1/,
+    );
+    down.close();
+  });
+
+  it('refuses server-side apply without a field manager and strategic merge on custom resources', async () => {
+    handler = (_req, res) => json(res, 200, {});
+    await expect(api.patch(builtins.ConfigMap, 'x', 'ns', {}, 'apply')).rejects.toThrow(
+      /needs a fieldManager/,
+    );
+    const crd = {
+      ...builtins.ConfigMap,
+      group: 'example.com',
+      kind: 'Widget',
+      plural: 'widgets',
+      strategicMergePatch: false,
+    };
+    await expect(api.patch(crd, 'x', 'ns', {}, 'strategic')).rejects.toThrow(
+      /strategic merge patch is not supported for Widget/,
+    );
+    expect(seen).toHaveLength(0);
+  });
+});
