@@ -1,0 +1,360 @@
+import { schemaToJson, sortKeys } from './crd-writer.ts';
+import { quoteArg, renderDocComment } from './internal/jsdoc.ts';
+import type { ResourceModel, SchemaNode, VersionModel } from './ir.ts';
+import { isIntOrStringJunctor } from './structural.ts';
+
+/** Options for {@link resourceToTypeScript}. */
+export interface TypeScriptWriterOptions {
+  /** Emit a runtime validator (`<Kind>Validator`). Default true. */
+  readonly validator?: boolean;
+  /** Emit typed client constructors for `@kubeloom/kclient`. Default true. */
+  readonly client?: boolean;
+  /** Extension of relative imports in generated code. Default `.ts`. */
+  readonly importExtension?: '.ts' | '.js';
+  /** Shown in the header comment, e.g. the CRD file name. */
+  readonly source?: string;
+}
+
+/** One generated file: a path relative to the output directory and its content. */
+export interface GeneratedFile {
+  /** Relative path with `/` separators. */
+  readonly path: string;
+  /** The file content. */
+  readonly content: string;
+}
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function pascal(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''));
+  const p = cleaned.charAt(0).toUpperCase() + cleaned.slice(1);
+  return /^[0-9]/.test(p) ? `X${p}` : p || 'X';
+}
+
+function propKey(name: string): string {
+  return IDENT.test(name) ? name : JSON.stringify(name);
+}
+
+function json(v: unknown): string {
+  return JSON.stringify(sortKeys(v));
+}
+
+/** Markers that describe the value of a schema node (everything but its TS type). */
+function nodeMarkers(node: SchemaNode): string[] {
+  const m: string[] = [];
+  if (node.type === 'integer' && !(node.format === 'int32' || node.format === 'int64')) m.push('@integer');
+  if (node.type === 'number' && !(node.format === 'float' || node.format === 'double')) m.push('@float');
+  if (node.format !== undefined) m.push(`@format ${quoteRaw(node.format)}`);
+  if (node.title !== undefined) m.push(`@title ${quoteRaw(node.title)}`);
+  if (node.enum !== undefined && !enumInType(node)) m.push(`@enum ${json(node.enum)}`);
+  if (node.minimum !== undefined) m.push(`@minimum ${node.minimum}`);
+  if (node.exclusiveMinimum !== undefined) m.push(node.exclusiveMinimum ? '@exclusiveMinimum' : '@exclusiveMinimum false');
+  if (node.maximum !== undefined) m.push(`@maximum ${node.maximum}`);
+  if (node.exclusiveMaximum !== undefined) m.push(node.exclusiveMaximum ? '@exclusiveMaximum' : '@exclusiveMaximum false');
+  if (node.multipleOf !== undefined) m.push(`@multipleOf ${node.multipleOf}`);
+  if (node.minLength !== undefined) m.push(`@minLength ${node.minLength}`);
+  if (node.maxLength !== undefined) m.push(`@maxLength ${node.maxLength}`);
+  if (node.pattern !== undefined) m.push(`@pattern ${quoteRaw(node.pattern)}`);
+  if (node.minItems !== undefined) m.push(`@minItems ${node.minItems}`);
+  if (node.maxItems !== undefined) m.push(`@maxItems ${node.maxItems}`);
+  if (node.minProperties !== undefined) m.push(`@minProperties ${node.minProperties}`);
+  if (node.maxProperties !== undefined) m.push(`@maxProperties ${node.maxProperties}`);
+  if (node.default !== undefined) m.push(`@default ${json(node.default)}`);
+  if (node.example !== undefined) m.push(`@example ${json(node.example)}`);
+  if (node.intOrString) m.push('@intOrString');
+  if (node.preserveUnknownFields) m.push('@preserveUnknownFields');
+  if (node.embeddedResource) m.push('@embeddedResource');
+  if (node.listType) m.push(`@listType ${node.listType}`);
+  for (const k of node.listMapKeys ?? []) m.push(`@listMapKey ${k}`);
+  if (node.mapType) m.push(`@mapType ${node.mapType}`);
+  if (node.type === 'object' && !node.properties && !node.additionalProperties && !node.preserveUnknownFields) m.push('@object');
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    if (node[key] && !(node.intOrString && isIntOrStringJunctor(node, key))) {
+      m.push(`@${key} ${json(node[key]!.map((s) => schemaToJson(s)))}`);
+    }
+  }
+  if (node.not) m.push(`@not ${json(schemaToJson(node.not))}`);
+  if (node.externalDocs) {
+    const args = Object.entries(node.externalDocs).map(([k, v]) => `${k}=${quoteArg(String(v))}`);
+    m.push(`@externalDocs ${args.join(' ')}`);
+  }
+  for (const r of node.validations ?? []) {
+    const args = [`rule=${JSON.stringify(r.rule)}`];
+    if (r.message !== undefined) args.push(`message=${JSON.stringify(r.message)}`);
+    if (r.messageExpression !== undefined) args.push(`messageExpression=${JSON.stringify(r.messageExpression)}`);
+    if (r.reason !== undefined) args.push(`reason=${r.reason}`);
+    if (r.fieldPath !== undefined) args.push(`fieldPath=${JSON.stringify(r.fieldPath)}`);
+    if (r.optionalOldSelf) args.push('optionalOldSelf=true');
+    m.push(`@validation ${args.join(' ')}`);
+  }
+  return m;
+}
+
+function quoteRaw(s: string): string {
+  return s === '' || /^\s|\s$|^"|\n|\*\//.test(s) ? JSON.stringify(s) : s;
+}
+
+function enumInType(node: SchemaNode): boolean {
+  if (!node.enum || node.enum.length === 0) return false;
+  if (node.type === 'string') return node.enum.every((v) => typeof v === 'string' || (v === null && node.nullable));
+  if (node.type === 'integer' || node.type === 'number') {
+    return node.enum.every((v) => (typeof v === 'number' && Number.isFinite(v)) || (v === null && node.nullable));
+  }
+  return false;
+}
+
+/** Whether a node needs its own declaration to carry markers (in item or map-value position). */
+function isTrivial(node: SchemaNode): boolean {
+  const keys = Object.keys(node).filter((k) => k !== 'location' && (node as Record<string, unknown>)[k] !== undefined);
+  if (node.type === 'object' && node.properties) return false;
+  if (node.type === 'array') return keys.every((k) => k === 'type' || k === 'items') && isTrivial(node.items!);
+  if (node.type === 'integer' || node.type === 'number') return false;
+  return keys.every((k) => k === 'type');
+}
+
+class Emitter {
+  readonly decls: string[] = [];
+  readonly names = new Set<string>();
+  readonly kind: string;
+  constructor(kind: string) {
+    this.kind = kind;
+  }
+
+  unique(base: string): string {
+    let name = base;
+    for (let i = 2; this.names.has(name); i++) name = `${base}${i}`;
+    this.names.add(name);
+    return name;
+  }
+
+  childBase(parent: string, field: string): string {
+    if (parent === `${this.kind}Spec`) return `${this.kind}${pascal(field)}`;
+    return `${parent}${pascal(field)}`;
+  }
+
+  /** The TS type of a node; declares interfaces/aliases for nested structures. */
+  typeOf(node: SchemaNode, base: string, position: 'field' | 'item'): string {
+    let t: string;
+    if (position === 'item' && !isTrivial(node) && !(node.type === 'object' && node.properties)) {
+      const name = this.unique(base);
+      const inner = this.bareType(node, name);
+      this.decls.push(`${renderDocComment(node.description, nodeMarkers(node), '')}export type ${name} = ${inner};\n`);
+      return name;
+    }
+    if (node.type === 'object' && node.properties) {
+      const name = this.unique(base);
+      this.declareInterface(name, node, position === 'item' ? nodeMarkers(node) : [], node.description);
+      t = name;
+    } else {
+      t = this.bareType(node, base);
+    }
+    return node.nullable && !t.endsWith('| null') ? `${t} | null` : t;
+  }
+
+  bareType(node: SchemaNode, base: string): string {
+    let t: string;
+    if (node.intOrString) t = 'number | string';
+    else if (enumInType(node)) t = node.enum!.filter((v) => v !== null).map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v))).join(' | ');
+    else {
+      switch (node.type) {
+        case 'string':
+          t = 'string';
+          break;
+        case 'integer':
+        case 'number':
+          t = 'number';
+          break;
+        case 'boolean':
+          t = 'boolean';
+          break;
+        case 'array': {
+          const item = this.typeOf(node.items ?? {}, `${base}Item`, 'item');
+          t = /[|&]/.test(item) ? `Array<${item}>` : `${item}[]`;
+          break;
+        }
+        case 'object':
+          if (node.properties) {
+            const name = this.unique(base);
+            this.declareInterface(name, node, [], node.description);
+            t = name;
+          } else if (node.additionalProperties && typeof node.additionalProperties === 'object') {
+            t = `{ [key: string]: ${this.typeOf(node.additionalProperties, `${base}Value`, 'item')} }`;
+          } else {
+            t = '{ [key: string]: unknown }';
+          }
+          break;
+        default:
+          t = 'unknown';
+      }
+    }
+    return node.nullable ? `${t} | null` : t;
+  }
+
+  fieldLines(node: SchemaNode, parentName: string, indent: string): string {
+    let out = '';
+    const required = new Set(node.required ?? []);
+    for (const [name, sub] of Object.entries(node.properties ?? {})) {
+      const type = this.typeOf(sub, this.childBase(parentName, name), 'field');
+      out += renderDocComment(sub.description, nodeMarkers(sub), indent);
+      out += `${indent}${propKey(name)}${required.has(name) ? '' : '?'}: ${type};\n`;
+    }
+    for (const name of node.required ?? []) {
+      if (!node.properties?.[name]) throw new Error(`required field ${name} of ${parentName} is not declared in properties`);
+    }
+    return out;
+  }
+
+  declareInterface(name: string, node: SchemaNode, markers: string[], description: string | undefined): void {
+    const slot = this.decls.length;
+    this.decls.push('');
+    const body = this.fieldLines(node, name, '  ');
+    this.decls[slot] = `${renderDocComment(description, markers, '')}export interface ${name} {\n${body}}\n`;
+  }
+}
+
+function resourceMarkers(r: ResourceModel, v: VersionModel): string[] {
+  const m = [`@group ${r.group}`, `@version ${v.name}`, `@kind ${r.kind}`, `@scope ${r.scope}`, `@plural ${r.plural}`];
+  if (r.singular !== r.kind.toLowerCase()) m.push(`@singular ${r.singular}`);
+  if (r.listKind !== `${r.kind}List`) m.push(`@listKind ${r.listKind}`);
+  for (const s of r.shortNames ?? []) m.push(`@shortName ${s}`);
+  for (const c of r.categories ?? []) m.push(`@category ${c}`);
+  if (v.storage) m.push('@storageVersion');
+  if (!v.served) m.push('@served false');
+  if (v.deprecated) m.push(v.deprecationWarning !== undefined ? `@deprecatedVersion warning=${JSON.stringify(v.deprecationWarning)}` : '@deprecatedVersion');
+  if (v.statusSubresource) m.push('@subresource status');
+  if (v.scale) {
+    const s = v.scale;
+    m.push(
+      `@subresource scale specPath=${quoteArg(s.specReplicasPath)} statusPath=${quoteArg(s.statusReplicasPath)}${s.labelSelectorPath ? ` selectorPath=${quoteArg(s.labelSelectorPath)}` : ''}`,
+    );
+  }
+  for (const c of v.printerColumns ?? []) {
+    const args = [`name=${quoteArg(c.name)}`, `type=${c.type}`, `jsonPath=${quoteArg(c.jsonPath)}`];
+    if (c.description !== undefined) args.push(`description=${JSON.stringify(c.description)}`);
+    if (c.format !== undefined) args.push(`format=${c.format}`);
+    if (c.priority !== undefined) args.push(`priority=${c.priority}`);
+    m.push(`@printColumn ${args.join(' ')}`);
+  }
+  for (const f of v.selectableFields ?? []) m.push(`@selectableField jsonPath=${quoteArg(f)}`);
+  for (const [k, val] of Object.entries(r.annotations ?? {}).sort()) m.push(`@crdAnnotation ${quoteArg(k)}=${quoteArg(val)}`);
+  for (const [k, val] of Object.entries(r.labels ?? {}).sort()) m.push(`@crdLabel ${quoteArg(k)}=${quoteArg(val)}`);
+  return m;
+}
+
+/** The file name (kebab-free, lower-case kind) of a resource version's generated module. */
+export function moduleFileName(r: ResourceModel): string {
+  return `${r.kind.toLowerCase()}.ts`;
+}
+
+/**
+ * Generates the TypeScript module of one resource version: the object types (with markers, so
+ * the module reads back into the same CRD), `<Kind>Resource` (a typed descriptor for
+ * `@kubeloom/kclient`), `<Kind>Schema` and `<Kind>Validator`, and typed client constructors.
+ */
+export function versionToTypeScript(r: ResourceModel, v: VersionModel, options: TypeScriptWriterOptions = {}): string {
+  const kind = r.kind;
+  const e = new Emitter(kind);
+  e.names.add(kind);
+  for (const reserved of [`${kind}Resource`, `${kind}Schema`, `${kind}Validator`, `${kind}List`, `${kind}Client`, `new${kind}Client`]) {
+    e.names.add(reserved);
+  }
+  const root = v.schema;
+  const rootMarkers = [...resourceMarkers(r, v), ...nodeMarkers(root).filter((m) => !m.startsWith('@object'))];
+  const slot = e.decls.length;
+  e.decls.push('');
+  let body = '';
+  const required = new Set(root.required ?? []);
+  for (const [name, sub] of Object.entries(root.properties ?? {})) {
+    let type: string;
+    let markers: string[];
+    if (name === 'metadata') {
+      type = 'ObjectMeta';
+      markers = nodeMarkers(sub).filter((m) => m !== '@object');
+    } else if (name === 'spec' || name === 'status') {
+      type = e.typeOf(sub, `${kind}${pascal(name)}`, 'field');
+      markers = nodeMarkers(sub);
+    } else {
+      type = e.typeOf(sub, `${kind}${pascal(name)}`, 'field');
+      markers = nodeMarkers(sub);
+    }
+    body += renderDocComment(sub.description, markers, '  ');
+    body += `  ${propKey(name)}${required.has(name) ? '' : '?'}: ${type};\n`;
+  }
+  e.decls[slot] = `${renderDocComment(root.description, rootMarkers, '')}export interface ${kind} {\n${body}}\n`;
+
+  const withValidator = options.validator !== false;
+  const withClient = options.client !== false;
+  const hasStatus = v.statusSubresource === true;
+  const imports = [
+    `import { defineResource, type ListMeta, type ObjectMeta, type TypedResourceDescriptor${withClient ? ', type KubeClient' : ''} } from '@kubeloom/kube';`,
+  ];
+  if (withValidator) {
+    imports.push(`import { createValidator, type JsonSchemaProps, type ObjectValidator } from '@kubeloom/codegen/runtime';`);
+  }
+  if (withClient) imports.push(`import { type Client, type ClientOptions, newClient } from '@kubeloom/kclient';`);
+  const descriptor: string[] = [
+    `  group: ${JSON.stringify(r.group)},`,
+    `  version: ${JSON.stringify(v.name)},`,
+    `  kind: ${JSON.stringify(kind)},`,
+    `  plural: ${JSON.stringify(r.plural)},`,
+    `  singular: ${JSON.stringify(r.singular)},`,
+    `  namespaced: ${r.scope === 'Namespaced'},`,
+    `  listKind: ${JSON.stringify(r.listKind)},`,
+    `  subresources: { status: ${hasStatus}, scale: ${v.scale !== undefined} },`,
+  ];
+  if (r.shortNames?.length) descriptor.push(`  shortNames: ${JSON.stringify(r.shortNames)},`);
+  let out = `// Code generated by kubeloom-gen${options.source ? ` from ${options.source}` : ''}. DO NOT EDIT.\n`;
+  out += `// ${r.plural}.${r.group}, version ${v.name}.\n\n`;
+  out += `${imports.join('\n')}\n\n`;
+  out += e.decls.join('\n');
+  out += `\n/** A list of ${kind} objects. */\nexport interface ${kind}List {\n  apiVersion?: string;\n  kind?: string;\n  metadata?: ListMeta;\n  items: ${kind}[];\n}\n`;
+  out += `\n/** The typed resource descriptor of ${kind} (${r.plural}.${r.group}/${v.name}). */\n`;
+  out += `export const ${kind}Resource: TypedResourceDescriptor<${kind}> = defineResource<${kind}>({\n${descriptor.join('\n')}\n});\n`;
+  if (withValidator) {
+    const schemaJson = JSON.stringify(sortKeys(schemaToJson(root, { dropDescriptions: true })), null, 2);
+    out += `\n/** The OpenAPI v3 schema of ${kind} ${v.name} (descriptions dropped). */\n`;
+    out += `export const ${kind}Schema: JsonSchemaProps = ${schemaJson};\n`;
+    out += `\n/** Validates ${kind} objects as the apiserver does: schema, formats, defaults and CEL rules (unevaluable rules are reported, never passed silently). */\n`;
+    out += `export const ${kind}Validator: ObjectValidator<${kind}> = createValidator<${kind}>(${kind}Schema);\n`;
+  }
+  if (withClient) {
+    const omitted = hasStatus ? '' : "'updateStatus' | 'patchStatus' | 'applyStatus'";
+    out += `\n/** A typed client for ${kind}${hasStatus ? '' : ' (no status subresource, so no status writes)'}. */\n`;
+    out += omitted ? `export type ${kind}Client = Omit<Client<${kind}>, ${omitted}>;\n` : `export type ${kind}Client = Client<${kind}>;\n`;
+    out += `\n/** Creates a typed client for ${kind} (${r.plural}.${r.group}/${v.name}). */\n`;
+    out += `export function new${kind}Client(kube: KubeClient, options?: ClientOptions<${kind}>): ${kind}Client {\n  return newClient(kube, ${kind}Resource, options);\n}\n`;
+  }
+  return out;
+}
+
+/** The directory of a resource version's module: `<group>/<version>`. */
+export function versionDirectory(r: ResourceModel, v: VersionModel): string {
+  return `${r.group}/${v.name}`;
+}
+
+/**
+ * Generates the TypeScript modules of resources: one file per kind and version
+ * (`<group>/<version>/<kind>.ts`) and an `index.ts` per version directory. Output is sorted and
+ * deterministic.
+ */
+export function resourcesToTypeScript(resources: readonly ResourceModel[], options: TypeScriptWriterOptions = {}): GeneratedFile[] {
+  const files = new Map<string, string>();
+  const indexes = new Map<string, Set<string>>();
+  const ext = options.importExtension ?? '.ts';
+  for (const r of resources) {
+    for (const v of r.versions) {
+      const dir = versionDirectory(r, v);
+      const file = `${dir}/${moduleFileName(r)}`;
+      if (files.has(file)) throw new Error(`two resources generate ${file}: kinds must be unique per group and version`);
+      files.set(file, versionToTypeScript(r, v, options));
+      const set = indexes.get(dir) ?? new Set<string>();
+      set.add(moduleFileName(r).replace(/\.ts$/, ext));
+      indexes.set(dir, set);
+    }
+  }
+  for (const [dir, mods] of indexes) {
+    const lines = [...mods].sort().map((m) => `export * from './${m}';`);
+    files.set(`${dir}/index.ts`, `// Code generated by kubeloom-gen. DO NOT EDIT.\n${lines.join('\n')}\n`);
+  }
+  return [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, content]) => ({ path, content }));
+}
