@@ -533,7 +533,8 @@ class FaultProxyServer implements FaultProxy {
   /** Client sockets, each with a promise that resolves once its 'close' was handled. */
   readonly #sockets = new Map<Socket, Promise<void>>();
   readonly #upstreamSockets = new Map<Socket, Promise<void>>();
-  readonly #identities = new WeakMap<Socket, Identity>();
+  /** TLS connections, with the identity of their client certificate (if any). */
+  readonly #tlsSockets = new Map<TLSSocket, Identity | undefined>();
   readonly #exchanges = new Set<Exchange>();
   readonly #entries = new WeakMap<Exchange, LogEntry>();
   readonly #listeners = new Set<() => void>();
@@ -571,6 +572,7 @@ class FaultProxyServer implements FaultProxy {
     this.url = `https://127.0.0.1:${this.port}`;
     init.server.on('connection', (socket: Socket) => this.#onConnection(socket));
     init.server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#onRequest(req, res));
+    init.server.on('secureConnection', (socket: TLSSocket) => this.#onSecureConnection(socket));
     init.server.on('upgrade', (req: IncomingMessage, socket: Socket) => this.#onUpgrade(req, socket));
     init.server.on('clientError', (_err: Error, socket: Socket) => socket.destroy());
     init.server.on('tlsClientError', () => {});
@@ -632,9 +634,12 @@ class FaultProxyServer implements FaultProxy {
     const match: RequestMatch = options.user !== undefined ? { user: options.user } : {};
     if (options.mode === 'refuse') {
       const rule = this.#install({ ...match, action: { type: 'cut' } }, options.user === undefined);
-      for (const socket of [...this.#sockets.keys()]) {
-        if (options.user === undefined || this.#identities.get(socket)?.user === options.user)
-          socket.destroy();
+      if (options.user === undefined) this.cut();
+      else {
+        this.cut({ user: options.user });
+        for (const [socket, identity] of [...this.#tlsSockets]) {
+          if (identity?.user === options.user) socket.destroy(); // idle keep-alive connections
+        }
       }
       return rule;
     }
@@ -676,21 +681,20 @@ class FaultProxyServer implements FaultProxy {
   // ---- immediate faults ----------------------------------------------------------------------
 
   cut(match?: RequestMatch): number {
-    if (match === undefined) {
-      const all = [...this.#sockets.keys()];
-      for (const socket of all) socket.destroy();
-      return all.length;
-    }
     const sockets = new Set<Socket>();
     for (const exchange of this.#exchanges) {
       const entry = this.#entries.get(exchange);
       if (entry && !exchange.closed && matches(match, entry)) {
         entry.faults.push('cut');
         sockets.add(exchange.req.socket);
+        exchange.cut();
       }
     }
-    for (const socket of sockets) socket.destroy();
-    return sockets.size;
+    if (match !== undefined) return sockets.size;
+    const all = [...this.#sockets.keys()];
+    for (const socket of all) socket.destroy();
+    this.#changed();
+    return all.length;
   }
 
   injectLine(line: string, options: InjectOptions = {}): number {
@@ -895,6 +899,12 @@ class FaultProxyServer implements FaultProxy {
     this.#changed();
   }
 
+  #onSecureConnection(socket: TLSSocket): void {
+    const identity = identify(socket, {});
+    this.#tlsSockets.set(socket, identity.authentication === 'anonymous' ? undefined : identity);
+    socket.once('close', () => this.#tlsSockets.delete(socket));
+  }
+
   #onUpgrade(req: IncomingMessage, socket: Socket): void {
     const body = JSON.stringify(
       statusObject(501, {
@@ -930,14 +940,8 @@ class FaultProxyServer implements FaultProxy {
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     const socket = req.socket as TLSSocket;
-    let identity = this.#identities.get(socket);
-    if (!identity) {
-      identity = identify(socket, req.headers);
-      // Bearer vs anonymous is per request; only certificate identities are per connection.
-      if (identity.authentication === 'certificate' || identity.authentication === 'rejected') {
-        this.#identities.set(socket, identity);
-      }
-    }
+    // A certificate identity belongs to the connection; bearer vs anonymous is per request.
+    const identity = this.#tlsSockets.get(socket) ?? identify(socket, req.headers);
     const entry = this.#record(req, identity);
     const exchange: Exchange = new Exchange(req, res, entry.watch, {
       changed: () => {

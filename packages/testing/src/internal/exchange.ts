@@ -187,6 +187,7 @@ export class Exchange {
   /** Destroys the client connection and the upstream request: the client sees a reset. */
   cut(): void {
     if (this.closed || this.#ended) return;
+    this.#ended = true; // nothing more goes out; no longer an active watch
     this.req.socket.destroy();
     this.upstreamReq?.destroy();
   }
