@@ -456,7 +456,7 @@ export class FakeCluster {
     let after: string | undefined;
     if (opts.continue) {
       const token = decodeContinue(opts.continue);
-      if (token.rv < this.#compacted) {
+      if (token.rv !== -1 && token.rv < this.#compacted) {
         throw S.toError(
           S.expired(
             'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',

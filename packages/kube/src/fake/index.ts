@@ -16,3 +16,5 @@ export type {
   RequestObserver,
   ResourceMatcher,
 } from './fake-cluster-options.ts';
+export { createFakeKubeClient } from './create-fake-kube-client.ts';
+export type { FakeKubeClient, FakeKubeClientOptions } from './fake-kube-client.ts';

@@ -1,0 +1,140 @@
+import { expect, it } from 'vitest';
+import { builtins } from '../builtins.ts';
+import type { KubeObject } from '../object.ts';
+import { apiError, expectStatus, GROUP, Widget } from './fixtures.ts';
+import type { ConformanceContext } from './target.ts';
+
+type CM = KubeObject & { data?: Record<string, string> };
+
+function cm(namespace: string, name: string, data: Record<string, string>, labels?: Record<string, string>): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels ? { labels } : {}) }, data } as KubeObject;
+}
+
+function managers(obj: KubeObject): Array<{ manager?: string; operation?: string; subresource?: string }> {
+  return (obj.metadata?.managedFields ?? []).map((m) => ({
+    manager: m.manager,
+    operation: m.operation,
+    ...(m.subresource ? { subresource: m.subresource } : {}),
+  }));
+}
+
+/** Server-side apply: create, ownership, conflicts, force, removal of dropped fields, status. */
+export function applyTests(ctx: ConformanceContext): void {
+  it('apply creates a missing object and records the manager in managedFields', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const created = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', { fieldManager: 'alice' })) as CM;
+    expect(created.data).toEqual({ k: 'a' });
+    expect(created.metadata?.uid).toBeDefined();
+    expect(managers(created)).toEqual([{ manager: 'alice', operation: 'Apply' }]);
+    expect(created.metadata?.managedFields?.[0]?.fieldsV1).toEqual({ 'f:data': { 'f:k': {} } });
+  });
+
+  it('apply without a fieldManager is 422 Invalid', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const err = await apiError(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply'));
+    expectStatus(err, {
+      code: 422,
+      reason: 'Invalid',
+      message: 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      details: {
+        group: 'meta.k8s.io',
+        kind: 'PatchOptions',
+        causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+      },
+    });
+  });
+
+  it('a field owned by another manager with a different value is a 409 conflict with causes; force takes it over', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a', j: '1' }), 'apply', { fieldManager: 'alice' });
+    const one = await apiError(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b', j: '1' }), 'apply', { fieldManager: 'bob' }));
+    expectStatus(one, {
+      code: 409,
+      reason: 'Conflict',
+      message: 'Apply failed with 1 conflict: conflict with "alice": .data.k',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.k' }] },
+    });
+    const two = await apiError(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b', j: '2' }), 'apply', { fieldManager: 'bob' }));
+    expectStatus(two, {
+      code: 409,
+      reason: 'Conflict',
+      message: 'Apply failed with 2 conflicts: conflicts with "alice":\n- .data.j\n- .data.k',
+    });
+    expect(two.causes.map((c) => c.field)).toEqual(['.data.j', '.data.k']);
+    const forced = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b' }), 'apply', { fieldManager: 'bob', force: true })) as CM;
+    expect(forced.data).toEqual({ k: 'b', j: '1' });
+    const owners = Object.fromEntries((forced.metadata?.managedFields ?? []).map((m) => [m.manager, m.fieldsV1]));
+    expect(owners).toEqual({ alice: { 'f:data': { 'f:j': {} } }, bob: { 'f:data': { 'f:k': {} } } });
+  });
+
+  it('the same value is shared ownership, not a conflict; a field dropped from the config is removed unless co-owned', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { shared: 'x', mine: '1' }, { app: 'a' }), 'apply', { fieldManager: 'alice' });
+    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { shared: 'x' }), 'apply', { fieldManager: 'bob' });
+    const dropped = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', {}), 'apply', { fieldManager: 'alice' })) as CM;
+    // alice no longer applies shared, mine or the label: mine and the label go, shared stays (bob owns it).
+    expect(dropped.data).toEqual({ shared: 'x' });
+    expect(dropped.metadata?.labels ?? {}).toEqual({});
+  });
+
+  it('an update by another manager that changes a field makes it the owner; apply then conflicts with "<manager>" using <version>', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const applied = await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', { fieldManager: 'alice' });
+    await api.update(builtins.ConfigMap, { ...applied, data: { k: 'a', z: '3' } } as KubeObject, { fieldManager: 'carol' });
+    const err = await apiError(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { z: '4' }), 'apply', { fieldManager: 'alice' }));
+    expectStatus(err, {
+      code: 409,
+      reason: 'Conflict',
+      message: 'Apply failed with 1 conflict: conflict with "carol" using v1: .data.z',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "carol" using v1', field: '.data.z' }] },
+    });
+  });
+
+  it('apply to the status subresource changes only status and records subresource: status', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const body = (status: Record<string, unknown>, spec: Record<string, unknown>) =>
+      ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec, status }) as KubeObject;
+    await api.patch(Widget, 'w', ns, body({ ignored: true }, { size: 1 }), 'apply', { fieldManager: 'ctl' });
+    const st = (await api.patch(Widget, 'w', ns, body({ ready: true }, { size: 5 }), 'apply', {
+      fieldManager: 'ctl-status',
+      subresource: 'status',
+    })) as KubeObject & { spec: unknown; status: unknown };
+    expect(st.spec).toEqual({ size: 1 });
+    expect(st.status).toEqual({ ready: true });
+    expect(managers(st)).toEqual([
+      { manager: 'ctl', operation: 'Apply' },
+      { manager: 'ctl-status', operation: 'Apply', subresource: 'status' },
+    ]);
+  });
+
+  it('apply merges containers by name in built-in lists', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const full = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', namespace: ns },
+      spec: {
+        selector: { matchLabels: { app: 'd' } },
+        template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'a', image: 'a:1' }] } },
+      },
+    } as KubeObject;
+    await api.patch(builtins.Deployment, 'd', ns, full, 'apply', { fieldManager: 'one' });
+    const partial = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', namespace: ns },
+      spec: { template: { spec: { containers: [{ name: 'b', image: 'b:1' }] } } },
+    } as KubeObject;
+    const merged = (await api.patch(builtins.Deployment, 'd', ns, partial, 'apply', { fieldManager: 'two' })) as KubeObject & {
+      spec: { template: { spec: { containers: Array<{ name: string; image: string }> } } };
+    };
+    expect(merged.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual(['a=a:1', 'b=b:1']);
+  });
+}

@@ -1,0 +1,59 @@
+import { expect, it } from 'vitest';
+import { builtins } from '../builtins.ts';
+import { apiError, configMap } from './fixtures.ts';
+import type { ConformanceContext } from './target.ts';
+import { WatchReader } from './watch-reader.ts';
+
+/** History compaction: 410 Expired for watches, continue tokens and exact lists from before it. */
+export function compactionTests(ctx: ConformanceContext): void {
+  it('a watch from a compacted resourceVersion gets an ERROR event with 410 Expired', async () => {
+    const { api, newNamespace, compact } = ctx.target;
+    const ns = await newNamespace();
+    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
+    await api.create(builtins.ConfigMap, configMap(ns, 'b'));
+    await compact!();
+    const controller = new AbortController();
+    const w = new WatchReader(api.watch(builtins.ConfigMap, { namespace: ns, resourceVersion: a.metadata!.resourceVersion!, signal: controller.signal }), controller);
+    try {
+      const event = await w.next();
+      expect(event).not.toBe('end');
+      if (event === 'end') return;
+      expect(event.type).toBe('ERROR');
+      if (event.type !== 'ERROR') return;
+      expect(event.status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Expired', code: 410 });
+      expect(await w.next()).toBe('end');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('a continue token from before a compaction is 410 Expired, with a token to continue inconsistently', async () => {
+    const { api, newNamespace, compact } = ctx.target;
+    const ns = await newNamespace();
+    for (const n of ['a', 'b', 'c']) await api.create(builtins.ConfigMap, configMap(ns, n));
+    const first = await api.list(builtins.ConfigMap, { namespace: ns, limit: 1 });
+    await api.create(builtins.ConfigMap, configMap(ns, 'd'));
+    await compact!();
+    const err = await apiError(api.list(builtins.ConfigMap, { namespace: ns, limit: 1, continue: first.metadata.continue }));
+    expect(err.code).toBe(410);
+    expect(err.reason).toBe('Expired');
+    expect(err.status?.message).toMatch(/^The provided continue parameter is too old to display a consistent list result/);
+    const inconsistent = (err.status as { metadata?: { continue?: string } }).metadata?.continue;
+    expect(inconsistent).toBeTruthy();
+    const rest = await api.list(builtins.ConfigMap, { namespace: ns, continue: inconsistent });
+    expect(rest.items.map((o) => o.metadata?.name)).toEqual(['b', 'c', 'd']);
+  });
+
+  it('a list at an exact compacted resourceVersion is 410 Expired', async () => {
+    const { api, newNamespace, compact } = ctx.target;
+    const ns = await newNamespace();
+    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
+    await api.create(builtins.ConfigMap, configMap(ns, 'b'));
+    await compact!();
+    const err = await apiError(
+      api.list(builtins.ConfigMap, { namespace: ns, resourceVersion: a.metadata!.resourceVersion!, resourceVersionMatch: 'Exact' }),
+    );
+    expect(err.code).toBe(410);
+    expect(err.reason).toBe('Expired');
+  });
+}
