@@ -67,13 +67,13 @@ describe('prometheusMetrics', () => {
     expect(await values(registry, 'workqueue_depth')).toEqual({ pods: 0 });
     expect(await values(registry, 'workqueue_retries_total')).toEqual({ pods: 1 });
     const queued = await values(registry, 'workqueue_queue_duration_seconds');
-    expect(queued['pods_count']).toBe(4); // slow, a, fail, fail (retry)
+    expect(queued.pods_count).toBe(4); // slow, a, fail, fail (retry)
     expect(queued['pods_bucket{le=0.01}']).toBe(1); // the retry waited 5 ms
     expect(queued['pods_bucket{le=1}']).toBe(2); // cumulative: + slow (0.1 s)
     expect(queued['pods_bucket{le=10}']).toBe(4); // slow waited 0.1 s, the others about 2.1 s
     const work = await values(registry, 'workqueue_work_duration_seconds');
-    expect(work['pods_count']).toBe(4);
-    expect(work['pods_sum']).toBeCloseTo(2, 5);
+    expect(work.pods_count).toBe(4);
+    expect(work.pods_sum).toBeCloseTo(2, 5);
     ac.abort();
     await run;
     expect(await values(registry, 'workqueue_longest_running_processor_seconds')).toEqual({ pods: 0 });

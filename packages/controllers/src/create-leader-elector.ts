@@ -1,0 +1,441 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  builtins,
+  consoleLogger,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  type Logger,
+} from '@kubeloom/kube';
+import { type Clock, systemClock, type TimerHandle } from './clock.ts';
+import { describeValue } from './internal/describe.ts';
+import {
+  type LeaseJson,
+  type LeaseSpecJson,
+  microTime,
+  recordLeaseDurationMs,
+  recordTransitions,
+} from './internal/lease.ts';
+import { sleep, timeoutSignal } from './internal/sleep.ts';
+import {
+  LeaderElectionConfigError,
+  type LeaderElectionOptions,
+  type LeaderElector,
+  type LeaseRef,
+} from './leader-election.ts';
+import type { LeaderElectionMetricsRecorder } from './metrics.ts';
+
+/** The result of one read-and-write round on the Lease. */
+type Attempt =
+  | { readonly outcome: 'acquired'; readonly sentAt: number }
+  | { readonly outcome: 'held' | 'failed' }
+  | { readonly outcome: 'lost'; readonly reason: string };
+
+const HELD: Attempt = { outcome: 'held' };
+const FAILED: Attempt = { outcome: 'failed' };
+const NEVER = new AbortController().signal;
+
+/**
+ * Creates a {@link LeaderElector} for a Lease. Construction does no I/O.
+ *
+ * Rules: a candidate acquires the Lease when it does not exist, has no holder, or its record
+ * (its resourceVersion) stayed unchanged for a full lease duration (the longer of the record's
+ * and ours) on the candidate's own clock; wall-clock times in the Lease are never trusted. The
+ * leader renews every retry period and stops leading when no renewal *sent* within the last
+ * renew deadline succeeded. Every write carries the resourceVersion it read.
+ *
+ * @throws LeaderElectionConfigError unless leaseDuration > renewDeadline > 1.2 × retryPeriod and
+ *   every option is well formed.
+ */
+export function createLeaderElector(opts: LeaderElectionOptions): LeaderElector {
+  return new Elector(opts);
+}
+
+interface Timings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+function validate(opts: LeaderElectionOptions): Timings {
+  const fail = (msg: string): never => {
+    throw new LeaderElectionConfigError(`leader election: ${msg}`);
+  };
+  if (!opts || typeof opts !== 'object') fail('pass an options object');
+  const api = opts.api as unknown as Record<string, unknown> | undefined;
+  if (
+    !api ||
+    typeof api.get !== 'function' ||
+    typeof api.create !== 'function' ||
+    typeof api.update !== 'function'
+  ) {
+    fail('options.api must be an ApiClient (e.g. kubeClient.api)');
+  }
+  const lease = opts.lease as LeaseRef | undefined;
+  if (
+    !lease ||
+    typeof lease.name !== 'string' ||
+    lease.name === '' ||
+    typeof lease.namespace !== 'string' ||
+    lease.namespace === ''
+  ) {
+    fail(`options.lease must name the Lease as { namespace, name }, got ${describeValue(lease)}`);
+  }
+  if (opts.identity !== undefined && (typeof opts.identity !== 'string' || opts.identity === '')) {
+    fail('options.identity must be a non-empty string, unique per process (or omit it for hostname_uuid)');
+  }
+  if (typeof opts.onStartedLeading !== 'function') fail('options.onStartedLeading(signal) is required');
+  const timing = (name: keyof Timings, fallback: number): number => {
+    const v = opts[name] ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+      fail(`${name} must be a positive number of milliseconds, got ${String(v)}`);
+    }
+    return v;
+  };
+  const leaseDurationMs = timing('leaseDurationMs', 15_000);
+  const renewDeadlineMs = timing('renewDeadlineMs', 10_000);
+  const retryPeriodMs = timing('retryPeriodMs', 2_000);
+  const defaults = 'The defaults are leaseDurationMs 15000, renewDeadlineMs 10000, retryPeriodMs 2000.';
+  if (leaseDurationMs % 1000 !== 0) {
+    fail(
+      `leaseDurationMs must be a whole number of seconds (the Lease stores seconds), got ${leaseDurationMs}`,
+    );
+  }
+  if (!(leaseDurationMs > renewDeadlineMs)) {
+    fail(
+      `leaseDurationMs (${leaseDurationMs}) must be greater than renewDeadlineMs (${renewDeadlineMs}): a leader ` +
+        `must give up before a candidate may take over, or two processes lead at once. ${defaults}`,
+    );
+  }
+  if (!(renewDeadlineMs > 1.2 * retryPeriodMs)) {
+    fail(
+      `renewDeadlineMs (${renewDeadlineMs}) must be greater than 1.2 × retryPeriodMs (${retryPeriodMs}) = ` +
+        `${1.2 * retryPeriodMs}: the leader needs room for more than one renewal attempt per deadline. ${defaults}`,
+    );
+  }
+  return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
+}
+
+class Elector implements LeaderElector {
+  readonly identity: string;
+  readonly #opts: LeaderElectionOptions;
+  readonly #t: Timings;
+  readonly #clock: Clock;
+  readonly #wallClock: () => Date;
+  readonly #logger: Logger;
+  readonly #leaseName: string;
+  #running = false;
+  #leading = false;
+  #validUntil = Number.NEGATIVE_INFINITY;
+  /** What we last saw: `undefined` before the first read, `null` for a missing Lease, else its resourceVersion. */
+  #observedRv: string | null | undefined;
+  #observedHolder = '';
+  /** When (on our clock) the record last changed. */
+  #observedTime = 0;
+  /** The Lease vanished after we saw it held: wait a lease duration before creating it. */
+  #absentAfterHeld = false;
+  #reportedLeader: string | undefined;
+
+  constructor(opts: LeaderElectionOptions) {
+    this.#t = validate(opts);
+    this.#opts = opts;
+    this.identity = opts.identity ?? `${hostname()}_${randomUUID()}`;
+    this.#clock = opts.clock ?? systemClock;
+    this.#wallClock = opts.wallClock ?? (() => new Date());
+    this.#leaseName = `${opts.lease.namespace}/${opts.lease.name}`;
+    this.#logger = (opts.logger ?? consoleLogger('warn')).child({
+      lease: this.#leaseName,
+      identity: this.identity,
+    });
+  }
+
+  isLeader(): boolean {
+    return this.#leading && this.#clock.now() < this.#validUntil;
+  }
+
+  getLeader(): string | undefined {
+    return this.#reportedLeader;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError(
+        `leader elector for lease ${this.#leaseName}: run needs an AbortSignal that stops it`,
+      );
+    }
+    if (this.#running) {
+      throw new Error(
+        `leader elector ${this.identity} for lease ${this.#leaseName} is already running; one run at a time`,
+      );
+    }
+    this.#running = true;
+    const metrics = this.#opts.metrics?.leaderElection(this.#opts.lease.name);
+    try {
+      while (!signal.aborted) {
+        const attemptSignal = timeoutSignal(this.#clock, this.#t.renewDeadlineMs, signal);
+        let attempt: Attempt;
+        try {
+          attempt = await this.#tryAcquireOrRenew(attemptSignal.signal, false);
+        } finally {
+          attemptSignal.dispose();
+        }
+        if (attempt.outcome === 'acquired') {
+          await this.#lead(signal, attempt.sentAt, metrics);
+          return;
+        }
+        await sleep(this.#clock, this.#t.retryPeriodMs, signal);
+      }
+    } finally {
+      metrics?.close();
+      this.#running = false;
+    }
+  }
+
+  async #lead(
+    signal: AbortSignal,
+    sentAt: number,
+    metrics: LeaderElectionMetricsRecorder | undefined,
+  ): Promise<void> {
+    const clock = this.#clock;
+    const leading = new AbortController();
+    let lostReason: string | undefined;
+    let deadline: TimerHandle | undefined;
+    const lose = (reason: string): void => {
+      if (lostReason !== undefined || leading.signal.aborted) return;
+      lostReason = reason;
+      this.#leading = false;
+      leading.abort(new Error(`leadership of lease ${this.#leaseName} lost: ${reason}`));
+    };
+    const armDeadline = (): void => {
+      if (deadline !== undefined) clock.clearTimeout(deadline);
+      deadline = clock.setTimeout(
+        () => lose(`no renewal succeeded within the renew deadline (${this.#t.renewDeadlineMs} ms)`),
+        this.#validUntil - clock.now(),
+      );
+    };
+
+    this.#validUntil = sentAt + this.#t.renewDeadlineMs;
+    this.#leading = true;
+    armDeadline();
+    metrics?.setLeader(true);
+    this.#logger.info('started leading');
+    let work: Promise<void>;
+    try {
+      work = Promise.resolve(this.#opts.onStartedLeading(leading.signal)).then(
+        () => {},
+        (err: unknown) => this.#logger.error('onStartedLeading failed', { error: err }),
+      );
+    } catch (err) {
+      this.#logger.error('onStartedLeading failed', { error: err });
+      work = Promise.resolve();
+    }
+
+    const loopSignal = AbortSignal.any([signal, leading.signal]);
+    while (!loopSignal.aborted) {
+      await sleep(clock, this.#t.retryPeriodMs, loopSignal);
+      if (loopSignal.aborted) break;
+      const attempt = await this.#tryAcquireOrRenew(loopSignal, true);
+      if (loopSignal.aborted) break;
+      if (attempt.outcome === 'acquired') {
+        this.#validUntil = Math.max(this.#validUntil, attempt.sentAt + this.#t.renewDeadlineMs);
+        armDeadline();
+      } else if (attempt.outcome === 'lost') {
+        lose(attempt.reason);
+      }
+    }
+    if (deadline !== undefined) clock.clearTimeout(deadline);
+
+    const graceful = lostReason === undefined;
+    this.#leading = false;
+    if (!leading.signal.aborted)
+      leading.abort(new Error(`leader elector for lease ${this.#leaseName} stopped`));
+    metrics?.setLeader(false);
+    if (graceful) {
+      this.#logger.info('stopping leading: the elector was stopped');
+      if (this.#opts.releaseOnCancel ?? true) await this.#release(work);
+    } else {
+      this.#logger.warn('stopped leading', { reason: lostReason });
+    }
+    try {
+      this.#opts.onStoppedLeading?.();
+    } catch (err) {
+      this.#logger.error('onStoppedLeading failed', { error: err });
+    }
+  }
+
+  /** One round: read the Lease, then create, take over or renew it when the rules allow. */
+  async #tryAcquireOrRenew(signal: AbortSignal, leading: boolean): Promise<Attempt> {
+    const { api, lease: ref } = this.#opts;
+    let lease: LeaseJson | undefined;
+    try {
+      lease = await api.get<LeaseJson>(builtins.Lease, ref.name, ref.namespace, { signal });
+    } catch (err) {
+      if (!isNotFound(err)) return this.#failed('reading the Lease failed', err, leading, signal);
+    }
+
+    if (lease === undefined) {
+      this.#observe(null);
+      if (leading) return { outcome: 'lost', reason: 'the Lease was deleted' };
+      if (this.#absentAfterHeld && this.#clock.now() < this.#observedTime + this.#t.leaseDurationMs)
+        return HELD;
+      const sentAt = this.#clock.now();
+      const now = microTime(this.#wallClock());
+      try {
+        const created = await api.create<LeaseJson>(
+          builtins.Lease,
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: ref.name, namespace: ref.namespace },
+            spec: {
+              holderIdentity: this.identity,
+              leaseDurationSeconds: this.#t.leaseDurationMs / 1000,
+              acquireTime: now,
+              renewTime: now,
+              leaseTransitions: 0,
+            },
+          },
+          { signal },
+        );
+        this.#observe(created);
+        return { outcome: 'acquired', sentAt };
+      } catch (err) {
+        if (isAlreadyExists(err)) {
+          this.#logger.debug('another candidate created the Lease first');
+          return FAILED;
+        }
+        return this.#failed('creating the Lease failed', err, leading, signal);
+      }
+    }
+
+    this.#observe(lease);
+    const spec: LeaseSpecJson = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
+    if (leading && holder !== this.identity) {
+      return {
+        outcome: 'lost',
+        reason: holder ? `the Lease is now held by ${holder}` : 'someone else cleared the Lease holder',
+      };
+    }
+    if (holder !== '' && holder !== this.identity) {
+      const wait = Math.max(recordLeaseDurationMs(spec), this.#t.leaseDurationMs);
+      if (this.#clock.now() < this.#observedTime + wait) return HELD;
+      this.#logger.info('taking over the Lease: its record did not change for a full lease duration', {
+        holder,
+      });
+    }
+
+    const mine = holder === this.identity;
+    const now = microTime(this.#wallClock());
+    const transitions = recordTransitions(spec);
+    const nextSpec: LeaseSpecJson = {
+      ...spec,
+      holderIdentity: this.identity,
+      leaseDurationSeconds: this.#t.leaseDurationMs / 1000,
+      acquireTime: mine ? (timeText(spec.acquireTime) ?? now) : now,
+      renewTime: now,
+      leaseTransitions: mine ? transitions : transitions + 1,
+    };
+    const sentAt = this.#clock.now();
+    try {
+      const updated = await api.update<LeaseJson>(builtins.Lease, withSpec(lease, nextSpec), { signal });
+      this.#observe(updated);
+      return { outcome: 'acquired', sentAt };
+    } catch (err) {
+      if (isConflict(err)) {
+        this.#logger.debug('the Lease changed between read and write; trying again next period');
+        return FAILED;
+      }
+      return this.#failed(
+        leading ? 'renewing the Lease failed' : 'acquiring the Lease failed',
+        err,
+        leading,
+        signal,
+      );
+    }
+  }
+
+  #failed(what: string, err: unknown, leading: boolean, signal: AbortSignal): Attempt {
+    if (!signal.aborted) {
+      const fields = { error: err };
+      if (leading) this.#logger.warn(what, fields);
+      else this.#logger.debug(what, fields);
+    }
+    return FAILED;
+  }
+
+  #observe(lease: LeaseJson | null): void {
+    const rv = lease === null ? null : (lease.metadata?.resourceVersion ?? '');
+    if (this.#observedRv !== undefined && rv === this.#observedRv) return;
+    const previousHolder = this.#observedHolder;
+    this.#absentAfterHeld = lease === null && this.#observedRv !== undefined && previousHolder !== '';
+    this.#observedRv = rv;
+    this.#observedTime = this.#clock.now();
+    this.#observedHolder = lease?.spec?.holderIdentity ?? '';
+    const holder = this.#observedHolder;
+    if (holder !== '' && holder !== this.#reportedLeader) {
+      this.#reportedLeader = holder;
+      try {
+        this.#opts.onNewLeader?.(holder);
+      } catch (err) {
+        this.#logger.error('onNewLeader failed', { error: err });
+      }
+    }
+  }
+
+  /** Waits for the leader's work (within our validity), then clears the holder so a successor starts at once. */
+  async #release(work: Promise<void>): Promise<void> {
+    const clock = this.#clock;
+    const remaining = this.#validUntil - clock.now();
+    if (remaining <= 0) return;
+    const waiting = new AbortController();
+    await Promise.race([work, sleep(clock, remaining, waiting.signal)]);
+    waiting.abort();
+    const left = this.#validUntil - clock.now();
+    if (left <= 0) {
+      this.#logger.warn(
+        'not releasing the Lease: the work started by onStartedLeading did not finish within the renew deadline; ' +
+          'the Lease expires on its own',
+      );
+      return;
+    }
+    const { api, lease: ref } = this.#opts;
+    const request = timeoutSignal(clock, left, NEVER);
+    try {
+      const lease = await api.get<LeaseJson>(builtins.Lease, ref.name, ref.namespace, {
+        signal: request.signal,
+      });
+      if (lease.spec?.holderIdentity !== this.identity) return;
+      const now = microTime(this.#wallClock());
+      const { holderIdentity: _cleared, ...rest } = lease.spec;
+      const released = await api.update<LeaseJson>(
+        builtins.Lease,
+        withSpec(lease, { ...rest, leaseDurationSeconds: 1, acquireTime: now, renewTime: now }),
+        { signal: request.signal },
+      );
+      this.#observe(released);
+      this.#logger.info('released the Lease');
+    } catch (err) {
+      this.#logger.warn('releasing the Lease failed; it expires on its own', { error: err });
+    } finally {
+      request.dispose();
+    }
+  }
+}
+
+function withSpec(lease: LeaseJson, spec: LeaseSpecJson): LeaseJson {
+  return {
+    ...lease,
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    // The resourceVersion we read is the write's precondition: a concurrent change makes it a 409.
+    metadata: { ...lease.metadata, resourceVersion: lease.metadata?.resourceVersion },
+    spec,
+  };
+}
+
+function timeText(value: string | Date | null | undefined): string | undefined {
+  if (value instanceof Date) return microTime(value);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
