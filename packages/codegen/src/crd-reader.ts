@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseAllDocuments, type YAMLMap } from 'yaml';
-import { type CodegenIssue, CodegenError } from './codegen-error.ts';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseAllDocuments,
+  type YAMLMap,
+} from 'yaml';
+import { CodegenError, type CodegenIssue } from './codegen-error.ts';
 import type {
   CelReason,
   CelRule,
@@ -14,7 +23,12 @@ import type {
 import { checkResource } from './structural.ts';
 
 const SCHEMA_TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
-const CEL_REASONS = new Set(['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate']);
+const CEL_REASONS = new Set([
+  'FieldValueInvalid',
+  'FieldValueForbidden',
+  'FieldValueRequired',
+  'FieldValueDuplicate',
+]);
 const FORBIDDEN_KEYWORDS: Record<string, string> = {
   $ref: 'CRD schemas cannot use $ref: inline the referenced schema',
   definitions: 'CRD schemas cannot use definitions: inline the schemas where they are used',
@@ -232,7 +246,8 @@ function readSchemaNode(ctx: Ctx, node: Node | null): SchemaNode {
         break;
       }
       case 'items':
-        if (isSeq(value)) ctx.error(value, 'items must be a single schema; tuple (array-form) items are not allowed in CRDs');
+        if (isSeq(value))
+          ctx.error(value, 'items must be a single schema; tuple (array-form) items are not allowed in CRDs');
         else out.items = readSchemaNode(ctx, value);
         break;
       case 'anyOf':
@@ -287,7 +302,10 @@ function readSchemaNode(ctx: Ctx, node: Node | null): SchemaNode {
       }
       case 'externalDocs': {
         const v = js(value) as { description?: string; url?: string };
-        out.externalDocs = { ...(v.description ? { description: v.description } : {}), ...(v.url ? { url: v.url } : {}) };
+        out.externalDocs = {
+          ...(v.description ? { description: v.description } : {}),
+          ...(v.url ? { url: v.url } : {}),
+        };
         break;
       }
       default: {
@@ -383,7 +401,11 @@ function stringRecord(v: unknown): Record<string, string> | undefined {
 }
 
 function readResource(ctx: Ctx, root: YAMLMap): ResourceModel | undefined {
-  const metadata = js(getValue(root, 'metadata')) as { name?: string; annotations?: unknown; labels?: unknown } | null;
+  const metadata = js(getValue(root, 'metadata')) as {
+    name?: string;
+    annotations?: unknown;
+    labels?: unknown;
+  } | null;
   const where = `CRD ${metadata?.name ?? '(unnamed)'}`;
   const spec = getMap(ctx, root, 'spec', where);
   if (!spec) return undefined;
@@ -399,7 +421,10 @@ function readResource(ctx: Ctx, root: YAMLMap): ResourceModel | undefined {
     return undefined;
   }
   if (getValue(spec, 'validation')) {
-    ctx.error(getValue(spec, 'validation'), 'spec.validation is apiextensions v1beta1; move the schema into each version');
+    ctx.error(
+      getValue(spec, 'validation'),
+      'spec.validation is apiextensions v1beta1; move the schema into each version',
+    );
   }
   if (js(getValue(spec, 'preserveUnknownFields')) === true) {
     ctx.error(
@@ -432,7 +457,10 @@ function readResource(ctx: Ctx, root: YAMLMap): ResourceModel | undefined {
   const labels = stringRecord(metadata?.labels);
   if (labels) model.labels = labels;
   if (metadata?.name && metadata.name !== `${plural}.${group}`) {
-    ctx.error(getValue(root, 'metadata'), `metadata.name must be <plural>.<group> = ${plural}.${group}, got ${metadata.name}`);
+    ctx.error(
+      getValue(root, 'metadata'),
+      `metadata.name must be <plural>.<group> = ${plural}.${group}, got ${metadata.name}`,
+    );
   }
   return model;
 }
@@ -486,7 +514,10 @@ export function readCrds(text: string, file: string, options: ReadCrdsOptions = 
     if (model) out.push(model);
   }
   if (ctx.issues.length === 0 && out.length === 0) {
-    ctx.issues.push({ message: 'no apiextensions.k8s.io/v1 CustomResourceDefinition in this file', location: { file, line: 1 } });
+    ctx.issues.push({
+      message: 'no apiextensions.k8s.io/v1 CustomResourceDefinition in this file',
+      location: { file, line: 1 },
+    });
   }
   if (ctx.issues.length === 0 && !options.skipStructuralChecks) {
     for (const r of out) ctx.issues.push(...checkResource(r));

@@ -92,7 +92,12 @@ function versionToJson(v: VersionModel, options: SchemaJsonOptions): Record<stri
 
 /** Converts a resource to a `CustomResourceDefinition` object. */
 export function resourceToCrd(r: ResourceModel, options: SchemaJsonOptions = {}): CrdDocument {
-  const names: Record<string, unknown> = { kind: r.kind, listKind: r.listKind, plural: r.plural, singular: r.singular };
+  const names: Record<string, unknown> = {
+    kind: r.kind,
+    listKind: r.listKind,
+    plural: r.plural,
+    singular: r.singular,
+  };
   if (r.shortNames?.length) names.shortNames = [...r.shortNames];
   if (r.categories?.length) names.categories = [...r.categories];
   const metadata: CrdDocument['metadata'] = { name: `${r.plural}.${r.group}` };
@@ -124,5 +129,7 @@ export function sortKeys(value: unknown): unknown {
 
 /** Serializes CRD documents as deterministic YAML (sorted keys, `---` between documents). */
 export function crdsToYaml(crds: readonly CrdDocument[]): string {
-  return crds.map((c) => `---\n${stringify(sortKeys(c), { lineWidth: 0, aliasDuplicateObjects: false })}`).join('');
+  return crds
+    .map((c) => `---\n${stringify(sortKeys(c), { lineWidth: 0, aliasDuplicateObjects: false })}`)
+    .join('');
 }

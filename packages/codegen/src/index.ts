@@ -1,6 +1,65 @@
 /**
- * `@kubeloom/codegen`: see README.md.
+ * `@kubeloom/codegen`: TypeScript types with JSDoc markers → CRDs (structural schemas, CEL,
+ * RBAC), and CRDs → TypeScript types, typed resource descriptors, runtime validators and typed
+ * client constructors, through one intermediate model. See README.md for the marker vocabulary.
+ * What generated code needs at run time is in `@kubeloom/codegen/runtime`.
  *
  * @packageDocumentation
  */
-export {};
+export { type CelExpr, CelSyntaxError } from './cel/ast.ts';
+export { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from './cel/evaluator.ts';
+export { parseCel } from './cel/parser.ts';
+export { type CliIO, runCli } from './cli-main.ts';
+export { CodegenError, type CodegenIssue, formatIssue, formatLocation } from './codegen-error.ts';
+export { type ReadCrdsOptions, readCrdFile, readCrds } from './crd-reader.ts';
+export {
+  type CrdDocument,
+  crdsToYaml,
+  resourceToCrd,
+  type SchemaJsonOptions,
+  schemaToJson,
+  sortKeys,
+} from './crd-writer.ts';
+export {
+  expandInputs,
+  type GenerateCrdsOptions,
+  type GenerateCrdsResult,
+  type GenerateTypesResult,
+  generateCrds,
+  generateTypes,
+} from './generate.ts';
+export type {
+  ApiModel,
+  CelReason,
+  CelRule,
+  ExternalDocs,
+  PolicyRuleModel,
+  PrinterColumn,
+  ResourceModel,
+  ScaleSubresource,
+  SchemaNode,
+  SchemaType,
+  SourceLocation,
+  VersionModel,
+} from './ir.ts';
+export {
+  IGNORED_TAGS,
+  MARKERS,
+  MARKERS_BY_NAME,
+  type MarkerSpec,
+  type MarkerTarget,
+  type MarkerValue,
+  suggestMarker,
+} from './markers.ts';
+export { type ClusterRoleDocument, clusterRoleToYaml, permissionsToClusterRole } from './rbac.ts';
+export { createValidator, type ObjectValidator, type ValidationResult } from './runtime/validator.ts';
+export { checkResource, isIntOrStringJunctor, re2Incompatibility } from './structural.ts';
+export { compareVersions, jsonToSchema, type ReadTypeScriptOptions, readTypeScript } from './ts-reader.ts';
+export {
+  type GeneratedFile,
+  moduleFileName,
+  resourcesToTypeScript,
+  type TypeScriptWriterOptions,
+  versionDirectory,
+  versionToTypeScript,
+} from './ts-writer.ts';

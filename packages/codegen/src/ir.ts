@@ -23,7 +23,11 @@ export interface SourceLocation {
 export type SchemaType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
 
 /** The `reason` values a CEL validation rule may carry. */
-export type CelReason = 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+export type CelReason =
+  | 'FieldValueInvalid'
+  | 'FieldValueForbidden'
+  | 'FieldValueRequired'
+  | 'FieldValueDuplicate';
 
 /** One `x-kubernetes-validations` entry. */
 export interface CelRule {

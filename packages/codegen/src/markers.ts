@@ -49,61 +49,263 @@ const NUM = ['integer', 'number'] as const;
 /** Every marker of the vocabulary. */
 export const MARKERS: readonly MarkerSpec[] = [
   // resource (root interface)
-  { name: 'group', targets: ['resource'], value: 'string', doc: 'API group (a DNS subdomain with a dot); marks the interface as a resource root' },
-  { name: 'version', targets: ['resource'], value: 'string', doc: 'API version of this interface, e.g. v1alpha1' },
+  {
+    name: 'group',
+    targets: ['resource'],
+    value: 'string',
+    doc: 'API group (a DNS subdomain with a dot); marks the interface as a resource root',
+  },
+  {
+    name: 'version',
+    targets: ['resource'],
+    value: 'string',
+    doc: 'API version of this interface, e.g. v1alpha1',
+  },
   { name: 'kind', targets: ['resource'], value: 'string', doc: 'kind; defaults to the interface name' },
   { name: 'scope', targets: ['resource'], value: 'string', doc: 'Namespaced (default) or Cluster' },
-  { name: 'plural', targets: ['resource'], value: 'string', doc: 'plural resource name; defaults to the lower-case kind + s' },
-  { name: 'singular', targets: ['resource'], value: 'string', doc: 'singular name; defaults to the lower-case kind' },
+  {
+    name: 'plural',
+    targets: ['resource'],
+    value: 'string',
+    doc: 'plural resource name; defaults to the lower-case kind + s',
+  },
+  {
+    name: 'singular',
+    targets: ['resource'],
+    value: 'string',
+    doc: 'singular name; defaults to the lower-case kind',
+  },
   { name: 'listKind', targets: ['resource'], value: 'string', doc: 'list kind; defaults to <kind>List' },
-  { name: 'shortName', targets: ['resource'], value: 'string', repeatable: true, doc: 'a kubectl short name' },
-  { name: 'category', targets: ['resource'], value: 'string', repeatable: true, doc: 'a kubectl category, e.g. all' },
-  { name: 'storageVersion', targets: ['resource'], value: 'flag', doc: 'this version is the storage version (needed when there are several)' },
+  {
+    name: 'shortName',
+    targets: ['resource'],
+    value: 'string',
+    repeatable: true,
+    doc: 'a kubectl short name',
+  },
+  {
+    name: 'category',
+    targets: ['resource'],
+    value: 'string',
+    repeatable: true,
+    doc: 'a kubectl category, e.g. all',
+  },
+  {
+    name: 'storageVersion',
+    targets: ['resource'],
+    value: 'flag',
+    doc: 'this version is the storage version (needed when there are several)',
+  },
   { name: 'served', targets: ['resource'], value: 'string', doc: '`false` to stop serving the version' },
-  { name: 'deprecatedVersion', targets: ['resource'], value: 'args', doc: 'the version is deprecated: `warning="…"`' },
-  { name: 'subresource', targets: ['resource'], value: 'args', repeatable: true, doc: '`status`, or `scale specPath=.spec.replicas statusPath=.status.replicas selectorPath=.status.selector`' },
-  { name: 'printColumn', targets: ['resource'], value: 'args', repeatable: true, doc: 'a printer column: `name=… type=… jsonPath=… description=… format=… priority=…`' },
-  { name: 'selectableField', targets: ['resource'], value: 'args', repeatable: true, doc: 'a field selector field: `jsonPath=.spec.x`' },
-  { name: 'crdAnnotation', targets: ['resource'], value: 'args', repeatable: true, doc: 'an annotation on the CRD: `key=value`' },
-  { name: 'crdLabel', targets: ['resource'], value: 'args', repeatable: true, doc: 'a label on the CRD: `key=value`' },
+  {
+    name: 'deprecatedVersion',
+    targets: ['resource'],
+    value: 'args',
+    doc: 'the version is deprecated: `warning="…"`',
+  },
+  {
+    name: 'subresource',
+    targets: ['resource'],
+    value: 'args',
+    repeatable: true,
+    doc: '`status`, or `scale specPath=.spec.replicas statusPath=.status.replicas selectorPath=.status.selector`',
+  },
+  {
+    name: 'printColumn',
+    targets: ['resource'],
+    value: 'args',
+    repeatable: true,
+    doc: 'a printer column: `name=… type=… jsonPath=… description=… format=… priority=…`',
+  },
+  {
+    name: 'selectableField',
+    targets: ['resource'],
+    value: 'args',
+    repeatable: true,
+    doc: 'a field selector field: `jsonPath=.spec.x`',
+  },
+  {
+    name: 'crdAnnotation',
+    targets: ['resource'],
+    value: 'args',
+    repeatable: true,
+    doc: 'an annotation on the CRD: `key=value`',
+  },
+  {
+    name: 'crdLabel',
+    targets: ['resource'],
+    value: 'args',
+    repeatable: true,
+    doc: 'a label on the CRD: `key=value`',
+  },
   // permissions
-  { name: 'rbac', targets: ['declaration', 'resource', 'type'], value: 'args', repeatable: true, doc: 'a ClusterRole rule: `groups=apps resources=deployments;deployments/status verbs=get;list;watch [resourceNames=a;b]`' },
+  {
+    name: 'rbac',
+    targets: ['declaration', 'resource', 'type'],
+    value: 'args',
+    repeatable: true,
+    doc: 'a ClusterRole rule: `groups=apps resources=deployments;deployments/status verbs=get;list;watch [resourceNames=a;b]`',
+  },
   // schema: types and fields
-  { name: 'integer', targets: S, value: 'flag', appliesTo: NUM, doc: '`number` is an integer (type: integer)' },
+  {
+    name: 'integer',
+    targets: S,
+    value: 'flag',
+    appliesTo: NUM,
+    doc: '`number` is an integer (type: integer)',
+  },
   { name: 'float', targets: S, value: 'flag', appliesTo: NUM, doc: '`number` is a float (type: number)' },
-  { name: 'format', targets: S, value: 'string', doc: 'format; int32/int64 make a `number` an integer, float/double a float; date-time, byte, ipv4, … on strings' },
+  {
+    name: 'format',
+    targets: S,
+    value: 'string',
+    doc: 'format; int32/int64 make a `number` an integer, float/double a float; date-time, byte, ipv4, … on strings',
+  },
   { name: 'title', targets: S, value: 'string', doc: 'title' },
-  { name: 'enum', targets: S, value: 'json', doc: 'allowed values as a JSON array (string literal unions do this for you)' },
+  {
+    name: 'enum',
+    targets: S,
+    value: 'json',
+    doc: 'allowed values as a JSON array (string literal unions do this for you)',
+  },
   { name: 'minimum', targets: S, value: 'number', appliesTo: NUM, doc: 'lower bound' },
   { name: 'maximum', targets: S, value: 'number', appliesTo: NUM, doc: 'upper bound' },
-  { name: 'exclusiveMinimum', targets: S, value: 'string', appliesTo: NUM, doc: 'bare: @minimum is exclusive; with a number n: > n' },
-  { name: 'exclusiveMaximum', targets: S, value: 'string', appliesTo: NUM, doc: 'bare: @maximum is exclusive; with a number n: < n' },
-  { name: 'multipleOf', targets: S, value: 'number', appliesTo: NUM, doc: 'numbers must be a multiple of this' },
+  {
+    name: 'exclusiveMinimum',
+    targets: S,
+    value: 'string',
+    appliesTo: NUM,
+    doc: 'bare: @minimum is exclusive; with a number n: > n',
+  },
+  {
+    name: 'exclusiveMaximum',
+    targets: S,
+    value: 'string',
+    appliesTo: NUM,
+    doc: 'bare: @maximum is exclusive; with a number n: < n',
+  },
+  {
+    name: 'multipleOf',
+    targets: S,
+    value: 'number',
+    appliesTo: NUM,
+    doc: 'numbers must be a multiple of this',
+  },
   { name: 'minLength', targets: S, value: 'number', appliesTo: ['string'], doc: 'minimum string length' },
   { name: 'maxLength', targets: S, value: 'number', appliesTo: ['string'], doc: 'maximum string length' },
-  { name: 'pattern', targets: S, value: 'string', appliesTo: ['string'], doc: 'an RE2 regular expression (rest of the line, or a JSON string)' },
+  {
+    name: 'pattern',
+    targets: S,
+    value: 'string',
+    appliesTo: ['string'],
+    doc: 'an RE2 regular expression (rest of the line, or a JSON string)',
+  },
   { name: 'minItems', targets: S, value: 'number', appliesTo: ['array'], doc: 'minimum list length' },
   { name: 'maxItems', targets: S, value: 'number', appliesTo: ['array'], doc: 'maximum list length' },
-  { name: 'minProperties', targets: S, value: 'number', appliesTo: ['object'], doc: 'minimum number of keys' },
-  { name: 'maxProperties', targets: S, value: 'number', appliesTo: ['object'], doc: 'maximum number of keys' },
+  {
+    name: 'minProperties',
+    targets: S,
+    value: 'number',
+    appliesTo: ['object'],
+    doc: 'minimum number of keys',
+  },
+  {
+    name: 'maxProperties',
+    targets: S,
+    value: 'number',
+    appliesTo: ['object'],
+    doc: 'maximum number of keys',
+  },
   { name: 'default', targets: S, value: 'json', doc: 'default value (JSON)' },
   { name: 'example', targets: S, value: 'json', doc: 'example value (JSON)' },
   { name: 'nullable', targets: S, value: 'flag', doc: 'null is accepted (same as `| null`)' },
   { name: 'optional', targets: ['field'], value: 'flag', doc: 'the field is optional even without `?`' },
   { name: 'required', targets: ['field'], value: 'flag', doc: 'the field is required even with `?`' },
-  { name: 'listType', targets: S, value: 'string', appliesTo: ['array'], doc: 'atomic, set or map (x-kubernetes-list-type)' },
-  { name: 'listMapKey', targets: S, value: 'string', repeatable: true, appliesTo: ['array'], doc: 'a key field of a list of type map' },
-  { name: 'mapType', targets: S, value: 'string', appliesTo: ['object'], doc: 'atomic or granular (x-kubernetes-map-type)' },
-  { name: 'preserveUnknownFields', targets: S, value: 'flag', doc: 'x-kubernetes-preserve-unknown-fields: true (needed for `unknown`)' },
-  { name: 'embeddedResource', targets: S, value: 'flag', appliesTo: ['object'], doc: 'x-kubernetes-embedded-resource: true' },
-  { name: 'intOrString', targets: S, value: 'flag', doc: 'x-kubernetes-int-or-string: true (for `number | string`)' },
-  { name: 'object', targets: S, value: 'flag', doc: 'an opaque object: `type: object` with no fields (for `Record<string, unknown>`)' },
+  {
+    name: 'listType',
+    targets: S,
+    value: 'string',
+    appliesTo: ['array'],
+    doc: 'atomic, set or map (x-kubernetes-list-type)',
+  },
+  {
+    name: 'listMapKey',
+    targets: S,
+    value: 'string',
+    repeatable: true,
+    appliesTo: ['array'],
+    doc: 'a key field of a list of type map',
+  },
+  {
+    name: 'mapType',
+    targets: S,
+    value: 'string',
+    appliesTo: ['object'],
+    doc: 'atomic or granular (x-kubernetes-map-type)',
+  },
+  {
+    name: 'preserveUnknownFields',
+    targets: S,
+    value: 'flag',
+    doc: 'x-kubernetes-preserve-unknown-fields: true (needed for `unknown`)',
+  },
+  {
+    name: 'embeddedResource',
+    targets: S,
+    value: 'flag',
+    appliesTo: ['object'],
+    doc: 'x-kubernetes-embedded-resource: true',
+  },
+  {
+    name: 'intOrString',
+    targets: S,
+    value: 'flag',
+    doc: 'x-kubernetes-int-or-string: true (for `number | string`)',
+  },
+  {
+    name: 'object',
+    targets: S,
+    value: 'flag',
+    doc: 'an opaque object: `type: object` with no fields (for `Record<string, unknown>`)',
+  },
   { name: 'immutable', targets: S, value: 'flag', doc: 'CEL sugar: `self == oldSelf`' },
-  { name: 'validation', targets: S, value: 'args', repeatable: true, doc: 'a CEL rule: `rule="…" message="…" messageExpression="…" reason=FieldValueInvalid fieldPath=".x" optionalOldSelf=true`' },
-  { name: 'exactlyOneOf', targets: S, value: 'string', repeatable: true, appliesTo: ['object'], doc: 'CEL sugar: exactly one of the comma-separated fields is set' },
-  { name: 'atMostOneOf', targets: S, value: 'string', repeatable: true, appliesTo: ['object'], doc: 'CEL sugar: at most one of the fields is set' },
-  { name: 'atLeastOneOf', targets: S, value: 'string', repeatable: true, appliesTo: ['object'], doc: 'CEL sugar: at least one of the fields is set' },
-  { name: 'anyOf', targets: S, value: 'json', doc: 'value validations (JSON array of CRD schemas) of which one must hold' },
+  {
+    name: 'validation',
+    targets: S,
+    value: 'args',
+    repeatable: true,
+    doc: 'a CEL rule: `rule="…" message="…" messageExpression="…" reason=FieldValueInvalid fieldPath=".x" optionalOldSelf=true`',
+  },
+  {
+    name: 'exactlyOneOf',
+    targets: S,
+    value: 'string',
+    repeatable: true,
+    appliesTo: ['object'],
+    doc: 'CEL sugar: exactly one of the comma-separated fields is set',
+  },
+  {
+    name: 'atMostOneOf',
+    targets: S,
+    value: 'string',
+    repeatable: true,
+    appliesTo: ['object'],
+    doc: 'CEL sugar: at most one of the fields is set',
+  },
+  {
+    name: 'atLeastOneOf',
+    targets: S,
+    value: 'string',
+    repeatable: true,
+    appliesTo: ['object'],
+    doc: 'CEL sugar: at least one of the fields is set',
+  },
+  {
+    name: 'anyOf',
+    targets: S,
+    value: 'json',
+    doc: 'value validations (JSON array of CRD schemas) of which one must hold',
+  },
   { name: 'oneOf', targets: S, value: 'json', doc: 'value validations of which exactly one must hold' },
   { name: 'allOf', targets: S, value: 'json', doc: 'value validations that must all hold' },
   { name: 'not', targets: S, value: 'json', doc: 'a value validation that must not hold' },
@@ -134,11 +336,18 @@ export const IGNORED_TAGS: ReadonlySet<string> = new Set([
 export const MARKERS_BY_NAME: ReadonlyMap<string, MarkerSpec> = new Map(MARKERS.map((m) => [m.name, m]));
 
 function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [
+    i,
+    ...Array<number>(b.length).fill(0),
+  ]);
   for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      d[i]![j] = Math.min(
+        d[i - 1]![j]! + 1,
+        d[i]![j - 1]! + 1,
+        d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
   }
   return d[a.length]![b.length]!;
@@ -151,11 +360,14 @@ export function suggestMarker(name: string): string | undefined {
   let best: string | undefined;
   let bestD = Number.POSITIVE_INFINITY;
   for (const m of MARKERS) {
-    const dd = m.name.toLowerCase() === base.toLowerCase() ? 0 : distance(m.name.toLowerCase(), base.toLowerCase());
+    const dd =
+      m.name.toLowerCase() === base.toLowerCase() ? 0 : distance(m.name.toLowerCase(), base.toLowerCase());
     if (dd < bestD) {
       bestD = dd;
       best = m.name;
     }
   }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(base.length / 4)) ? `${prefix}${best}` : undefined;
+  return best !== undefined && bestD <= Math.max(2, Math.floor(base.length / 4))
+    ? `${prefix}${best}`
+    : undefined;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import ts from 'typescript';
 import { parseCel } from './cel/parser.ts';
-import { type CodegenIssue, CodegenError } from './codegen-error.ts';
+import { CodegenError, type CodegenIssue } from './codegen-error.ts';
 import { type DocComment, type DocTag, parseArgs, parseDocComment } from './internal/jsdoc.ts';
 import { knownType } from './internal/known-types.ts';
 import type {
@@ -40,8 +40,31 @@ const DEFAULT_OPTIONS: ts.CompilerOptions = {
   customConditions: ['@kubeloom/source'],
 };
 
-const RESOURCE_TAGS = new Set(['group', 'version', 'kind', 'scope', 'plural', 'singular', 'listKind', 'shortName', 'category', 'storageVersion', 'served', 'deprecatedVersion', 'subresource', 'printColumn', 'selectableField', 'crdAnnotation', 'crdLabel']);
-const CEL_REASONS = new Set(['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate']);
+const RESOURCE_TAGS = new Set([
+  'group',
+  'version',
+  'kind',
+  'scope',
+  'plural',
+  'singular',
+  'listKind',
+  'shortName',
+  'category',
+  'storageVersion',
+  'served',
+  'deprecatedVersion',
+  'subresource',
+  'printColumn',
+  'selectableField',
+  'crdAnnotation',
+  'crdLabel',
+]);
+const CEL_REASONS = new Set([
+  'FieldValueInvalid',
+  'FieldValueForbidden',
+  'FieldValueRequired',
+  'FieldValueDuplicate',
+]);
 
 type Pending = 'number' | 'intOrString' | 'unknown' | 'unknownMap';
 
@@ -79,17 +102,25 @@ class Reader {
   }
 
   error(at: ts.Node | SourceLocation, message: string): void {
-    this.issues.push({ message, location: 'kind' in at || 'getSourceFile' in at ? this.loc(at as ts.Node) : (at as SourceLocation) });
+    this.issues.push({
+      message,
+      location: 'kind' in at || 'getSourceFile' in at ? this.loc(at as ts.Node) : (at as SourceLocation),
+    });
   }
 
   /** The last `/** … *\/` comment directly before a node. */
   docOf(node: ts.Node): Doc | undefined {
     const sf = node.getSourceFile();
     const ranges = ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? [];
-    const r = [...ranges].reverse().find((c) => sf.text.startsWith('/**', c.pos) && !sf.text.startsWith('/**/', c.pos));
+    const r = [...ranges]
+      .reverse()
+      .find((c) => sf.text.startsWith('/**', c.pos) && !sf.text.startsWith('/**/', c.pos));
     if (!r) return undefined;
     const start = sf.getLineAndCharacterOfPosition(r.pos);
-    return { comment: parseDocComment(sf.text.slice(r.pos, r.end), start.line + 1, start.character + 1), file: this.display(sf.fileName) };
+    return {
+      comment: parseDocComment(sf.text.slice(r.pos, r.end), start.line + 1, start.character + 1),
+      file: this.display(sf.fileName),
+    };
   }
 
   /** Checks every tag of a doc comment exists and may appear at `target`. */
@@ -102,11 +133,16 @@ class Reader {
       const spec = MARKERS_BY_NAME.get(base);
       if (!spec || (tag.name.startsWith('items.') && !spec.targets.includes('type'))) {
         const s = suggestMarker(tag.name);
-        this.error(this.tagLoc(doc, tag), `unknown marker @${tag.name}${s ? `; did you mean @${s}?` : ''} (see the marker list in the @kubeloom/codegen README)`);
+        this.error(
+          this.tagLoc(doc, tag),
+          `unknown marker @${tag.name}${s ? `; did you mean @${s}?` : ''} (see the marker list in the @kubeloom/codegen README)`,
+        );
         continue;
       }
       const allowed =
-        spec.targets.includes(target) || (isResource && spec.targets.includes('resource')) || (target === 'resource' && spec.targets.includes('type'));
+        spec.targets.includes(target) ||
+        (isResource && spec.targets.includes('resource')) ||
+        (target === 'resource' && spec.targets.includes('type'));
       if (!allowed) {
         const where = spec.targets.includes('resource')
           ? "on a resource's root interface (the one with @group and @version)"
@@ -117,7 +153,8 @@ class Reader {
         continue;
       }
       counts.set(tag.name, (counts.get(tag.name) ?? 0) + 1);
-      if (!spec.repeatable && counts.get(tag.name) === 2) this.error(this.tagLoc(doc, tag), `marker @${tag.name} appears twice`);
+      if (!spec.repeatable && counts.get(tag.name) === 2)
+        this.error(this.tagLoc(doc, tag), `marker @${tag.name} appears twice`);
     }
   }
 
@@ -141,7 +178,10 @@ class Reader {
       }
     }
     if (v.startsWith("'") && v.endsWith("'") && v.length > 1) {
-      this.error(this.tagLoc(doc, tag), `@${tag.name}: single quotes would be kept literally; write the value bare or as a JSON "string"`);
+      this.error(
+        this.tagLoc(doc, tag),
+        `@${tag.name}: single quotes would be kept literally; write the value bare or as a JSON "string"`,
+      );
       return undefined;
     }
     if (v === '') {
@@ -155,7 +195,10 @@ class Reader {
     try {
       return JSON.parse(tag.value);
     } catch {
-      this.error(this.tagLoc(doc, tag), `@${tag.name} takes a JSON value, got ${JSON.stringify(tag.value)} (strings need double quotes)`);
+      this.error(
+        this.tagLoc(doc, tag),
+        `@${tag.name} takes a JSON value, got ${JSON.stringify(tag.value)} (strings need double quotes)`,
+      );
       return undefined;
     }
   }
@@ -173,7 +216,10 @@ class Reader {
     try {
       parseCel(rule.rule);
     } catch (e) {
-      this.error(this.tagLoc(doc, tag), `@${tag.name}: the CEL rule ${JSON.stringify(rule.rule)} does not parse: ${(e as Error).message}`);
+      this.error(
+        this.tagLoc(doc, tag),
+        `@${tag.name}: the CEL rule ${JSON.stringify(rule.rule)} does not parse: ${(e as Error).message}`,
+      );
     }
     return rule;
   }
@@ -248,7 +294,8 @@ class Reader {
       }
       case 'enum': {
         const v = this.json(doc, tag);
-        if (v !== undefined && !Array.isArray(v)) this.error(at, '@enum takes a JSON array, e.g. @enum ["A", "B"]');
+        if (v !== undefined && !Array.isArray(v))
+          this.error(at, '@enum takes a JSON array, e.g. @enum ["A", "B"]');
         else if (Array.isArray(v)) node.enum = v;
         break;
       }
@@ -263,7 +310,12 @@ class Reader {
       case 'maxProperties': {
         const n = this.num(doc, tag);
         if (n === undefined) break;
-        if (name !== 'minimum' && name !== 'maximum' && name !== 'multipleOf' && (!Number.isInteger(n) || n < 0)) {
+        if (
+          name !== 'minimum' &&
+          name !== 'maximum' &&
+          name !== 'multipleOf' &&
+          (!Number.isInteger(n) || n < 0)
+        ) {
           this.error(at, `@${name} needs a non-negative integer, got ${tag.value}`);
           break;
         }
@@ -300,7 +352,8 @@ class Reader {
       case 'mapType': {
         const s = this.str(doc, tag);
         const allowed = name === 'listType' ? ['atomic', 'set', 'map'] : ['atomic', 'granular'];
-        if (s !== undefined && !allowed.includes(s)) this.error(at, `@${name} must be one of ${allowed.join(', ')}, got ${s}`);
+        if (s !== undefined && !allowed.includes(s))
+          this.error(at, `@${name} must be one of ${allowed.join(', ')}, got ${s}`);
         else if (s !== undefined) (node as Record<string, unknown>)[name] = s;
         break;
       }
@@ -320,7 +373,8 @@ class Reader {
         if (this.pending.get(node) === 'unknownMap') {
           this.pending.delete(node);
           delete node.additionalProperties;
-        } else if (node.type !== 'object') this.error(at, 'misplaced marker @object: it applies to Record<string, unknown> / object values');
+        } else if (node.type !== 'object')
+          this.error(at, 'misplaced marker @object: it applies to Record<string, unknown> / object values');
         break;
       }
       case 'embeddedResource':
@@ -338,7 +392,10 @@ class Reader {
         node.anyOf = [{ type: 'integer' }, { type: 'string' }];
         break;
       case 'immutable':
-        node.validations = [...(node.validations ?? []), { rule: 'self == oldSelf', message: 'field is immutable' }];
+        node.validations = [
+          ...(node.validations ?? []),
+          { rule: 'self == oldSelf', message: 'field is immutable' },
+        ];
         break;
       case 'validation': {
         const a = this.args(doc, tag);
@@ -349,11 +406,17 @@ class Reader {
           break;
         }
         for (const k of a.named.keys()) {
-          if (!['rule', 'message', 'messageExpression', 'reason', 'fieldPath', 'optionalOldSelf'].includes(k)) {
-            this.error(at, `@validation: unknown argument ${k} (rule, message, messageExpression, reason, fieldPath, optionalOldSelf)`);
+          if (
+            !['rule', 'message', 'messageExpression', 'reason', 'fieldPath', 'optionalOldSelf'].includes(k)
+          ) {
+            this.error(
+              at,
+              `@validation: unknown argument ${k} (rule, message, messageExpression, reason, fieldPath, optionalOldSelf)`,
+            );
           }
         }
-        if (a.positional.length > 0) this.error(at, `@validation: unexpected ${JSON.stringify(a.positional[0])}; write rule="…"`);
+        if (a.positional.length > 0)
+          this.error(at, `@validation: unexpected ${JSON.stringify(a.positional[0])}; write rule="…"`);
         const r: { -readonly [K in keyof CelRule]?: CelRule[K] } = { rule };
         const message = a.named.get('message');
         if (message !== undefined) r.message = message;
@@ -361,7 +424,8 @@ class Reader {
         if (me !== undefined) r.messageExpression = me;
         const reason = a.named.get('reason');
         if (reason !== undefined) {
-          if (!CEL_REASONS.has(reason)) this.error(at, `@validation reason must be one of ${[...CEL_REASONS].join(', ')}`);
+          if (!CEL_REASONS.has(reason))
+            this.error(at, `@validation reason must be one of ${[...CEL_REASONS].join(', ')}`);
           else r.reason = reason as CelReason;
         }
         const fp = a.named.get('fieldPath');
@@ -376,11 +440,23 @@ class Reader {
       case 'atLeastOneOf': {
         const s = this.str(doc, tag);
         if (s === undefined) break;
-        const fields = s.split(/[,;]/).map((x) => x.trim()).filter(Boolean);
-        for (const f of fields) if (!node.properties?.[f]) this.error(at, `@${name}: ${f} is not a field of this object`);
+        const fields = s
+          .split(/[,;]/)
+          .map((x) => x.trim())
+          .filter(Boolean);
+        for (const f of fields)
+          if (!node.properties?.[f]) this.error(at, `@${name}: ${f} is not a field of this object`);
         const list = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
-        const [op, what] = name === 'exactlyOneOf' ? ['== 1', 'exactly one'] : name === 'atMostOneOf' ? ['<= 1', 'at most one'] : ['>= 1', 'at least one'];
-        node.validations = [...(node.validations ?? []), { rule: `${list} ${op}`, message: `${what} of the fields in [${fields.join(' ')}] must be set` }];
+        const [op, what] =
+          name === 'exactlyOneOf'
+            ? ['== 1', 'exactly one']
+            : name === 'atMostOneOf'
+              ? ['<= 1', 'at most one']
+              : ['>= 1', 'at least one'];
+        node.validations = [
+          ...(node.validations ?? []),
+          { rule: `${list} ${op}`, message: `${what} of the fields in [${fields.join(' ')}] must be set` },
+        ];
         break;
       }
       case 'anyOf':
@@ -414,10 +490,14 @@ class Reader {
     if (!p) return;
     this.pending.delete(node);
     const messages: Record<Pending, string> = {
-      number: '`number` needs an explicit integer or float choice: add @format int32, @format int64 or @integer, or @float (floats are discouraged in Kubernetes APIs)',
-      intOrString: '`number | string` needs @intOrString (x-kubernetes-int-or-string); other mixed unions cannot be expressed in a CRD schema',
-      unknown: '`unknown`/`any` needs @preserveUnknownFields (the apiserver would prune every field otherwise)',
-      unknownMap: '`Record<string, unknown>` needs @preserveUnknownFields (keep arbitrary fields) or @object (an opaque empty object)',
+      number:
+        '`number` needs an explicit integer or float choice: add @format int32, @format int64 or @integer, or @float (floats are discouraged in Kubernetes APIs)',
+      intOrString:
+        '`number | string` needs @intOrString (x-kubernetes-int-or-string); other mixed unions cannot be expressed in a CRD schema',
+      unknown:
+        '`unknown`/`any` needs @preserveUnknownFields (the apiserver would prune every field otherwise)',
+      unknownMap:
+        '`Record<string, unknown>` needs @preserveUnknownFields (keep arbitrary fields) or @object (an opaque empty object)',
     };
     this.error(at, messages[p]);
   }
@@ -464,9 +544,15 @@ class Reader {
       }
       case ts.SyntaxKind.LiteralType:
       case ts.SyntaxKind.UnionType:
-        return this.mapUnion(node.kind === ts.SyntaxKind.UnionType ? [...(node as ts.UnionTypeNode).types] : [node], owner);
+        return this.mapUnion(
+          node.kind === ts.SyntaxKind.UnionType ? [...(node as ts.UnionTypeNode).types] : [node],
+          owner,
+        );
       case ts.SyntaxKind.TypeLiteral:
-        return { schema: this.objectFromMembers((node as ts.TypeLiteralNode).members, owner, []), optional: false };
+        return {
+          schema: this.objectFromMembers((node as ts.TypeLiteralNode).members, owner, []),
+          optional: false,
+        };
       case ts.SyntaxKind.IntersectionType: {
         const parts = (node as ts.IntersectionTypeNode).types.map((t) => this.mapTypeNode(t, owner).schema);
         return { schema: this.mergeObjects(parts, node), optional: false };
@@ -481,7 +567,10 @@ class Reader {
       default:
         break;
     }
-    this.error(node, `the type \`${node.getText()}\` cannot be expressed in a CRD schema (functions, symbols, bigint, tuples, conditional and mapped types are not supported)`);
+    this.error(
+      node,
+      `the type \`${node.getText()}\` cannot be expressed in a CRD schema (functions, symbols, bigint, tuples, conditional and mapped types are not supported)`,
+    );
     return { schema: { type: 'string', location }, optional: false };
   }
 
@@ -500,31 +589,41 @@ class Reader {
         if (lit.kind === ts.SyntaxKind.NullKeyword) nullable = true;
         else if (ts.isStringLiteral(lit) || ts.isNoSubstitutionTemplateLiteral(lit)) strings.push(lit.text);
         else if (ts.isNumericLiteral(lit)) numbers.push(Number(lit.text));
-        else if (ts.isPrefixUnaryExpression(lit) && ts.isNumericLiteral(lit.operand)) numbers.push(-Number(lit.operand.text));
+        else if (ts.isPrefixUnaryExpression(lit) && ts.isNumericLiteral(lit.operand))
+          numbers.push(-Number(lit.operand.text));
         else if (lit.kind === ts.SyntaxKind.TrueKeyword) bools.add(true);
         else if (lit.kind === ts.SyntaxKind.FalseKeyword) bools.add(false);
         else others.push(m);
       } else others.push(m);
     }
-    const kinds = [strings.length > 0, numbers.length > 0, bools.size > 0, others.length > 0].filter(Boolean).length;
+    const kinds = [strings.length > 0, numbers.length > 0, bools.size > 0, others.length > 0].filter(
+      Boolean,
+    ).length;
     let schema: SchemaNode;
     if (kinds === 0) {
       schema = { location };
       if (!nullable) this.error(owner, 'a field cannot be only `undefined`');
     } else if (kinds > 1) {
-      this.error(owner, 'a union of different kinds of values cannot be expressed in a CRD schema (only `number | string` with @intOrString)');
+      this.error(
+        owner,
+        'a union of different kinds of values cannot be expressed in a CRD schema (only `number | string` with @intOrString)',
+      );
       schema = { type: 'string', location };
     } else if (strings.length > 0) {
       schema = { type: 'string', enum: strings, location };
     } else if (numbers.length > 0) {
       schema = { type: numbers.every(Number.isInteger) ? 'integer' : 'number', enum: numbers, location };
     } else if (bools.size > 0) {
-      schema = bools.size === 2 ? { type: 'boolean', location } : { type: 'boolean', enum: [...bools], location };
+      schema =
+        bools.size === 2 ? { type: 'boolean', location } : { type: 'boolean', enum: [...bools], location };
     } else if (others.length === 1) {
       const inner = this.mapTypeNode(others[0]!, owner);
       schema = inner.schema;
       optional ||= inner.optional;
-    } else if (others.length === 2 && others.every((o) => o.kind === ts.SyntaxKind.NumberKeyword || o.kind === ts.SyntaxKind.StringKeyword)) {
+    } else if (
+      others.length === 2 &&
+      others.every((o) => o.kind === ts.SyntaxKind.NumberKeyword || o.kind === ts.SyntaxKind.StringKeyword)
+    ) {
       schema = { location };
       this.pending.set(schema, 'intOrString');
     } else {
@@ -541,7 +640,10 @@ class Reader {
   objectUnion(members: ts.TypeNode[], owner: ts.Node): SchemaNode {
     const objs = members.map((m) => this.mapTypeNode(m, owner).schema);
     if (objs.some((o) => o.type !== 'object' || !o.properties)) {
-      this.error(owner, 'a union of non-literal types can only combine object types (e.g. `A | B` of interfaces), or `number | string` with @intOrString');
+      this.error(
+        owner,
+        'a union of non-literal types can only combine object types (e.g. `A | B` of interfaces), or `number | string` with @intOrString',
+      );
       return { type: 'string', location: this.loc(owner) };
     }
     const merged: SchemaNode = { type: 'object', properties: {}, location: this.loc(owner) };
@@ -550,9 +652,13 @@ class Reader {
       for (const [k, v] of Object.entries(o.properties!)) {
         const prev = props[k];
         if (!prev) props[k] = v;
-        else if (prev.enum && v.enum && prev.type === v.type) prev.enum = [...new Set([...prev.enum, ...v.enum])];
+        else if (prev.enum && v.enum && prev.type === v.type)
+          prev.enum = [...new Set([...prev.enum, ...v.enum])];
         else if (JSON.stringify({ ...prev, location: 0 }) !== JSON.stringify({ ...v, location: 0 })) {
-          this.error(owner, `union members declare field ${k} with different types; a CRD schema needs one type per field`);
+          this.error(
+            owner,
+            `union members declare field ${k} with different types; a CRD schema needs one type per field`,
+          );
         }
       }
     }
@@ -568,15 +674,28 @@ class Reader {
         const forbidden = Object.keys(props).filter((k) => !o.properties![k]);
         const conds = [...extra.map((k) => `has(self.${k})`), ...forbidden.map((k) => `!has(self.${k})`)];
         if (conds.length > 0) {
-          rules.push({ rule: `self.${disc} != ${value} || (${conds.join(' && ')})`, message: `fields for ${disc} ${value}: ${[...extra.map((k) => `${k} is required`), ...forbidden.map((k) => `${k} is not allowed`)].join(', ')}` });
+          rules.push({
+            rule: `self.${disc} != ${value} || (${conds.join(' && ')})`,
+            message: `fields for ${disc} ${value}: ${[...extra.map((k) => `${k} is required`), ...forbidden.map((k) => `${k} is not allowed`)].join(', ')}`,
+          });
         }
       });
     } else {
-      const keys = objs.map((o) => (o.required ?? []).find((k) => !common.includes(k) && objs.filter((x) => x.required?.includes(k)).length === 1));
+      const keys = objs.map((o) =>
+        (o.required ?? []).find(
+          (k) => !common.includes(k) && objs.filter((x) => x.required?.includes(k)).length === 1,
+        ),
+      );
       if (keys.some((k) => k === undefined)) {
-        this.error(owner, 'each member of an object union needs a required field of its own (or a shared literal discriminator field) so the members can be told apart');
+        this.error(
+          owner,
+          'each member of an object union needs a required field of its own (or a shared literal discriminator field) so the members can be told apart',
+        );
       } else {
-        rules.push({ rule: `[${keys.map((k) => `has(self.${k})`).join(',')}].filter(x,x==true).size() == 1`, message: `exactly one of the fields in [${keys.join(' ')}] must be set` });
+        rules.push({
+          rule: `[${keys.map((k) => `has(self.${k})`).join(',')}].filter(x,x==true).size() == 1`,
+          message: `exactly one of the fields in [${keys.join(' ')}] must be set`,
+        });
       }
     }
     if (rules.length > 0) merged.validations = rules;
@@ -602,10 +721,14 @@ class Reader {
     const name = ts.isIdentifier(node.typeName) ? node.typeName.text : node.typeName.right.text;
     const args = node.typeArguments ?? [];
     if ((name === 'Array' || name === 'ReadonlyArray') && args.length === 1) {
-      return { schema: { type: 'array', items: this.mapTypeNode(args[0]!, owner).schema, location }, optional: false };
+      return {
+        schema: { type: 'array', items: this.mapTypeNode(args[0]!, owner).schema, location },
+        optional: false,
+      };
     }
     if ((name === 'Record' || name === 'ReadonlyMap') && args.length === 2) {
-      if (args[0]!.kind !== ts.SyntaxKind.StringKeyword) this.error(node, 'map keys must be `string` (Record<string, T>)');
+      if (args[0]!.kind !== ts.SyntaxKind.StringKeyword)
+        this.error(node, 'map keys must be `string` (Record<string, T>)');
       return { schema: this.mapOf(args[1]!, owner), optional: false };
     }
     const sym = this.resolveSymbol(node.typeName);
@@ -617,18 +740,28 @@ class Reader {
       return { schema: { type: 'string', location }, optional: false };
     }
     if (args.length > 0) {
-      this.error(node, `generic type ${node.getText()} is not supported; declare a concrete interface or alias`);
+      this.error(
+        node,
+        `generic type ${node.getText()} is not supported; declare a concrete interface or alias`,
+      );
       return { schema: { type: 'string', location }, optional: false };
     }
     if (this.stack.includes(decl)) {
-      this.error(node, `recursive type ${name} cannot be expressed in a CRD schema (no $ref); bound the recursion by hand`);
+      this.error(
+        node,
+        `recursive type ${name} cannot be expressed in a CRD schema (no $ref); bound the recursion by hand`,
+      );
       return { schema: { type: 'object', location }, optional: false };
     }
     this.stack.push(decl);
     try {
       if (ts.isTypeAliasDeclaration(decl)) {
         const doc = this.docOf(decl);
-        this.checkTags(doc, 'type', doc?.comment.tags.some((t) => t.name === 'group'));
+        this.checkTags(
+          doc,
+          'type',
+          doc?.comment.tags.some((t) => t.name === 'group'),
+        );
         const inner = this.mapTypeNode(decl.type, decl);
         const schema = { ...inner.schema };
         const p = this.pending.get(inner.schema);
@@ -647,7 +780,11 @@ class Reader {
           if (v === undefined) this.error(m, 'enum members need constant values');
           return v;
         });
-        const type: SchemaType = values.every((v) => typeof v === 'string') ? 'string' : values.every((v) => typeof v === 'number' && Number.isInteger(v)) ? 'integer' : 'string';
+        const type: SchemaType = values.every((v) => typeof v === 'string')
+          ? 'string'
+          : values.every((v) => typeof v === 'number' && Number.isInteger(v))
+            ? 'integer'
+            : 'string';
         const doc = this.docOf(decl);
         const schema: SchemaNode = { type, enum: values, location };
         if (doc?.comment.description !== undefined) schema.description = doc.comment.description;
@@ -703,7 +840,12 @@ class Reader {
     return schema;
   }
 
-  objectFromMembers(members: ts.NodeArray<ts.TypeElement>, owner: ts.Node, _path: string[], root = false): SchemaNode {
+  objectFromMembers(
+    members: ts.NodeArray<ts.TypeElement>,
+    owner: ts.Node,
+    _path: string[],
+    root = false,
+  ): SchemaNode {
     const schema: SchemaNode = { type: 'object', location: this.loc(owner) };
     const props: Record<string, SchemaNode> = {};
     const required: string[] = [];
@@ -711,12 +853,16 @@ class Reader {
     for (const m of members) {
       if (ts.isIndexSignatureDeclaration(m)) {
         const param = m.parameters[0];
-        if (param?.type?.kind !== ts.SyntaxKind.StringKeyword) this.error(m, 'index signatures must have string keys');
+        if (param?.type?.kind !== ts.SyntaxKind.StringKeyword)
+          this.error(m, 'index signatures must have string keys');
         index = this.mapOf(m.type, m);
         continue;
       }
       if (!ts.isPropertySignature(m)) {
-        this.error(m, 'only properties can be part of an API type (no methods, call or construct signatures)');
+        this.error(
+          m,
+          'only properties can be part of an API type (no methods, call or construct signatures)',
+        );
         continue;
       }
       const name = ts.isIdentifier(m.name) || ts.isStringLiteral(m.name) ? m.name.text : undefined;
@@ -757,7 +903,10 @@ class Reader {
     return schema;
   }
 
-  readResource(decl: ts.InterfaceDeclaration | ts.TypeAliasDeclaration, doc: Doc): { resource: ResourceModel; version: VersionModel } | undefined {
+  readResource(
+    decl: ts.InterfaceDeclaration | ts.TypeAliasDeclaration,
+    doc: Doc,
+  ): { resource: ResourceModel; version: VersionModel } | undefined {
     const tags = (n: string) => doc.comment.tags.filter((t) => t.name === n);
     const one = (n: string) => {
       const t = tags(n)[0];
@@ -782,7 +931,11 @@ class Reader {
       this.applyMarkers(schema, doc, false);
     }
     const scopeRaw = one('scope') ?? 'Namespaced';
-    if (scopeRaw !== 'Namespaced' && scopeRaw !== 'Cluster') this.error(this.tagLoc(doc, tags('scope')[0]!), `@scope must be Namespaced or Cluster, got ${scopeRaw}`);
+    if (scopeRaw !== 'Namespaced' && scopeRaw !== 'Cluster')
+      this.error(
+        this.tagLoc(doc, tags('scope')[0]!),
+        `@scope must be Namespaced or Cluster, got ${scopeRaw}`,
+      );
     const version: VersionModel = {
       name: versionName,
       served: one('served') !== 'false',
@@ -791,7 +944,8 @@ class Reader {
       location: this.loc(decl.name),
     };
     const served = one('served');
-    if (served !== undefined && served !== 'true' && served !== 'false') this.error(this.tagLoc(doc, tags('served')[0]!), '@served takes true or false');
+    if (served !== undefined && served !== 'true' && served !== 'false')
+      this.error(this.tagLoc(doc, tags('served')[0]!), '@served takes true or false');
     for (const t of tags('deprecatedVersion')) {
       version.deprecated = true;
       const a = this.args(doc, t);
@@ -807,12 +961,23 @@ class Reader {
         const spec = a.named.get('specPath');
         const status = a.named.get('statusPath');
         if (!spec || !status) {
-          this.error(this.tagLoc(doc, t), '@subresource scale needs specPath=… and statusPath=… (selectorPath=… is optional)');
+          this.error(
+            this.tagLoc(doc, t),
+            '@subresource scale needs specPath=… and statusPath=… (selectorPath=… is optional)',
+          );
           continue;
         }
         const sel = a.named.get('selectorPath');
-        version.scale = { specReplicasPath: spec, statusReplicasPath: status, ...(sel ? { labelSelectorPath: sel } : {}) };
-      } else this.error(this.tagLoc(doc, t), `@subresource takes status or scale, got ${JSON.stringify(what ?? '')}`);
+        version.scale = {
+          specReplicasPath: spec,
+          statusReplicasPath: status,
+          ...(sel ? { labelSelectorPath: sel } : {}),
+        };
+      } else
+        this.error(
+          this.tagLoc(doc, t),
+          `@subresource takes status or scale, got ${JSON.stringify(what ?? '')}`,
+        );
     }
     for (const t of tags('printColumn')) {
       const a = this.args(doc, t);
@@ -848,7 +1013,7 @@ class Reader {
     const resource: ResourceModel = {
       group: group ?? '',
       kind,
-      plural: one('plural') ?? `${kind.toLowerCase()}s`,
+      plural: one('plural') ?? pluralize(kind.toLowerCase()),
       singular: one('singular') ?? kind.toLowerCase(),
       listKind: one('listKind') ?? `${kind}List`,
       scope: scopeRaw === 'Cluster' ? 'Cluster' : 'Namespaced',
@@ -871,18 +1036,31 @@ class Reader {
     for (const t of doc.comment.tags.filter((x) => x.name === 'rbac')) {
       const a = this.args(doc, t);
       if (!a) continue;
-      const list = (k: string) => a.named.get(k)?.split(/[;,]/).map((s) => s.trim()) ?? undefined;
+      const list = (k: string) =>
+        a.named
+          .get(k)
+          ?.split(/[;,]/)
+          .map((s) => s.trim()) ?? undefined;
       const groups = list('groups');
       const resources = list('resources');
       const verbs = list('verbs');
       if (groups === undefined || !resources?.length || !verbs?.length) {
-        this.error(this.tagLoc(doc, t), '@rbac needs groups=… (use groups="" for the core group), resources=… and verbs=…, lists separated by ;');
+        this.error(
+          this.tagLoc(doc, t),
+          '@rbac needs groups=… (use groups="" for the core group), resources=… and verbs=…, lists separated by ;',
+        );
         continue;
       }
       for (const k of a.named.keys()) {
-        if (!['groups', 'resources', 'verbs', 'resourceNames'].includes(k)) this.error(this.tagLoc(doc, t), `@rbac: unknown argument ${k}`);
+        if (!['groups', 'resources', 'verbs', 'resourceNames'].includes(k))
+          this.error(this.tagLoc(doc, t), `@rbac: unknown argument ${k}`);
       }
-      const rule: PolicyRuleModel = { apiGroups: groups.map((g) => (g === 'core' ? '' : g)), resources, verbs, location: this.tagLoc(doc, t) };
+      const rule: PolicyRuleModel = {
+        apiGroups: groups.map((g) => (g === 'core' ? '' : g)),
+        resources,
+        verbs,
+        location: this.tagLoc(doc, t),
+      };
       const names = list('resourceNames');
       if (names) rule.resourceNames = names;
       out.push(rule);
@@ -895,10 +1073,15 @@ class Reader {
 export function jsonToSchema(json: Record<string, unknown>): SchemaNode {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(json ?? {})) {
-    if (k === 'properties') out.properties = Object.fromEntries(Object.entries(v as Record<string, Record<string, unknown>>).map(([n, s]) => [n, jsonToSchema(s)]));
+    if (k === 'properties')
+      out.properties = Object.fromEntries(
+        Object.entries(v as Record<string, Record<string, unknown>>).map(([n, s]) => [n, jsonToSchema(s)]),
+      );
     else if (k === 'items' || k === 'not') out[k] = jsonToSchema(v as Record<string, unknown>);
-    else if (k === 'additionalProperties') out[k] = typeof v === 'boolean' ? v : jsonToSchema(v as Record<string, unknown>);
-    else if (k === 'anyOf' || k === 'oneOf' || k === 'allOf') out[k] = (v as Array<Record<string, unknown>>).map(jsonToSchema);
+    else if (k === 'additionalProperties')
+      out[k] = typeof v === 'boolean' ? v : jsonToSchema(v as Record<string, unknown>);
+    else if (k === 'anyOf' || k === 'oneOf' || k === 'allOf')
+      out[k] = (v as Array<Record<string, unknown>>).map(jsonToSchema);
     else if (k.startsWith('x-kubernetes-')) {
       const map: Record<string, string> = {
         'x-kubernetes-int-or-string': 'intOrString',
@@ -915,7 +1098,10 @@ export function jsonToSchema(json: Record<string, unknown>): SchemaNode {
   return out as SchemaNode;
 }
 
-function mergeResources(found: Array<{ resource: ResourceModel; version: VersionModel }>, issues: CodegenIssue[]): ResourceModel[] {
+function mergeResources(
+  found: Array<{ resource: ResourceModel; version: VersionModel }>,
+  issues: CodegenIssue[],
+): ResourceModel[] {
   const byKey = new Map<string, ResourceModel>();
   for (const { resource, version } of found) {
     const key = `${resource.group}/${resource.kind}`;
@@ -925,17 +1111,25 @@ function mergeResources(found: Array<{ resource: ResourceModel; version: Version
       continue;
     }
     if (prev.versions.some((v) => v.name === version.name)) {
-      issues.push({ message: `${resource.kind} version ${version.name} is declared twice (also at ${prev.location?.file}:${prev.location?.line})`, location: resource.location });
+      issues.push({
+        message: `${resource.kind} version ${version.name} is declared twice (also at ${prev.location?.file}:${prev.location?.line})`,
+        location: resource.location,
+      });
       continue;
     }
     for (const k of ['plural', 'singular', 'listKind', 'scope'] as const) {
       if (prev[k] !== resource[k]) {
-        issues.push({ message: `versions of ${resource.kind} disagree on ${k}: ${prev[k]} vs ${resource[k]}`, location: resource.location });
+        issues.push({
+          message: `versions of ${resource.kind} disagree on ${k}: ${prev[k]} vs ${resource[k]}`,
+          location: resource.location,
+        });
       }
     }
     prev.versions.push(version);
-    if (resource.shortNames) prev.shortNames = [...new Set([...(prev.shortNames ?? []), ...resource.shortNames])];
-    if (resource.categories) prev.categories = [...new Set([...(prev.categories ?? []), ...resource.categories])];
+    if (resource.shortNames)
+      prev.shortNames = [...new Set([...(prev.shortNames ?? []), ...resource.shortNames])];
+    if (resource.categories)
+      prev.categories = [...new Set([...(prev.categories ?? []), ...resource.categories])];
     if (resource.annotations) prev.annotations = { ...prev.annotations, ...resource.annotations };
     if (resource.labels) prev.labels = { ...prev.labels, ...resource.labels };
   }
@@ -952,7 +1146,12 @@ export function compareVersions(a: string, b: string): number {
   const parse = (v: string) => {
     const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
     if (!m) return [0, 0, 0, v] as const;
-    return [1, m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1, Number(m[1]) * 1000 + Number(m[3] ?? 0), v] as const;
+    return [
+      1,
+      m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1,
+      Number(m[1]) * 1000 + Number(m[3] ?? 0),
+      v,
+    ] as const;
   };
   const pa = parse(a);
   const pb = parse(b);
@@ -971,7 +1170,8 @@ export function compareVersions(a: string, b: string): number {
  */
 export function readTypeScript(files: readonly string[], options: ReadTypeScriptOptions = {}): ApiModel {
   const resolved = files.map((f) => path.resolve(f));
-  const program = options.program ?? ts.createProgram(resolved, { ...DEFAULT_OPTIONS, ...options.compilerOptions });
+  const program =
+    options.program ?? ts.createProgram(resolved, { ...DEFAULT_OPTIONS, ...options.compilerOptions });
   const baseDir = options.baseDir ?? process.cwd();
   const reader = new Reader(program.getTypeChecker(), new Set(resolved), baseDir);
   const found: Array<{ resource: ResourceModel; version: VersionModel }> = [];
@@ -979,11 +1179,15 @@ export function readTypeScript(files: readonly string[], options: ReadTypeScript
   for (const file of resolved) {
     const sf = program.getSourceFile(file);
     if (!sf) {
-      reader.issues.push({ message: `cannot read ${reader.display(file)}`, location: { file: reader.display(file), line: 1 } });
+      reader.issues.push({
+        message: `cannot read ${reader.display(file)}`,
+        location: { file: reader.display(file), line: 1 },
+      });
       continue;
     }
     for (const d of program.getSyntacticDiagnostics(sf)) {
-      const pos = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+      const pos =
+        d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
       reader.issues.push({
         message: `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
         location: { file: reader.display(file), line: pos.line + 1, column: pos.character + 1 },
@@ -1011,7 +1215,10 @@ export function readTypeScript(files: readonly string[], options: ReadTypeScript
           if (t.name === 'rbac') continue;
           const spec = MARKERS_BY_NAME.get(t.name);
           if (spec && !IGNORED_TAGS.has(t.name) && stmt.kind !== ts.SyntaxKind.FunctionDeclaration) {
-            reader.error({ file: doc.file, line: t.line, column: t.column }, `misplaced marker @${t.name}: markers belong on exported interfaces, type aliases and their fields`);
+            reader.error(
+              { file: doc.file, line: t.line, column: t.column },
+              `misplaced marker @${t.name}: markers belong on exported interfaces, type aliases and their fields`,
+            );
           }
         }
         permissions.push(...reader.permissions(doc));
@@ -1032,4 +1239,11 @@ function dedupe(issues: CodegenIssue[]): CodegenIssue[] {
     seen.add(k);
     return true;
   });
+}
+
+/** The default plural of a lower-case kind (English rules, as kubebuilder applies them). */
+export function pluralize(singular: string): string {
+  if (/[^aeiou]y$/.test(singular)) return `${singular.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/.test(singular)) return `${singular}es`;
+  return `${singular}s`;
 }

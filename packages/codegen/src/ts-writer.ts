@@ -26,7 +26,9 @@ export interface GeneratedFile {
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function pascal(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''));
+  const cleaned = name.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) =>
+    c ? c.toUpperCase() : '',
+  );
   const p = cleaned.charAt(0).toUpperCase() + cleaned.slice(1);
   return /^[0-9]/.test(p) ? `X${p}` : p || 'X';
 }
@@ -48,9 +50,11 @@ function nodeMarkers(node: SchemaNode): string[] {
   if (node.title !== undefined) m.push(`@title ${quoteRaw(node.title)}`);
   if (node.enum !== undefined && !enumInType(node)) m.push(`@enum ${json(node.enum)}`);
   if (node.minimum !== undefined) m.push(`@minimum ${node.minimum}`);
-  if (node.exclusiveMinimum !== undefined) m.push(node.exclusiveMinimum ? '@exclusiveMinimum' : '@exclusiveMinimum false');
+  if (node.exclusiveMinimum !== undefined)
+    m.push(node.exclusiveMinimum ? '@exclusiveMinimum' : '@exclusiveMinimum false');
   if (node.maximum !== undefined) m.push(`@maximum ${node.maximum}`);
-  if (node.exclusiveMaximum !== undefined) m.push(node.exclusiveMaximum ? '@exclusiveMaximum' : '@exclusiveMaximum false');
+  if (node.exclusiveMaximum !== undefined)
+    m.push(node.exclusiveMaximum ? '@exclusiveMaximum' : '@exclusiveMaximum false');
   if (node.multipleOf !== undefined) m.push(`@multipleOf ${node.multipleOf}`);
   if (node.minLength !== undefined) m.push(`@minLength ${node.minLength}`);
   if (node.maxLength !== undefined) m.push(`@maxLength ${node.maxLength}`);
@@ -67,7 +71,8 @@ function nodeMarkers(node: SchemaNode): string[] {
   if (node.listType) m.push(`@listType ${node.listType}`);
   for (const k of node.listMapKeys ?? []) m.push(`@listMapKey ${k}`);
   if (node.mapType) m.push(`@mapType ${node.mapType}`);
-  if (node.type === 'object' && !node.properties && !node.additionalProperties && !node.preserveUnknownFields) m.push('@object');
+  if (node.type === 'object' && !node.properties && !node.additionalProperties && !node.preserveUnknownFields)
+    m.push('@object');
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     if (node[key] && !(node.intOrString && isIntOrStringJunctor(node, key))) {
       m.push(`@${key} ${json(node[key]!.map((s) => schemaToJson(s)))}`);
@@ -81,7 +86,8 @@ function nodeMarkers(node: SchemaNode): string[] {
   for (const r of node.validations ?? []) {
     const args = [`rule=${JSON.stringify(r.rule)}`];
     if (r.message !== undefined) args.push(`message=${JSON.stringify(r.message)}`);
-    if (r.messageExpression !== undefined) args.push(`messageExpression=${JSON.stringify(r.messageExpression)}`);
+    if (r.messageExpression !== undefined)
+      args.push(`messageExpression=${JSON.stringify(r.messageExpression)}`);
     if (r.reason !== undefined) args.push(`reason=${r.reason}`);
     if (r.fieldPath !== undefined) args.push(`fieldPath=${JSON.stringify(r.fieldPath)}`);
     if (r.optionalOldSelf) args.push('optionalOldSelf=true');
@@ -96,18 +102,24 @@ function quoteRaw(s: string): string {
 
 function enumInType(node: SchemaNode): boolean {
   if (!node.enum || node.enum.length === 0) return false;
-  if (node.type === 'string') return node.enum.every((v) => typeof v === 'string' || (v === null && node.nullable));
+  if (node.type === 'string')
+    return node.enum.every((v) => typeof v === 'string' || (v === null && node.nullable));
   if (node.type === 'integer' || node.type === 'number') {
-    return node.enum.every((v) => (typeof v === 'number' && Number.isFinite(v)) || (v === null && node.nullable));
+    return node.enum.every(
+      (v) => (typeof v === 'number' && Number.isFinite(v)) || (v === null && node.nullable),
+    );
   }
   return false;
 }
 
 /** Whether a node needs its own declaration to carry markers (in item or map-value position). */
 function isTrivial(node: SchemaNode): boolean {
-  const keys = Object.keys(node).filter((k) => k !== 'location' && (node as Record<string, unknown>)[k] !== undefined);
+  const keys = Object.keys(node).filter(
+    (k) => k !== 'location' && (node as Record<string, unknown>)[k] !== undefined,
+  );
   if (node.type === 'object' && node.properties) return false;
-  if (node.type === 'array') return keys.every((k) => k === 'type' || k === 'items') && isTrivial(node.items!);
+  if (node.type === 'array')
+    return keys.every((k) => k === 'type' || k === 'items') && isTrivial(node.items!);
   if (node.type === 'integer' || node.type === 'number') return false;
   return keys.every((k) => k === 'type');
 }
@@ -138,7 +150,9 @@ class Emitter {
     if (position === 'item' && !isTrivial(node) && !(node.type === 'object' && node.properties)) {
       const name = this.unique(base);
       const inner = this.bareType(node, name);
-      this.decls.push(`${renderDocComment(node.description, nodeMarkers(node), '')}export type ${name} = ${inner};\n`);
+      this.decls.push(
+        `${renderDocComment(node.description, nodeMarkers(node), '')}export type ${name} = ${inner};\n`,
+      );
       return name;
     }
     if (node.type === 'object' && node.properties) {
@@ -154,7 +168,11 @@ class Emitter {
   bareType(node: SchemaNode, base: string): string {
     let t: string;
     if (node.intOrString) t = 'number | string';
-    else if (enumInType(node)) t = node.enum!.filter((v) => v !== null).map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v))).join(' | ');
+    else if (enumInType(node))
+      t = node
+        .enum!.filter((v) => v !== null)
+        .map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v)))
+        .join(' | ');
     else {
       switch (node.type) {
         case 'string':
@@ -199,7 +217,8 @@ class Emitter {
       out += `${indent}${propKey(name)}${required.has(name) ? '' : '?'}: ${type};\n`;
     }
     for (const name of node.required ?? []) {
-      if (!node.properties?.[name]) throw new Error(`required field ${name} of ${parentName} is not declared in properties`);
+      if (!node.properties?.[name])
+        throw new Error(`required field ${name} of ${parentName} is not declared in properties`);
     }
     return out;
   }
@@ -213,14 +232,25 @@ class Emitter {
 }
 
 function resourceMarkers(r: ResourceModel, v: VersionModel): string[] {
-  const m = [`@group ${r.group}`, `@version ${v.name}`, `@kind ${r.kind}`, `@scope ${r.scope}`, `@plural ${r.plural}`];
+  const m = [
+    `@group ${r.group}`,
+    `@version ${v.name}`,
+    `@kind ${r.kind}`,
+    `@scope ${r.scope}`,
+    `@plural ${r.plural}`,
+  ];
   if (r.singular !== r.kind.toLowerCase()) m.push(`@singular ${r.singular}`);
   if (r.listKind !== `${r.kind}List`) m.push(`@listKind ${r.listKind}`);
   for (const s of r.shortNames ?? []) m.push(`@shortName ${s}`);
   for (const c of r.categories ?? []) m.push(`@category ${c}`);
   if (v.storage) m.push('@storageVersion');
   if (!v.served) m.push('@served false');
-  if (v.deprecated) m.push(v.deprecationWarning !== undefined ? `@deprecatedVersion warning=${JSON.stringify(v.deprecationWarning)}` : '@deprecatedVersion');
+  if (v.deprecated)
+    m.push(
+      v.deprecationWarning !== undefined
+        ? `@deprecatedVersion warning=${JSON.stringify(v.deprecationWarning)}`
+        : '@deprecatedVersion',
+    );
   if (v.statusSubresource) m.push('@subresource status');
   if (v.scale) {
     const s = v.scale;
@@ -236,8 +266,10 @@ function resourceMarkers(r: ResourceModel, v: VersionModel): string[] {
     m.push(`@printColumn ${args.join(' ')}`);
   }
   for (const f of v.selectableFields ?? []) m.push(`@selectableField jsonPath=${quoteArg(f)}`);
-  for (const [k, val] of Object.entries(r.annotations ?? {}).sort()) m.push(`@crdAnnotation ${quoteArg(k)}=${quoteArg(val)}`);
-  for (const [k, val] of Object.entries(r.labels ?? {}).sort()) m.push(`@crdLabel ${quoteArg(k)}=${quoteArg(val)}`);
+  for (const [k, val] of Object.entries(r.annotations ?? {}).sort())
+    m.push(`@crdAnnotation ${quoteArg(k)}=${quoteArg(val)}`);
+  for (const [k, val] of Object.entries(r.labels ?? {}).sort())
+    m.push(`@crdLabel ${quoteArg(k)}=${quoteArg(val)}`);
   return m;
 }
 
@@ -251,15 +283,29 @@ export function moduleFileName(r: ResourceModel): string {
  * the module reads back into the same CRD), `<Kind>Resource` (a typed descriptor for
  * `@kubeloom/kclient`), `<Kind>Schema` and `<Kind>Validator`, and typed client constructors.
  */
-export function versionToTypeScript(r: ResourceModel, v: VersionModel, options: TypeScriptWriterOptions = {}): string {
+export function versionToTypeScript(
+  r: ResourceModel,
+  v: VersionModel,
+  options: TypeScriptWriterOptions = {},
+): string {
   const kind = r.kind;
   const e = new Emitter(kind);
   e.names.add(kind);
-  for (const reserved of [`${kind}Resource`, `${kind}Schema`, `${kind}Validator`, `${kind}List`, `${kind}Client`, `new${kind}Client`]) {
+  for (const reserved of [
+    `${kind}Resource`,
+    `${kind}Schema`,
+    `${kind}Validator`,
+    `${kind}List`,
+    `${kind}Client`,
+    `new${kind}Client`,
+  ]) {
     e.names.add(reserved);
   }
   const root = v.schema;
-  const rootMarkers = [...resourceMarkers(r, v), ...nodeMarkers(root).filter((m) => !m.startsWith('@object'))];
+  const rootMarkers = [
+    ...resourceMarkers(r, v),
+    ...nodeMarkers(root).filter((m) => !m.startsWith('@object')),
+  ];
   const slot = e.decls.length;
   e.decls.push('');
   let body = '';
@@ -280,7 +326,8 @@ export function versionToTypeScript(r: ResourceModel, v: VersionModel, options: 
     body += renderDocComment(sub.description, markers, '  ');
     body += `  ${propKey(name)}${required.has(name) ? '' : '?'}: ${type};\n`;
   }
-  e.decls[slot] = `${renderDocComment(root.description, rootMarkers, '')}export interface ${kind} {\n${body}}\n`;
+  e.decls[slot] =
+    `${renderDocComment(root.description, rootMarkers, '')}export interface ${kind} {\n${body}}\n`;
 
   const withValidator = options.validator !== false;
   const withClient = options.client !== false;
@@ -289,9 +336,12 @@ export function versionToTypeScript(r: ResourceModel, v: VersionModel, options: 
     `import { defineResource, type ListMeta, type ObjectMeta, type TypedResourceDescriptor${withClient ? ', type KubeClient' : ''} } from '@kubeloom/kube';`,
   ];
   if (withValidator) {
-    imports.push(`import { createValidator, type JsonSchemaProps, type ObjectValidator } from '@kubeloom/codegen/runtime';`);
+    imports.push(
+      `import { createValidator, type JsonSchemaProps, type ObjectValidator } from '@kubeloom/codegen/runtime';`,
+    );
   }
-  if (withClient) imports.push(`import { type Client, type ClientOptions, newClient } from '@kubeloom/kclient';`);
+  if (withClient)
+    imports.push(`import { type Client, type ClientOptions, newClient } from '@kubeloom/kclient';`);
   const descriptor: string[] = [
     `  group: ${JSON.stringify(r.group)},`,
     `  version: ${JSON.stringify(v.name)},`,
@@ -303,7 +353,8 @@ export function versionToTypeScript(r: ResourceModel, v: VersionModel, options: 
     `  subresources: { status: ${hasStatus}, scale: ${v.scale !== undefined} },`,
   ];
   if (r.shortNames?.length) descriptor.push(`  shortNames: ${JSON.stringify(r.shortNames)},`);
-  let out = `// Code generated by kubeloom-gen${options.source ? ` from ${options.source}` : ''}. DO NOT EDIT.\n`;
+  const source = options.source ?? (r.location ? r.location.file.split(/[\\/]/).pop() : undefined);
+  let out = `// Code generated by kubeloom-gen${source ? ` from ${source}` : ''}. DO NOT EDIT.\n`;
   out += `// ${r.plural}.${r.group}, version ${v.name}.\n\n`;
   out += `${imports.join('\n')}\n\n`;
   out += e.decls.join('\n');
@@ -311,7 +362,7 @@ export function versionToTypeScript(r: ResourceModel, v: VersionModel, options: 
   out += `\n/** The typed resource descriptor of ${kind} (${r.plural}.${r.group}/${v.name}). */\n`;
   out += `export const ${kind}Resource: TypedResourceDescriptor<${kind}> = defineResource<${kind}>({\n${descriptor.join('\n')}\n});\n`;
   if (withValidator) {
-    const schemaJson = JSON.stringify(sortKeys(schemaToJson(root, { dropDescriptions: true })), null, 2);
+    const schemaJson = JSON.stringify(sortKeys(schemaToJson(root, { dropDescriptions: true })));
     out += `\n/** The OpenAPI v3 schema of ${kind} ${v.name} (descriptions dropped). */\n`;
     out += `export const ${kind}Schema: JsonSchemaProps = ${schemaJson};\n`;
     out += `\n/** Validates ${kind} objects as the apiserver does: schema, formats, defaults and CEL rules (unevaluable rules are reported, never passed silently). */\n`;
@@ -320,7 +371,9 @@ export function versionToTypeScript(r: ResourceModel, v: VersionModel, options: 
   if (withClient) {
     const omitted = hasStatus ? '' : "'updateStatus' | 'patchStatus' | 'applyStatus'";
     out += `\n/** A typed client for ${kind}${hasStatus ? '' : ' (no status subresource, so no status writes)'}. */\n`;
-    out += omitted ? `export type ${kind}Client = Omit<Client<${kind}>, ${omitted}>;\n` : `export type ${kind}Client = Client<${kind}>;\n`;
+    out += omitted
+      ? `export type ${kind}Client = Omit<Client<${kind}>, ${omitted}>;\n`
+      : `export type ${kind}Client = Client<${kind}>;\n`;
     out += `\n/** Creates a typed client for ${kind} (${r.plural}.${r.group}/${v.name}). */\n`;
     out += `export function new${kind}Client(kube: KubeClient, options?: ClientOptions<${kind}>): ${kind}Client {\n  return newClient(kube, ${kind}Resource, options);\n}\n`;
   }
@@ -337,7 +390,10 @@ export function versionDirectory(r: ResourceModel, v: VersionModel): string {
  * (`<group>/<version>/<kind>.ts`) and an `index.ts` per version directory. Output is sorted and
  * deterministic.
  */
-export function resourcesToTypeScript(resources: readonly ResourceModel[], options: TypeScriptWriterOptions = {}): GeneratedFile[] {
+export function resourcesToTypeScript(
+  resources: readonly ResourceModel[],
+  options: TypeScriptWriterOptions = {},
+): GeneratedFile[] {
   const files = new Map<string, string>();
   const indexes = new Map<string, Set<string>>();
   const ext = options.importExtension ?? '.ts';
@@ -345,7 +401,8 @@ export function resourcesToTypeScript(resources: readonly ResourceModel[], optio
     for (const v of r.versions) {
       const dir = versionDirectory(r, v);
       const file = `${dir}/${moduleFileName(r)}`;
-      if (files.has(file)) throw new Error(`two resources generate ${file}: kinds must be unique per group and version`);
+      if (files.has(file))
+        throw new Error(`two resources generate ${file}: kinds must be unique per group and version`);
       files.set(file, versionToTypeScript(r, v, options));
       const set = indexes.get(dir) ?? new Set<string>();
       set.add(moduleFileName(r).replace(/\.ts$/, ext));
@@ -356,5 +413,7 @@ export function resourcesToTypeScript(resources: readonly ResourceModel[], optio
     const lines = [...mods].sort().map((m) => `export * from './${m}';`);
     files.set(`${dir}/index.ts`, `// Code generated by kubeloom-gen. DO NOT EDIT.\n${lines.join('\n')}\n`);
   }
-  return [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, content]) => ({ path, content }));
+  return [...files.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, content]) => ({ path, content }));
 }

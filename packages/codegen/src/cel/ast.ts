@@ -2,9 +2,24 @@
 export type CelExpr =
   | { readonly kind: 'literal'; readonly value: CelLiteral }
   | { readonly kind: 'ident'; readonly name: string }
-  | { readonly kind: 'select'; readonly operand: CelExpr; readonly field: string; readonly optional?: boolean }
-  | { readonly kind: 'index'; readonly operand: CelExpr; readonly index: CelExpr; readonly optional?: boolean }
-  | { readonly kind: 'call'; readonly fn: string; readonly target?: CelExpr; readonly args: readonly CelExpr[] }
+  | {
+      readonly kind: 'select';
+      readonly operand: CelExpr;
+      readonly field: string;
+      readonly optional?: boolean;
+    }
+  | {
+      readonly kind: 'index';
+      readonly operand: CelExpr;
+      readonly index: CelExpr;
+      readonly optional?: boolean;
+    }
+  | {
+      readonly kind: 'call';
+      readonly fn: string;
+      readonly target?: CelExpr;
+      readonly args: readonly CelExpr[];
+    }
   | { readonly kind: 'list'; readonly items: readonly CelExpr[] }
   | { readonly kind: 'map'; readonly entries: ReadonlyArray<readonly [CelExpr, CelExpr]> }
   | { readonly kind: 'unary'; readonly op: '!' | '-'; readonly operand: CelExpr }
@@ -15,7 +30,21 @@ export type CelExpr =
 export type CelLiteral = null | boolean | bigint | number | string | Uint8Array;
 
 /** The binary operators of CEL. */
-export type CelBinaryOp = '||' | '&&' | '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | '+' | '-' | '*' | '/' | '%';
+export type CelBinaryOp =
+  | '||'
+  | '&&'
+  | '=='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'in'
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%';
 
 /** A CEL expression that does not parse; `offset` is the 0-based position in the source. */
 export class CelSyntaxError extends Error {

@@ -78,7 +78,14 @@ function typeName(v: CelValue): string {
 }
 
 function isMap(v: CelValue): v is { [key: string]: CelValue } {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof CelDuration) && !(v instanceof CelTimestamp);
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    !(v instanceof Uint8Array) &&
+    !(v instanceof CelDuration) &&
+    !(v instanceof CelTimestamp)
+  );
 }
 
 function isNum(v: CelValue): v is bigint | number {
@@ -101,8 +108,10 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   if (a instanceof CelDuration || a instanceof CelTimestamp) {
     return b instanceof a.constructor && (b as CelDuration).nanos === a.nanos;
   }
-  if (a instanceof Uint8Array) return b instanceof Uint8Array && a.length === b.length && a.every((x, i) => x === b[i]);
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => celEquals(x, b[i]!));
+  if (a instanceof Uint8Array)
+    return b instanceof Uint8Array && a.length === b.length && a.every((x, i) => x === b[i]);
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => celEquals(x, b[i]!));
   if (!isMap(b) || !isMap(a)) return false;
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
@@ -113,7 +122,10 @@ function compare(a: CelValue, b: CelValue, op: string): number {
   if (isNum(a) && isNum(b)) return compareNum(a, b);
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
-  if ((a instanceof CelDuration && b instanceof CelDuration) || (a instanceof CelTimestamp && b instanceof CelTimestamp)) {
+  if (
+    (a instanceof CelDuration && b instanceof CelDuration) ||
+    (a instanceof CelTimestamp && b instanceof CelTimestamp)
+  ) {
     return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
   }
   throw new CelEvalError(`no such overload: ${typeName(a)} ${op} ${typeName(b)}`);
@@ -177,7 +189,9 @@ export function compileRe2(pattern: string): RegExp {
       try {
         re = new RegExp(src, flags.replace('u', ''));
       } catch (e) {
-        throw new CelEvalError(`invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`);
+        throw new CelEvalError(
+          `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`,
+        );
       }
     }
     regexCache.set(pattern, re);
@@ -233,14 +247,16 @@ function callFunction(fn: string, target: CelValue | undefined, args: CelValue[]
       const cps = [...str(t, fn)];
       const sub = [...str(args[0]!, fn)].join('');
       const s = cps.join('');
-      const idx = fn === 'indexOf' ? s.indexOf(sub, args[1] !== undefined ? int(args[1], fn) : 0) : s.lastIndexOf(sub);
+      const idx =
+        fn === 'indexOf' ? s.indexOf(sub, args[1] !== undefined ? int(args[1], fn) : 0) : s.lastIndexOf(sub);
       return BigInt(idx < 0 ? -1 : [...s.slice(0, idx)].length);
     }
     case 'substring': {
       const cps = [...str(t, fn)];
       const start = int(args[0]!, fn);
       const end = args[1] !== undefined ? int(args[1], fn) : cps.length;
-      if (start < 0 || end > cps.length || start > end) throw new CelEvalError('substring index out of range');
+      if (start < 0 || end > cps.length || start > end)
+        throw new CelEvalError('substring index out of range');
       return cps.slice(start, end).join('');
     }
     case 'replace': {
@@ -319,7 +335,8 @@ function callFunction(fn: string, target: CelValue | undefined, args: CelValue[]
       const v = args[0]!;
       if (v instanceof CelTimestamp) return v;
       const ms = Date.parse(str(v, fn));
-      if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(v as string)) throw new CelEvalError(`invalid timestamp ${JSON.stringify(v)}`);
+      if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(v as string))
+        throw new CelEvalError(`invalid timestamp ${JSON.stringify(v)}`);
       return new CelTimestamp(BigInt(ms) * 1_000_000n);
     }
     case 'isIP':
@@ -374,7 +391,7 @@ function truthy(v: CelValue, what: string): boolean {
 function evalMacro(e: Extract<CelExpr, { kind: 'call' }>, vars: CelBindings): CelValue {
   const range = evaluate(e.target!, vars);
   const v = e.args[0];
-  if (!v || v.kind !== 'ident') throw new CelEvalError(`${e.fn}() needs an iteration variable`);
+  if (v?.kind !== 'ident') throw new CelEvalError(`${e.fn}() needs an iteration variable`);
   const items: CelValue[] = Array.isArray(range) ? range : isMap(range) ? Object.keys(range) : [];
   if (!Array.isArray(range) && !isMap(range)) throw new CelEvalError(`${e.fn}() over ${typeName(range)}`);
   const bind = (x: CelValue): CelBindings => ({ ...vars, [v.name]: x });
@@ -404,7 +421,9 @@ function evalMacro(e: Extract<CelExpr, { kind: 'call' }>, vars: CelBindings): Ce
       return items.filter((x) => truthy(evaluate(e.args[1]!, bind(x)), 'filter() predicate'));
     case 'map':
       if (e.args.length === 3) {
-        return items.filter((x) => truthy(evaluate(e.args[1]!, bind(x)), 'map() filter')).map((x) => evaluate(e.args[2]!, bind(x)));
+        return items
+          .filter((x) => truthy(evaluate(e.args[1]!, bind(x)), 'map() filter'))
+          .map((x) => evaluate(e.args[2]!, bind(x)));
       }
       return items.map((x) => evaluate(e.args[1]!, bind(x)));
   }
@@ -440,7 +459,8 @@ export function evaluate(e: CelExpr, vars: CelBindings): CelValue {
       if (Array.isArray(operand)) {
         if (!isNum(index)) throw new CelEvalError('list index must be an int');
         const i = Number(index);
-        if (!Number.isInteger(i) || i < 0 || i >= operand.length) throw new CelEvalError(`index ${i} out of range`);
+        if (!Number.isInteger(i) || i < 0 || i >= operand.length)
+          throw new CelEvalError(`index ${i} out of range`);
         return operand[i]!;
       }
       if (isMap(operand)) {
@@ -469,7 +489,9 @@ export function evaluate(e: CelExpr, vars: CelBindings): CelValue {
       throw new CelEvalError(`no such overload: -${typeName(v)}`);
     }
     case 'ternary':
-      return truthy(evaluate(e.cond, vars), 'ternary condition') ? evaluate(e.then, vars) : evaluate(e.else, vars);
+      return truthy(evaluate(e.cond, vars), 'ternary condition')
+        ? evaluate(e.then, vars)
+        : evaluate(e.else, vars);
     case 'binary': {
       if (e.op === '&&' || e.op === '||') {
         // CEL's commutative logic: an error on one side is absorbed when the other decides.
@@ -513,14 +535,19 @@ export function evaluate(e: CelExpr, vars: CelBindings): CelValue {
     case 'call': {
       if (e.fn === 'has' && !e.target) {
         const arg = e.args[0];
-        if (e.args.length !== 1 || !arg || arg.kind !== 'select') throw new CelEvalError('has() needs a field selection');
+        if (e.args.length !== 1 || !arg || arg.kind !== 'select')
+          throw new CelEvalError('has() needs a field selection');
         const operand = evaluate(arg.operand, vars);
         if (!isMap(operand)) throw new CelEvalError(`has() on ${typeName(operand)}`);
         return Object.hasOwn(operand, arg.field);
       }
       if (e.target && MACROS.has(e.fn)) return evalMacro(e, vars);
       const target = e.target ? evaluate(e.target, vars) : undefined;
-      return callFunction(e.fn, target, e.args.map((a) => evaluate(a, vars)));
+      return callFunction(
+        e.fn,
+        target,
+        e.args.map((a) => evaluate(a, vars)),
+      );
     }
   }
 }

@@ -8,10 +8,54 @@ interface Token {
   readonly pos: number;
 }
 
-const OPS = ['&&', '||', '==', '!=', '<=', '>=', '?.', '<', '>', '!', '+', '-', '*', '/', '%', '?', ':', '.', ',', '(', ')', '[', ']', '{', '}'];
-const RESERVED = new Set(['as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const OPS = [
+  '&&',
+  '||',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '?.',
+  '<',
+  '>',
+  '!',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '?',
+  ':',
+  '.',
+  ',',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+];
+const RESERVED = new Set([
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 
-function unescape(body: string, raw: boolean, pos: number): string {
+function unescapeString(body: string, raw: boolean, pos: number): string {
   if (raw) return body;
   let out = '';
   for (let i = 0; i < body.length; i++) {
@@ -55,7 +99,8 @@ function unescape(body: string, raw: boolean, pos: number): string {
       case 'U': {
         const len = n === 'x' ? 2 : n === 'u' ? 4 : 8;
         const hex = body.slice(i + 1, i + 1 + len);
-        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) throw new CelSyntaxError('invalid escape', pos + i);
+        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len)
+          throw new CelSyntaxError('invalid escape', pos + i);
         out += String.fromCodePoint(Number.parseInt(hex, 16));
         i += len;
         break;
@@ -112,12 +157,20 @@ function tokenize(src: string): Token[] {
         i++;
       }
       i += delim.length;
-      const text = unescape(body, raw, start);
-      out.push({ kind: bytes ? 'bytes' : 'str', text: src.slice(start, i), value: bytes ? new TextEncoder().encode(text) : text, pos: start });
+      const text = unescapeString(body, raw, start);
+      out.push({
+        kind: bytes ? 'bytes' : 'str',
+        text: src.slice(start, i),
+        value: bytes ? new TextEncoder().encode(text) : text,
+        pos: start,
+      });
       continue;
     }
     if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(src[i + 1] ?? ''))) {
-      const m = /^(0x[0-9a-fA-F]+[uU]?|[0-9]*\.[0-9]+([eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+[uU]?)/.exec(src.slice(i));
+      const m =
+        /^(0x[0-9a-fA-F]+[uU]?|[0-9]*\.[0-9]+([eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+[uU]?)/.exec(
+          src.slice(i),
+        );
       const text = m![0];
       i += text.length;
       let value: CelLiteral;
@@ -161,7 +214,10 @@ class Parser {
   private expect(text: string): void {
     const t = this.next();
     if (t.kind !== 'op' || t.text !== text) {
-      throw new CelSyntaxError(`expected ${JSON.stringify(text)} but found ${JSON.stringify(t.text || 'end of input')}`, t.pos);
+      throw new CelSyntaxError(
+        `expected ${JSON.stringify(text)} but found ${JSON.stringify(t.text || 'end of input')}`,
+        t.pos,
+      );
     }
   }
   parseAll(): CelExpr {
@@ -313,7 +369,8 @@ class Parser {
         }
         if (t.text === '.') {
           const id = this.next();
-          if (id.kind !== 'ident') throw new CelSyntaxError('expected an identifier after a leading "."', id.pos);
+          if (id.kind !== 'ident')
+            throw new CelSyntaxError('expected an identifier after a leading "."', id.pos);
           return { kind: 'ident', name: id.text };
         }
         throw new CelSyntaxError(`unexpected ${JSON.stringify(t.text)}`, t.pos);

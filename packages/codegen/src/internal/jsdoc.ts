@@ -43,7 +43,12 @@ export function parseDocComment(raw: string, startLine: number, startColumn: num
   const description = desc.length > 0 ? desc.map((l) => l.replace(/\s+$/, '')).join('\n') : undefined;
   return {
     description,
-    tags: tags.map((t) => ({ name: t.name, value: t.value.join('\n').trim(), line: t.line, column: t.column })),
+    tags: tags.map((t) => ({
+      name: t.name,
+      value: t.value.join('\n').trim(),
+      line: t.line,
+      column: t.column,
+    })),
   };
 }
 
@@ -53,7 +58,11 @@ export function escapeDescription(text: string): string[] {
 }
 
 /** Renders a doc comment with the given description and tag lines, indented. */
-export function renderDocComment(description: string | undefined, tags: readonly string[], indent: string): string {
+export function renderDocComment(
+  description: string | undefined,
+  tags: readonly string[],
+  indent: string,
+): string {
   const lines: string[] = [];
   if (description !== undefined && description !== '') lines.push(...escapeDescription(description));
   if (tags.length > 0) {
@@ -97,7 +106,8 @@ export function parseArgs(text: string): MarkerArgs {
         throw new Error(`invalid quoted string ${lit}`);
       }
     }
-    if (text[i] === "'") throw new Error('use double quotes (JSON strings) for marker values, not single quotes');
+    if (text[i] === "'")
+      throw new Error('use double quotes (JSON strings) for marker values, not single quotes');
     const m = /^[^\s]*/.exec(text.slice(i))!;
     i += m[0].length;
     return m[0];

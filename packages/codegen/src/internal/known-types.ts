@@ -23,12 +23,18 @@ const CONDITION: SchemaNode = {
     lastTransitionTime: { type: 'string', format: 'date-time' },
     message: { type: 'string', maxLength: 32768 },
     observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
-    reason: { type: 'string', maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' },
+    reason: {
+      type: 'string',
+      maxLength: 1024,
+      minLength: 1,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    },
     status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
     type: {
       type: 'string',
       maxLength: 316,
-      pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
     },
   },
   required: ['lastTransitionTime', 'message', 'reason', 'status', 'type'],
@@ -60,7 +66,11 @@ const LABEL_SELECTOR: SchemaNode = {
  * `V1Condition`, `V1LabelSelector`, and `Date`, `IntOrString`, `Quantity`, `Time`), or undefined.
  * Types declared in the input files themselves are never replaced (except `Date`).
  */
-export function knownType(name: string, declaredInInputs: boolean, declared: boolean): SchemaNode | undefined {
+export function knownType(
+  name: string,
+  declaredInInputs: boolean,
+  declared: boolean,
+): SchemaNode | undefined {
   if (name === 'Date' && !declaredInInputs) return { type: 'string', format: 'date-time' };
   if (name === 'IntOrString') return { intOrString: true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
   if (name === 'Quantity') {

@@ -25,7 +25,11 @@ export function prune(value: unknown, schema: JsonSchemaProps, root = true): unk
     }
   } else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
     for (const key of Object.keys(value)) prune(value[key], schema.additionalProperties, false);
-  } else if (!schema['x-kubernetes-preserve-unknown-fields'] && schema.additionalProperties !== true && schema.type === 'object') {
+  } else if (
+    !schema['x-kubernetes-preserve-unknown-fields'] &&
+    schema.additionalProperties !== true &&
+    schema.type === 'object'
+  ) {
     for (const key of Object.keys(value)) {
       if ((root || embedded) && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
       delete value[key];

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export { CelSyntaxError, type CelBinaryOp, type CelExpr, type CelLiteral } from '../cel/ast.ts';
+export { type CelBinaryOp, type CelExpr, type CelLiteral, CelSyntaxError } from '../cel/ast.ts';
 export {
   type CelBindings,
   CelDuration,

@@ -61,7 +61,20 @@ export interface ObjectValidator<T> {
 
 const re2Engine = Object.assign((pattern: string) => compileRe2(pattern), { code: 'compileRe2' });
 
-const DROP = new Set(['description', 'example', 'externalDocs', 'title', 'x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-embedded-resource', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'default']);
+const DROP = new Set([
+  'description',
+  'example',
+  'externalDocs',
+  'title',
+  'x-kubernetes-validations',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+  'default',
+]);
 
 /** Rewrites a CRD schema into a form Ajv checks with apiserver semantics. */
 function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
@@ -99,7 +112,8 @@ function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
         out[s.exclusiveMaximum === true ? 'exclusiveMaximum' : 'maximum'] = value;
         break;
       case 'format':
-        if (formatChecker(String(value))) out.format = `k8s-${String(value).replaceAll('-', '').toLowerCase()}`;
+        if (formatChecker(String(value)))
+          out.format = `k8s-${String(value).replaceAll('-', '').toLowerCase()}`;
         break;
       case 'nullable':
         if (value === true) out.nullable = true;
@@ -117,8 +131,10 @@ function collectFormats(s: JsonSchemaProps, into: Set<string>): void {
   if (typeof s.format === 'string' && formatChecker(s.format)) into.add(s.format);
   for (const v of Object.values(s.properties ?? {})) collectFormats(v, into);
   if (s.items) collectFormats(s.items, into);
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') collectFormats(s.additionalProperties, into);
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const x of (s[key] as JsonSchemaProps[] | undefined) ?? []) collectFormats(x, into);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    collectFormats(s.additionalProperties, into);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    for (const x of (s[key] as JsonSchemaProps[] | undefined) ?? []) collectFormats(x, into);
   if (s.not) collectFormats(s.not as JsonSchemaProps, into);
 }
 
@@ -129,7 +145,8 @@ function ajvPath(e: ErrorObject): string {
     .map((seg) => seg.replaceAll('~1', '/').replaceAll('~0', '~'))
     .map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : `.${seg}`))
     .join('');
-  const extra = e.keyword === 'required' ? `.${(e.params as { missingProperty: string }).missingProperty}` : '';
+  const extra =
+    e.keyword === 'required' ? `.${(e.params as { missingProperty: string }).missingProperty}` : '';
   return `${p}${extra}`.replace(/^\./, '') || '<root>';
 }
 
@@ -160,7 +177,9 @@ function toCel(value: unknown, schema: JsonSchemaProps | undefined): CelValue {
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     const sub =
       schema?.properties?.[k] ??
-      (schema?.additionalProperties && typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+      (schema?.additionalProperties && typeof schema.additionalProperties === 'object'
+        ? schema.additionalProperties
+        : undefined);
     out[k] = toCel(v, sub);
   }
   return out;
@@ -218,17 +237,32 @@ function listMapKey(item: unknown, keys: readonly string[]): string {
   return JSON.stringify(keys.map((k) => (item as Record<string, unknown> | null)?.[k]));
 }
 
-function walkCel(value: unknown, old: unknown, hasOld: boolean, schema: JsonSchemaProps, path: string, out: CelWalk): void {
+function walkCel(
+  value: unknown,
+  old: unknown,
+  hasOld: boolean,
+  schema: JsonSchemaProps,
+  path: string,
+  out: CelWalk,
+): void {
   if (value === undefined) return;
   for (const r of rulesOf(schema)) {
     const where = path || '<root>';
     if (r.usesOldSelf && !hasOld && !r.optionalOldSelf) continue; // a transition rule: not run on create
     if (r.parseError) {
-      out.notEvaluated.push({ path: where, rule: r.rule, reason: `not evaluated client-side: ${r.parseError}` });
+      out.notEvaluated.push({
+        path: where,
+        rule: r.rule,
+        reason: `not evaluated client-side: ${r.parseError}`,
+      });
       continue;
     }
     if (r.optionalOldSelf && !hasOld) {
-      out.notEvaluated.push({ path: where, rule: r.rule, reason: 'not evaluated client-side: optionalOldSelf is not supported' });
+      out.notEvaluated.push({
+        path: where,
+        rule: r.rule,
+        reason: 'not evaluated client-side: optionalOldSelf is not supported',
+      });
       continue;
     }
     const vars: Record<string, CelValue> = { self: toCel(value, schema) };
@@ -247,13 +281,27 @@ function walkCel(value: unknown, old: unknown, hasOld: boolean, schema: JsonSche
           }
         }
         const fp = r.fieldPath ? `${path}${r.fieldPath}`.replace(/^\./, '') : where;
-        out.errors.push({ path: fp || '<root>', message: `Invalid value: ${message}`, source: 'cel', rule: r.rule });
+        out.errors.push({
+          path: fp || '<root>',
+          message: `Invalid value: ${message}`,
+          source: 'cel',
+          rule: r.rule,
+        });
       }
     } catch (e) {
       if (e instanceof CelUnsupportedError) {
-        out.notEvaluated.push({ path: where, rule: r.rule, reason: `not evaluated client-side: ${e.message}` });
+        out.notEvaluated.push({
+          path: where,
+          rule: r.rule,
+          reason: `not evaluated client-side: ${e.message}`,
+        });
       } else {
-        out.errors.push({ path: where, message: `rule evaluation error: ${(e as Error).message}`, source: 'cel-error', rule: r.rule });
+        out.errors.push({
+          path: where,
+          message: `rule evaluation error: ${(e as Error).message}`,
+          source: 'cel-error',
+          rule: r.rule,
+        });
       }
     }
   }
@@ -278,7 +326,10 @@ function walkCel(value: unknown, old: unknown, hasOld: boolean, schema: JsonSche
   }
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    const oldObj = old !== null && typeof old === 'object' && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
+    const oldObj =
+      old !== null && typeof old === 'object' && !Array.isArray(old)
+        ? (old as Record<string, unknown>)
+        : undefined;
     if (schema.properties) {
       for (const [k, sub] of Object.entries(schema.properties)) {
         if (!path && k === 'metadata') continue;
@@ -288,8 +339,19 @@ function walkCel(value: unknown, old: unknown, hasOld: boolean, schema: JsonSche
       }
     } else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
       for (const k of Object.keys(obj)) {
-        const childHasOld = hasOld && schema['x-kubernetes-map-type'] !== 'atomic' && oldObj !== undefined && oldObj[k] !== undefined;
-        walkCel(obj[k], oldObj?.[k], childHasOld, schema.additionalProperties, `${path}[${JSON.stringify(k)}]`, out);
+        const childHasOld =
+          hasOld &&
+          schema['x-kubernetes-map-type'] !== 'atomic' &&
+          oldObj !== undefined &&
+          oldObj[k] !== undefined;
+        walkCel(
+          obj[k],
+          oldObj?.[k],
+          childHasOld,
+          schema.additionalProperties,
+          `${path}[${JSON.stringify(k)}]`,
+          out,
+        );
       }
     }
   }

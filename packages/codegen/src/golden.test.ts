@@ -1,0 +1,99 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readCrds } from './crd-reader.ts';
+import { resourceToCrd, sortKeys } from './crd-writer.ts';
+import { generateCrds, generateTypes } from './generate.ts';
+import type { ResourceModel } from './ir.ts';
+import { compileStrict, testOutputDir, writeFiles } from './testdata/helpers.ts';
+import { readTypeScript } from './ts-reader.ts';
+import { resourcesToTypeScript } from './ts-writer.ts';
+
+const testdata = path.join(import.meta.dirname, 'testdata');
+const golden = path.join(testdata, 'golden');
+const update = process.env.UPDATE_GOLDEN === '1';
+
+function expectGolden(name: string, content: string): void {
+  const file = path.join(golden, name);
+  if (update) writeFileSync(file, content);
+  expect(content, `golden ${name} differs; run with UPDATE_GOLDEN=1 to accept`).toBe(readFileSync(file, 'utf8'));
+}
+
+/** The CRDs of resources, normalized (sorted keys, versions by name) for equivalence checks. */
+function canonical(resources: readonly ResourceModel[]): unknown {
+  return sortKeys(
+    resources.map((r) => {
+      const crd = resourceToCrd(r);
+      (crd.spec.versions as Array<{ name: string }>).sort((a, b) => (a.name < b.name ? -1 : 1));
+      return crd;
+    }),
+  );
+}
+
+describe('golden files', () => {
+  it('TypeScript → CRD YAML and RBAC for the egress types', () => {
+    const { files } = generateCrds([path.join(testdata, 'egress/types.ts')], { baseDir: testdata });
+    expect(files.map((f) => f.path)).toEqual([
+      'egress.example.dev_egressgatewaypolicies.yaml',
+      'egress.example.dev_ipampools.yaml',
+      'role.yaml',
+    ]);
+    for (const f of files) expectGolden(`egress-${f.path}`, f.content);
+  });
+
+  it('CRD YAML → TypeScript for the widget CRD', () => {
+    const { files } = generateTypes([path.join(testdata, 'crds/widgets.yaml')], { baseDir: testdata, client: false });
+    expect(files.map((f) => f.path)).toEqual([
+      'test.kubeloom.dev/v1/index.ts',
+      'test.kubeloom.dev/v1/widget.ts',
+      'test.kubeloom.dev/v1beta1/index.ts',
+      'test.kubeloom.dev/v1beta1/widget.ts',
+    ]);
+    for (const f of files) expectGolden(`widgets-${f.path.replaceAll('/', '_')}.txt`, f.content);
+  });
+
+  it('is deterministic: two runs give identical bytes', () => {
+    const a = generateCrds([path.join(testdata, 'egress/types.ts')], { baseDir: testdata }).files;
+    const b = generateCrds([path.join(testdata, 'egress/types.ts')], { baseDir: testdata }).files;
+    expect(a).toEqual(b);
+    const c = generateTypes([path.join(testdata, 'crds/widgets.yaml')], { baseDir: testdata }).files;
+    const d = generateTypes([path.join(testdata, 'crds/widgets.yaml')], { baseDir: testdata }).files;
+    expect(c).toEqual(d);
+  });
+});
+
+describe('round trips', () => {
+  it('CRD → TS → CRD gives an equivalent CRD (widgets)', () => {
+    const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8');
+    const original = readCrds(text, 'widgets.yaml');
+    const dir = testOutputDir('roundtrip-widgets');
+    const files = writeFiles(dir, resourcesToTypeScript(original, { client: false })).filter((f) => !f.endsWith('index.ts'));
+    const back = readTypeScript(files, { baseDir: dir });
+    expect(canonical(back.resources)).toEqual(canonical(original));
+  });
+
+  it('TS → CRD → TS → CRD gives the same CRD (egress types)', () => {
+    const first = readTypeScript([path.join(testdata, 'egress/types.ts')]);
+    const dir = testOutputDir('roundtrip-egress');
+    const files = writeFiles(dir, resourcesToTypeScript(first.resources, { client: false })).filter((f) => !f.endsWith('index.ts'));
+    const second = readTypeScript(files, { baseDir: dir });
+    expect(canonical(second.resources)).toEqual(canonical(first.resources));
+  });
+
+  it('generated TypeScript compiles under tsc --strict', () => {
+    const dir = testOutputDir('compile-widgets');
+    const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8');
+    const files = writeFiles(dir, resourcesToTypeScript(readCrds(text, 'widgets.yaml'), { client: false }));
+    const usage = path.join(dir, 'usage.ts');
+    writeFileSync(
+      usage,
+      [
+        "import { type Widget, WidgetResource, WidgetValidator } from './test.kubeloom.dev/v1/index.ts';",
+        "const w: Widget = { spec: { size: 3, color: 'red', port: 'http', mode: null, tags: ['a'] } };",
+        'export const ok: boolean = WidgetValidator.validate(w).valid && WidgetResource.plural === "widgets";',
+        "// @ts-expect-error color is a closed enum\nexport const bad: Widget = { spec: { size: 3, color: 'pink' } };",
+      ].join('\n'),
+    );
+    expect(compileStrict([...files, usage])).toEqual([]);
+  });
+});
