@@ -1,0 +1,165 @@
+import {
+  apiVersionOf,
+  type DeleteOptions,
+  type KubeClient,
+  type KubeObject,
+  type ResourceDescriptor,
+  type WriteOptions,
+} from '@kubeloom/kube';
+import type { ApplyConfiguration, ApplyOptions, PatchKind, Writer } from '../interfaces.ts';
+
+/** Where a writer gets its resource: known now, or resolved at the first write (untyped by GVR). */
+export type ResourceSource = ResourceDescriptor | (() => Promise<ResourceDescriptor>);
+
+/** Options of {@link ApiWriter}. */
+export interface ApiWriterOptions {
+  readonly kube: KubeClient;
+  readonly resource: ResourceSource;
+  /** Default field manager for non-apply writes. */
+  readonly fieldManager?: string | undefined;
+  /** Runs before every write; throws to refuse it (delayed clients while the CRD is missing). */
+  readonly guard?: ((verb: string) => void) | undefined;
+}
+
+function withTypeMeta<O extends KubeObject>(r: ResourceDescriptor, obj: O): O {
+  if (obj.apiVersion && obj.kind) return obj;
+  return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(r), kind: obj.kind ?? r.kind };
+}
+
+function requireStatus(r: ResourceDescriptor, verb: string): void {
+  if (r.subresources?.status === false) {
+    throw new TypeError(`${r.kind} has no status subresource: ${verb} is not supported`);
+  }
+}
+
+function requirePatchKind(r: ResourceDescriptor, type: PatchKind, name: string): void {
+  if (type !== 'merge' && type !== 'json' && type !== 'strategic') {
+    throw new TypeError(
+      `patch ${r.kind} ${name}: unknown patch type "${String(type)}" (merge, json or strategic; use apply for server-side apply)`,
+    );
+  }
+  if (type === 'strategic' && r.strategicMergePatch !== true) {
+    throw new TypeError(
+      `patch ${r.kind} ${name}: strategic merge patch is not supported for ${r.kind} (custom resources accept merge and json patches, or server-side apply)`,
+    );
+  }
+}
+
+function requireName(r: ResourceDescriptor, verb: string, obj: { metadata?: { name?: string } }): string {
+  const name = obj.metadata?.name;
+  if (!name) throw new TypeError(`${verb} ${r.kind}: metadata.name is required`);
+  return name;
+}
+
+/** The {@link Writer} over `KubeClient.api`. Clients extend it. */
+export class ApiWriter<T extends KubeObject> implements Writer<T> {
+  readonly #kube: KubeClient;
+  readonly #source: ResourceSource;
+  readonly #fieldManager: string | undefined;
+  readonly #guard: ((verb: string) => void) | undefined;
+  #resolved: ResourceDescriptor | undefined;
+
+  constructor(options: ApiWriterOptions) {
+    this.#kube = options.kube;
+    this.#source = options.resource;
+    this.#fieldManager = options.fieldManager;
+    this.#guard = options.guard;
+    if (typeof options.resource !== 'function') this.#resolved = options.resource;
+  }
+
+  async #resource(verb: string): Promise<ResourceDescriptor> {
+    this.#guard?.(verb);
+    if (this.#resolved) return this.#resolved;
+    const r = await (this.#source as () => Promise<ResourceDescriptor>)();
+    this.#resolved = r;
+    return r;
+  }
+
+  #opts<O extends WriteOptions>(opts: O | undefined): O {
+    const o = (opts ?? {}) as O;
+    if (o.fieldManager !== undefined || this.#fieldManager === undefined) return o;
+    return { ...o, fieldManager: this.#fieldManager };
+  }
+
+  async create(obj: T, opts?: WriteOptions): Promise<T> {
+    const r = await this.#resource('create');
+    return await this.#kube.api.create<T>(r, withTypeMeta(r, obj), this.#opts(opts));
+  }
+
+  async update(obj: T, opts?: WriteOptions): Promise<T> {
+    const r = await this.#resource('update');
+    requireName(r, 'update', obj);
+    return await this.#kube.api.update<T>(r, withTypeMeta(r, obj), this.#opts(opts));
+  }
+
+  async updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
+    const r = await this.#resource('updateStatus');
+    requireStatus(r, 'updateStatus');
+    requireName(r, 'updateStatus', obj);
+    return await this.#kube.api.update<T>(r, withTypeMeta(r, obj), {
+      ...this.#opts(opts),
+      subresource: 'status',
+    });
+  }
+
+  async patch(
+    name: string,
+    namespace: string | undefined,
+    type: PatchKind,
+    data: unknown,
+    opts?: WriteOptions,
+  ): Promise<T> {
+    const r = await this.#resource('patch');
+    requirePatchKind(r, type, name);
+    return await this.#kube.api.patch<T>(r, name, namespace, data, type, this.#opts(opts));
+  }
+
+  async patchStatus(
+    name: string,
+    namespace: string | undefined,
+    type: PatchKind,
+    data: unknown,
+    opts?: WriteOptions,
+  ): Promise<T> {
+    const r = await this.#resource('patchStatus');
+    requireStatus(r, 'patchStatus');
+    requirePatchKind(r, type, name);
+    return await this.#kube.api.patch<T>(r, name, namespace, data, type, {
+      ...this.#opts(opts),
+      subresource: 'status',
+    });
+  }
+
+  async apply(config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T> {
+    return await this.#apply('apply', config, opts, undefined);
+  }
+
+  async applyStatus(config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T> {
+    return await this.#apply('applyStatus', config, opts, 'status');
+  }
+
+  async #apply(
+    verb: string,
+    config: ApplyConfiguration<T>,
+    opts: ApplyOptions,
+    subresource: string | undefined,
+  ): Promise<T> {
+    const r = await this.#resource(verb);
+    if (subresource) requireStatus(r, verb);
+    const name = requireName(r, verb, config);
+    if (!opts?.fieldManager) {
+      throw new TypeError(`${verb} ${r.kind} ${name}: server-side apply needs opts.fieldManager`);
+    }
+    const body = withTypeMeta(r, config as KubeObject);
+    return await this.#kube.api.patch<T>(r, name, config.metadata.namespace, body, 'apply', {
+      ...opts,
+      force: opts.force === true,
+      subresource,
+    });
+  }
+
+  async delete(name: string, namespace?: string, opts?: DeleteOptions): Promise<void> {
+    const r = await this.#resource('delete');
+    await this.#kube.api.delete(r, name, namespace, opts);
+  }
+}

@@ -1,0 +1,152 @@
+import {
+  type CrdWatcher,
+  gvrOf,
+  type HandlerRegistration,
+  type KubeClient,
+  type KubeObject,
+  type ResourceDescriptor,
+  type ResourceEventHandler,
+} from '@kubeloom/kube';
+import { ResourceNotServedError } from '../errors.ts';
+import type { Client, Index } from '../interfaces.ts';
+import type { LabelSelector } from '../label-selector.ts';
+import { ApiWriter } from './api-writer.ts';
+import type { InformerClient } from './informer-client.ts';
+
+class DelayedRegistration<T extends KubeObject> implements HandlerRegistration {
+  readonly handler: ResourceEventHandler<T>;
+  readonly #owner: DelayedClient<T>;
+  inner: HandlerRegistration | undefined;
+
+  constructor(owner: DelayedClient<T>, handler: ResourceEventHandler<T>) {
+    this.#owner = owner;
+    this.handler = handler;
+  }
+
+  hasSynced(): boolean {
+    return this.inner ? this.inner.hasSynced() : this.#owner.knownMissing();
+  }
+
+  remove(): void {
+    this.#owner.shutdownHandler(this);
+  }
+}
+
+interface DelayedIndex<T extends KubeObject> {
+  readonly extract: (obj: T) => readonly string[];
+  delegate: Index<T> | undefined;
+}
+
+/** Options of {@link DelayedClient}. */
+export interface DelayedClientOptions<T extends KubeObject> {
+  readonly kube: KubeClient;
+  readonly resource: ResourceDescriptor;
+  readonly fieldManager?: string | undefined;
+  /** Builds the real client once the CRD is served. */
+  readonly load: () => InformerClient<T>;
+}
+
+/**
+ * A client for a CRD that may not exist yet. While the CRD is missing, reads are empty, writes
+ * fail with {@link ResourceNotServedError}, and `hasSynced` is the CRD watcher's (true once the
+ * CRD is known to be missing). When the CRD becomes served, the real client is built and every
+ * handler and index registered before is moved onto it.
+ */
+export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements Client<T> {
+  readonly resource: ResourceDescriptor;
+  readonly #watcher: CrdWatcher;
+  readonly #load: () => InformerClient<T>;
+  readonly #registrations = new Set<DelayedRegistration<T>>();
+  readonly #indexes = new Map<string, DelayedIndex<T>>();
+  #inner: InformerClient<T> | undefined;
+  #startSignal: AbortSignal | undefined;
+
+  constructor(options: DelayedClientOptions<T>) {
+    const watcher = options.kube.crdWatcher;
+    const gvr = gvrOf(options.resource);
+    super({
+      kube: options.kube,
+      resource: options.resource,
+      fieldManager: options.fieldManager,
+      guard: (verb) => {
+        if (watcher.hasSynced() && !watcher.known(gvr))
+          throw new ResourceNotServedError(options.resource, verb);
+      },
+    });
+    this.resource = options.resource;
+    this.#watcher = watcher;
+    this.#load = options.load;
+    if (watcher.knownOrCallback(gvr, () => this.#swap())) this.#swap();
+  }
+
+  /** True once the real informer took over. */
+  get loaded(): boolean {
+    return this.#inner !== undefined;
+  }
+
+  /** True when the CRD watcher has synced, so a missing CRD is known to be missing. */
+  knownMissing(): boolean {
+    return this.#watcher.hasSynced() && !this.#inner;
+  }
+
+  #swap(): void {
+    if (this.#inner) return;
+    const inner = this.#load();
+    this.#inner = inner;
+    for (const reg of this.#registrations) reg.inner = inner.addEventHandler(reg.handler);
+    for (const [name, idx] of this.#indexes) idx.delegate = inner.index(name, idx.extract);
+    if (this.#startSignal) inner.start(this.#startSignal);
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.#inner?.get(name, namespace);
+  }
+
+  list(namespace?: string, selector?: LabelSelector): T[] {
+    return this.#inner?.list(namespace, selector) ?? [];
+  }
+
+  listUnfiltered(namespace?: string, selector?: LabelSelector): T[] {
+    return this.#inner?.listUnfiltered(namespace, selector) ?? [];
+  }
+
+  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {
+    const reg = new DelayedRegistration(this, handler);
+    this.#registrations.add(reg);
+    if (this.#inner) reg.inner = this.#inner.addEventHandler(handler);
+    return reg;
+  }
+
+  hasSynced(): boolean {
+    return this.#inner ? this.#inner.hasSynced() : this.#watcher.hasSynced();
+  }
+
+  hasSyncedIgnoringHandlers(): boolean {
+    return this.#inner ? this.#inner.hasSyncedIgnoringHandlers() : this.#watcher.hasSynced();
+  }
+
+  shutdownHandlers(): void {
+    for (const reg of [...this.#registrations]) this.shutdownHandler(reg);
+  }
+
+  shutdownHandler(registration: HandlerRegistration): void {
+    const reg = registration as DelayedRegistration<T>;
+    if (!this.#registrations.delete(reg)) return;
+    reg.inner?.remove();
+  }
+
+  index(name: string, extract: (obj: T) => readonly string[]): Index<T> {
+    let idx = this.#indexes.get(name);
+    if (!idx) {
+      idx = { extract, delegate: this.#inner?.index(name, extract) };
+      this.#indexes.set(name, idx);
+    }
+    const held = idx;
+    return { name, lookup: (key) => held.delegate?.lookup(key) ?? [] };
+  }
+
+  start(signal: AbortSignal): void {
+    this.#startSignal ??= signal;
+    this.#inner?.start(signal);
+  }
+}

@@ -1,0 +1,132 @@
+import {
+  builtins,
+  extractTombstone,
+  type HandlerRegistration,
+  type KubeClient,
+  type KubeObject,
+} from '@kubeloom/kube';
+import type { DynamicFilter } from './interfaces.ts';
+import { type LabelMatcher, type LabelSelector, labelMatcher } from './label-selector.ts';
+
+/** Options of {@link NamespaceSelectorFilter}. */
+export interface NamespaceSelectorFilterOptions {
+  /** Closes the filter when aborted (same as {@link NamespaceSelectorFilter.close}). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * A dynamic filter that passes objects in namespaces whose labels match a selector (Istio's
+ * discovery selectors), driven by the KubeClient's shared Namespace informer. Use it as a
+ * client's `objectFilter`; relabeling a namespace in or out of the selector, or changing the
+ * selector with {@link NamespaceSelectorFilter.setSelector}, makes the client's handlers receive
+ * adds for the objects that enter and deletes for those that leave.
+ *
+ * Edge cases:
+ * - cluster-scoped objects always pass; a Namespace object passes when it is itself selected
+ *   (so a client on Namespaces sees a namespace leave as a delete, unlike Istio, which sends none);
+ * - until the Namespace informer synced, no namespaced object passes and `hasSynced` is false
+ *   (clients include it in their own `hasSynced`);
+ * - a namespace that is deleted is deselected: its objects leave as deletes even if their own
+ *   deletion was not observed yet, and each object's delete is delivered once;
+ * - subscribers are notified once per burst of changes, in a microtask after the Namespace event
+ *   (so an initial list of many namespaces costs one re-evaluation, not one per namespace);
+ *   objects whose own event arrives first already see the new selection.
+ */
+export class NamespaceSelectorFilter implements DynamicFilter {
+  readonly #labels = new Map<string, Readonly<Record<string, string>>>();
+  readonly #selected = new Set<string>();
+  readonly #subscribers = new Set<() => void>();
+  readonly #registration: HandlerRegistration;
+  #match: LabelMatcher;
+  #flushQueued = false;
+  #closed = false;
+
+  /** Creates the filter and registers a handler on the shared Namespace informer (no I/O). */
+  constructor(kube: KubeClient, selector: LabelSelector, options: NamespaceSelectorFilterOptions = {}) {
+    this.#match = labelMatcher(selector);
+    const informer = kube.informer(builtins.Namespace);
+    this.#registration = informer.addEventHandler({
+      onAdd: (ns) => this.#observe(ns),
+      onUpdate: (_old, ns) => this.#observe(ns),
+      onDelete: (value) => this.#forget(extractTombstone(value)),
+    });
+    if (options.signal) {
+      if (options.signal.aborted) this.close();
+      else options.signal.addEventListener('abort', () => this.close(), { once: true });
+    }
+  }
+
+  /** The namespaces currently selected. */
+  get selected(): ReadonlySet<string> {
+    return this.#selected;
+  }
+
+  /** True when `obj` passes: see the class comment for cluster-scoped objects and Namespaces. */
+  matches(obj: KubeObject): boolean {
+    const ns = obj.metadata?.namespace;
+    if (ns) return this.#selected.has(ns);
+    if (obj.kind === 'Namespace' && (obj.apiVersion === undefined || obj.apiVersion === 'v1')) {
+      return this.#selected.has(obj.metadata?.name ?? '');
+    }
+    return true;
+  }
+
+  /** Replaces the selector; subscribers are notified when the selection changed. */
+  setSelector(selector: LabelSelector): void {
+    this.#match = labelMatcher(selector);
+    let changed = false;
+    for (const [name, labels] of this.#labels) changed = this.#set(name, this.#match(labels)) || changed;
+    if (changed) this.#changed();
+  }
+
+  /** {@inheritDoc DynamicFilter.subscribe} */
+  subscribe(onChange: () => void): () => void {
+    this.#subscribers.add(onChange);
+    return () => this.#subscribers.delete(onChange);
+  }
+
+  /** True once the Namespace informer delivered its initial list and every change was published. */
+  hasSynced(): boolean {
+    return this.#registration.hasSynced() && !this.#flushQueued;
+  }
+
+  /** Unregisters from the Namespace informer and drops subscribers; the selection freezes. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#registration.remove();
+    this.#subscribers.clear();
+  }
+
+  #observe(ns: KubeObject): void {
+    const name = ns.metadata?.name;
+    if (!name) return;
+    const labels = ns.metadata?.labels ?? {};
+    this.#labels.set(name, labels);
+    if (this.#set(name, this.#match(labels))) this.#changed();
+  }
+
+  #forget(ns: KubeObject): void {
+    const name = ns.metadata?.name;
+    if (!name) return;
+    this.#labels.delete(name);
+    if (this.#set(name, false)) this.#changed();
+  }
+
+  #set(name: string, selected: boolean): boolean {
+    if (selected === this.#selected.has(name)) return false;
+    if (selected) this.#selected.add(name);
+    else this.#selected.delete(name);
+    return true;
+  }
+
+  #changed(): void {
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    queueMicrotask(() => {
+      this.#flushQueued = false;
+      if (this.#closed) return;
+      for (const s of [...this.#subscribers]) s();
+    });
+  }
+}

@@ -1,0 +1,193 @@
+import {
+  builtinResources,
+  type GroupVersionResource,
+  gvrString,
+  type KubeClient,
+  type KubeObject,
+  type ResourceDescriptor,
+  type TypedResourceDescriptor,
+} from '@kubeloom/kube';
+import type {
+  Client,
+  ClientOptions,
+  Filter,
+  Informer,
+  PartialObjectMetadata,
+  Untyped,
+  Writer,
+} from './interfaces.ts';
+import { ApiWriter, type ResourceSource } from './internal/api-writer.ts';
+import { DelayedClient } from './internal/delayed-client.ts';
+import { InformerClient, resolveFilter } from './internal/informer-client.ts';
+import { labelSelectorString } from './label-selector.ts';
+import { METADATA_TRANSFORM_NAME, toPartialObjectMetadata } from './partial-object-metadata.ts';
+
+function buildInformerClient<T extends KubeObject>(
+  kube: KubeClient,
+  resource: ResourceDescriptor,
+  options: ClientOptions<T>,
+  writeResource: ResourceSource = resource,
+): InformerClient<T> {
+  const informer = kube.informer<T>(resource, {
+    namespace: options.namespace || undefined,
+    labelSelector: labelSelectorString(options.labelSelector),
+    fieldSelector: options.fieldSelector || undefined,
+    transform: options.transform,
+  });
+  return new InformerClient<T>({
+    kube,
+    resource,
+    informer,
+    filter: resolveFilter(options.objectFilter),
+    fieldManager: options.fieldManager,
+    writeResource,
+  });
+}
+
+/**
+ * The typed client of a resource: cached reads and event handlers over the KubeClient's shared
+ * informer, writes straight to the API server. Same as {@link newFiltered}.
+ *
+ * Construction does no I/O: the informer starts with `kube.runAndWait(signal)` (or at once when
+ * the KubeClient already runs).
+ *
+ * @example
+ * ```ts
+ * const configMaps = newClient(kube, builtins.ConfigMap);   // Client<V1ConfigMap>
+ * configMaps.addEventHandler(objectHandler((cm) => queue.addObject(cm)));
+ * await kube.runAndWait(signal);
+ * configMaps.get('settings', 'default');
+ * ```
+ */
+export function newClient<T extends KubeObject>(
+  kube: KubeClient,
+  resource: TypedResourceDescriptor<T>,
+  options: ClientOptions<T> = {},
+): Client<T> {
+  return buildInformerClient<T>(kube, resource, options);
+}
+
+/**
+ * A client that sees a subset: `namespace`, `labelSelector` and `fieldSelector` are server-side
+ * (a separate shared list/watch per combination); `objectFilter` is client-side and may change
+ * at run time (see {@link DynamicFilter} and {@link NamespaceSelectorFilter}).
+ */
+export function newFiltered<T extends KubeObject>(
+  kube: KubeClient,
+  resource: TypedResourceDescriptor<T>,
+  filter: ClientOptions<T>,
+): Client<T> {
+  return buildInformerClient<T>(kube, resource, filter);
+}
+
+/** A write-only client: no informer, no cache, no watch. */
+export function newWriteClient<T extends KubeObject>(
+  kube: KubeClient,
+  resource: TypedResourceDescriptor<T>,
+  options: { readonly fieldManager?: string | undefined } = {},
+): Writer<T> {
+  return new ApiWriter<T>({ kube, resource, fieldManager: options.fieldManager });
+}
+
+function isDescriptor(r: GroupVersionResource | ResourceDescriptor): r is ResourceDescriptor {
+  return 'plural' in r && 'kind' in r;
+}
+
+/**
+ * A client over any resource with plain JSON objects, by descriptor or by GVR. A GVR the
+ * registry does not know yet (a CRD not yet discovered) is watched by its path alone; writes
+ * resolve its descriptor through discovery at the first write (and fail with
+ * `UnknownResourceError` when the API server does not serve it).
+ */
+export function newUntyped(
+  kube: KubeClient,
+  resource: GroupVersionResource | ResourceDescriptor,
+  options: ClientOptions<KubeObject> = {},
+): Untyped {
+  if (isDescriptor(resource)) return buildInformerClient<KubeObject>(kube, resource, options);
+  const gvr = resource;
+  const known = kube.registry.lookupResource(gvr);
+  if (known) return buildInformerClient<KubeObject>(kube, known, options);
+  const provisional: ResourceDescriptor = {
+    group: gvr.group,
+    version: gvr.version,
+    plural: gvr.resource,
+    kind: '',
+    // Only matters for paths: a namespace-scoped watch needs it, an all-namespaces one does not.
+    namespaced: options.namespace !== undefined,
+  };
+  return buildInformerClient<KubeObject>(kube, provisional, options, async () => {
+    const r = await kube.registry.forResource(gvr);
+    return r;
+  });
+}
+
+/**
+ * The dynamic client: in TypeScript every object is JSON already, so this is {@link newUntyped}
+ * (Istio's `NewDynamic`).
+ */
+export function newDynamic(
+  kube: KubeClient,
+  resource: GroupVersionResource | ResourceDescriptor,
+  options: ClientOptions<KubeObject> = {},
+): Untyped {
+  return newUntyped(kube, resource, options);
+}
+
+/**
+ * A metadata-only informer: the cache keeps `apiVersion`, `kind` and `metadata` of each object
+ * (see {@link toPartialObjectMetadata}). Its shared informer is separate from a full one on the
+ * same resource (the transform is part of the sharing key).
+ *
+ * This is kubeloom's memory-light equivalent of client-go's metadata informer: client-node has
+ * no `PartialObjectMetadata` watch, so the full objects are still transferred and decoded, then
+ * trimmed before caching.
+ */
+export function newMetadata(
+  kube: KubeClient,
+  resource: ResourceDescriptor,
+  filter: Filter<PartialObjectMetadata> = {},
+): Informer<PartialObjectMetadata> {
+  return buildInformerClient<PartialObjectMetadata>(kube, resource, {
+    ...filter,
+    transform: { name: METADATA_TRANSFORM_NAME, fn: toPartialObjectMetadata },
+  });
+}
+
+const builtinKeys = new Set(
+  builtinResources.map((r) => gvrString({ group: r.group, version: r.version, resource: r.plural })),
+);
+
+/**
+ * A client for a CRD that may not be installed yet (watched through `kube.crdWatcher`):
+ *
+ * - while the CRD is missing, `get` is undefined, `list` and index lookups are empty, writes
+ *   fail with {@link ResourceNotServedError} (nothing is sent), and `hasSynced` is true once
+ *   the CRD watcher synced, i.e. once the CRD is known to be missing;
+ * - when the CRD is established and discovery serves it, the real shared informer takes over;
+ *   every handler and index registered before moves onto it, and `hasSynced` then waits for it;
+ * - once loaded the client stays loaded. Deleting the CRD makes the API server delete every
+ *   object (handlers see deletes); the informer retries with backoff and resumes when the CRD
+ *   is reinstalled. Writes fail with {@link ResourceNotServedError} meanwhile.
+ *
+ * Built-in kinds are always served: for them this is {@link newClient}.
+ */
+export function newDelayed<T extends KubeObject>(
+  kube: KubeClient,
+  resource: TypedResourceDescriptor<T>,
+  options: ClientOptions<T> = {},
+): Client<T> {
+  if (
+    builtinKeys.has(
+      gvrString({ group: resource.group, version: resource.version, resource: resource.plural }),
+    )
+  ) {
+    return newClient(kube, resource, options);
+  }
+  return new DelayedClient<T>({
+    kube,
+    resource,
+    fieldManager: options.fieldManager,
+    load: () => buildInformerClient<T>(kube, resource, options),
+  });
+}
