@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export { type Clock, systemClock, type TimerHandle } from './clock.ts';
+export { createLeaderElector } from './create-leader-elector.ts';
 export { createQueue } from './create-queue.ts';
 export { defaultControllerRateLimiter } from './default-rate-limiter.ts';
 export { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
@@ -19,6 +20,12 @@ export {
   typedObjectHandler,
 } from './handlers.ts';
 export { ignoreNotFound } from './ignore-not-found.ts';
+export {
+  LeaderElectionConfigError,
+  type LeaderElectionOptions,
+  type LeaderElector,
+  type LeaseRef,
+} from './leader-election.ts';
 export { maxOfRateLimiter } from './max-of-rate-limiter.ts';
 export type {
   ControllerMetrics,
