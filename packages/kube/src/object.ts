@@ -74,7 +74,11 @@ export function resourceVersionNumber(obj: KubeObject): bigint | undefined {
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      const child = record[key];
+      if (child !== null && typeof child === 'object') deepFreeze(child);
+    }
   }
   return value;
 }
