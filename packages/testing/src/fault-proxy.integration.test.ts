@@ -301,6 +301,26 @@ describe('fault proxy in front of the real apiserver', () => {
     }
   });
 
+  it('answers the next watch with an in-stream 410 ERROR event, as for a compacted resourceVersion', async () => {
+    const rule = proxy.respond(410, { verb: 'watch', count: 1, asWatchEvent: true });
+    const first = await watchConfigMaps(proxy.kubeConfig(), namespace);
+    await proxy.waitUntil(() => first.ended(), { description: 'the first watch to end' });
+    expect(first.events).toEqual([
+      { type: 'ERROR', object: expect.objectContaining({ kind: 'Status', code: 410, reason: 'Expired' }) },
+    ]);
+    expect(rule.active).toBe(false);
+    const second = await watchConfigMaps(proxy.kubeConfig(), namespace);
+    try {
+      await proxy.waitForWatches(1);
+      expect(proxy.requests({ verb: 'watch' }).map((r) => [r.status, r.faults])).toEqual([
+        [200, ['respond']],
+        [200, []],
+      ]);
+    } finally {
+      second.stop();
+    }
+  });
+
   it('injects an event without ending the stream', async () => {
     const watch = await watchConfigMaps(proxy.kubeConfig(), namespace);
     try {
@@ -460,6 +480,20 @@ describe('fault proxy in front of a dedicated control plane', () => {
       metadata: { name: 'default' },
     });
     expect(proxy.stats().requests.get).toBe(1);
+    // A client certificate signed by the plane's own CA is trusted too (the identity is kept).
+    const planeUser = plane.userKubeConfig('dave', ['ops']).getCurrentUser();
+    const dave = new KubeConfig();
+    dave.loadFromOptions({
+      clusters: [{ name: 'p', server: proxy.url, caData: Buffer.from(proxy.caPem).toString('base64') }],
+      users: [{ ...planeUser, name: 'dave' }],
+      contexts: [{ name: 'p', cluster: 'p', user: 'dave' }],
+      currentContext: 'p',
+    });
+    const review = await dave.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: {} });
+    expect(review.status?.userInfo).toMatchObject({
+      username: 'dave',
+      groups: expect.arrayContaining(['ops']),
+    });
     controller.abort();
     expect(() => proxy.stall()).toThrow(/stopped/);
     await proxy.stop(); // resolves when the shutdown the signal started is complete

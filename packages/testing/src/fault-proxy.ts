@@ -122,25 +122,35 @@ export interface RequestMatch {
   readonly where?: (request: ProxiedRequest) => boolean;
 }
 
+/** How a `respond` rule answers; see {@link FaultAction}. */
+export interface RespondOptions {
+  /** Status reason; default: the apiserver's for the code (`Expired` for 410, `TooManyRequests` for 429, …). */
+  readonly reason?: string;
+  /** Status message; default: the apiserver's usual one for the code. */
+  readonly message?: string;
+  /** Sets the `Retry-After` header and `details.retryAfterSeconds`. */
+  readonly retryAfterSeconds?: number;
+  /**
+   * For watch requests: answer `200` with a single `ERROR` event carrying the Status, then end
+   * the stream, as the apiserver does for a watch from a compacted resourceVersion. Other
+   * requests get the plain status.
+   */
+  readonly asWatchEvent?: boolean;
+}
+
 /**
  * What a rule does to the requests it matches.
  *
  * - `respond`: answer locally with `status` and a Kubernetes `Status` body (reason and message
- *   as the apiserver would write them unless given); `retryAfterSeconds` sets the `Retry-After`
- *   header and `details.retryAfterSeconds`. The request never reaches the apiserver.
+ *   as the apiserver would write them unless given; see {@link RespondOptions}). The request
+ *   never reaches the apiserver.
  * - `cut`: reset the client's connection instead of answering; nothing reaches the apiserver.
  * - `stall`: hold the request (if not yet forwarded) and every response byte, keeping the
  *   connection open, until the rule is removed (bytes flow again) or its handle cuts.
  * - `delay`: wait `ms` before forwarding each response chunk (the head included).
  */
 export type FaultAction =
-  | {
-      readonly type: 'respond';
-      readonly status: number;
-      readonly reason?: string;
-      readonly message?: string;
-      readonly retryAfterSeconds?: number;
-    }
+  | ({ readonly type: 'respond'; readonly status: number } & RespondOptions)
   | { readonly type: 'cut' }
   | { readonly type: 'stall' }
   | { readonly type: 'delay'; readonly ms: number };
@@ -271,15 +281,7 @@ export interface FaultProxy {
    * Answers matching requests with `status` and a Kubernetes `Status` body; e.g.
    * `respond(429, { verb: 'list', count: 1, retryAfterSeconds: 1 })`.
    */
-  respond(
-    status: number,
-    options?: RequestMatch &
-      RuleCount & {
-        readonly reason?: string;
-        readonly message?: string;
-        readonly retryAfterSeconds?: number;
-      },
-  ): FaultRule;
+  respond(status: number, options?: RequestMatch & RuleCount & RespondOptions): FaultRule;
   /** Stalls matching requests: those in flight (without a count) and new ones, until resumed. */
   stall(match?: RequestMatch & RuleCount): StallHandle;
   /** Delays every response chunk of matching requests by `ms` until removed. */
@@ -605,20 +607,12 @@ class FaultProxyServer implements FaultProxy {
     return this.#install(spec);
   }
 
-  respond(
-    status: number,
-    options: RequestMatch &
-      RuleCount & {
-        readonly reason?: string;
-        readonly message?: string;
-        readonly retryAfterSeconds?: number;
-      } = {},
-  ): FaultRule {
-    const { reason, message, retryAfterSeconds } = options;
+  respond(status: number, options: RequestMatch & RuleCount & RespondOptions = {}): FaultRule {
+    const { reason, message, retryAfterSeconds, asWatchEvent } = options;
     return this.#install({
       ...matchOf(options),
       count: options.count,
-      action: { type: 'respond', status, reason, message, retryAfterSeconds },
+      action: { type: 'respond', status, reason, message, retryAfterSeconds, asWatchEvent },
     });
   }
 
@@ -990,17 +984,18 @@ class FaultProxyServer implements FaultProxy {
     }
     if (action?.type === 'respond') {
       exchange.req.resume();
-      await this.#answer(exchange, action.status, action);
+      if (action.asWatchEvent && entry.watch) {
+        const event = { type: 'ERROR', object: statusObject(action.status, action) };
+        await exchange.respond(200, { 'content-type': 'application/json' }, `${JSON.stringify(event)}\n`);
+      } else {
+        await this.#answer(exchange, action.status, action);
+      }
       return;
     }
     this.#forward(exchange, entry, identity);
   }
 
-  async #answer(
-    exchange: Exchange,
-    status: number,
-    fields: { reason?: string; message?: string; retryAfterSeconds?: number },
-  ): Promise<void> {
+  async #answer(exchange: Exchange, status: number, fields: RespondOptions): Promise<void> {
     const headers: OutgoingHttpHeaders = {
       'content-type': 'application/json',
       'cache-control': 'no-cache, private',

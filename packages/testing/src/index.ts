@@ -47,6 +47,7 @@ export {
   type ProxyAuthentication,
   type RequestMatch,
   type RequestVerb,
+  type RespondOptions,
   type RuleCount,
   type StallHandle,
   startFaultProxy,
