@@ -40,7 +40,11 @@ if (import.meta.main) {
     const res = spawnSync(
       process.execPath,
       ['--conditions=@kubeloom/source', '--expose-gc', '--max-old-space-size=8192', file],
-      { cwd: root, stdio: 'inherit', env: { ...process.env, ...(smoke ? { KUBELOOM_BENCH_SMOKE: '1' } : {}) } },
+      {
+        cwd: root,
+        stdio: 'inherit',
+        env: { ...process.env, ...(smoke ? { KUBELOOM_BENCH_SMOKE: '1' } : {}) },
+      },
     );
     if (res.status !== 0) {
       failed++;

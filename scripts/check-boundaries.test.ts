@@ -35,7 +35,10 @@ describe('boundary check', () => {
         name: '@kubeloom/controllers',
         dependencies: { '@kubeloom/kube': 'workspace:^', '@kubeloom/krt': 'workspace:^' },
       },
-      '@kubeloom/testing': { name: '@kubeloom/testing', devDependencies: { '@kubeloom/kube': 'workspace:^' } },
+      '@kubeloom/testing': {
+        name: '@kubeloom/testing',
+        devDependencies: { '@kubeloom/kube': 'workspace:^' },
+      },
     });
     expect(violations).toEqual(
       expect.arrayContaining([

@@ -46,7 +46,9 @@ export function checkDeclared(root: string, override: Record<string, PackageJson
       }
     }
     if (!override[layer.name]) {
-      const turbo = JSON.parse(readFileSync(path.join(root, layer.dir, 'turbo.json'), 'utf8')) as { tags?: string[] };
+      const turbo = JSON.parse(readFileSync(path.join(root, layer.dir, 'turbo.json'), 'utf8')) as {
+        tags?: string[];
+      };
       const expected = layer.dir.startsWith('apps/') ? 'app' : `layer-${path.basename(layer.dir)}`;
       if (!turbo.tags?.includes(expected)) {
         out.push({ rule: 'turbo-tag-mismatch', from: layer.name, to: expected });
@@ -56,7 +58,7 @@ export function checkDeclared(root: string, override: Record<string, PackageJson
   return out;
 }
 
-function escape(re: string): string {
+function escapeRegExp(re: string): string {
   return re.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
@@ -79,16 +81,18 @@ function rules(): IForbiddenRuleType[] {
     },
   ];
   for (const layer of LAYERS) {
-    const forbiddenProd = LAYERS.filter((l) => l !== layer && !layer.allow.includes(l.name)).map((l) => escape(l.dir));
+    const forbiddenProd = LAYERS.filter((l) => l !== layer && !layer.allow.includes(l.name)).map((l) =>
+      escapeRegExp(l.dir),
+    );
     const forbiddenTest = LAYERS.filter(
       (l) => l !== layer && !layer.allow.includes(l.name) && !layer.allowInTests.includes(l.name),
-    ).map((l) => escape(l.dir));
+    ).map((l) => escapeRegExp(l.dir));
     if (forbiddenProd.length > 0) {
       out.push({
         name: `layer:${path.basename(layer.dir)}`,
         comment: `${layer.name} may import only ${layer.allow.join(', ') || 'no other kubeloom package'}`,
         severity: 'error',
-        from: { path: `^${escape(layer.dir)}/`, pathNot: TEST_FILE },
+        from: { path: `^${escapeRegExp(layer.dir)}/`, pathNot: TEST_FILE },
         to: { path: `^(${forbiddenProd.join('|')})/` },
       });
     }
@@ -97,7 +101,7 @@ function rules(): IForbiddenRuleType[] {
         name: `layer-tests:${path.basename(layer.dir)}`,
         comment: `tests of ${layer.name} may also import ${layer.allowInTests.join(', ') || 'nothing more'}`,
         severity: 'error',
-        from: { path: `^${escape(layer.dir)}/` },
+        from: { path: `^${escapeRegExp(layer.dir)}/` },
         to: { path: `^(${forbiddenTest.join('|')})/` },
       });
     }
@@ -148,11 +152,15 @@ async function main(): Promise<void> {
   const root = path.resolve(import.meta.dirname, '..');
   const violations = [...checkDeclared(root), ...(await checkImports(root))];
   if (violations.length === 0) {
-    console.log(`boundaries: ok (${LAYERS.length} packages, layer order ${LAYERS.map((l: Layer) => path.basename(l.dir)).join(' < ')})`);
+    console.log(
+      `boundaries: ok (${LAYERS.length} packages, layer order ${LAYERS.map((l: Layer) => path.basename(l.dir)).join(' < ')})`,
+    );
     return;
   }
   for (const v of violations) console.error(`boundaries: ${v.rule}: ${v.from} -> ${v.to}`);
-  console.error(`boundaries: ${violations.length} violation(s). See scripts/layers.ts for the allowed imports.`);
+  console.error(
+    `boundaries: ${violations.length} violation(s). See scripts/layers.ts for the allowed imports.`,
+  );
   process.exit(1);
 }
 

@@ -20,17 +20,25 @@ if (pkg.private) process.exit(0);
 const bin = (name: string): string => path.join(root, 'node_modules', '.bin', name);
 const out = mkdtempSync(path.join(tmpdir(), 'kubeloom-pack-'));
 try {
-  execFileSync('pnpm', ['pack', '--pack-destination', out], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('pnpm', ['pack', '--pack-destination', out], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const tarball = readdirSync(out).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`pnpm pack produced no tarball for ${pkg.name}`);
   const file = path.join(out, tarball);
   execFileSync(bin('publint'), ['run', '--strict', file], { cwd: dir, stdio: 'inherit' });
-  execFileSync(bin('attw'), [file, '--profile', 'esm-only', '--format', 'table-flipped'], { cwd: dir, stdio: 'inherit' });
+  execFileSync(bin('attw'), [file, '--profile', 'esm-only', '--format', 'table-flipped'], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
 
   // Docs entry points must be exactly the public subpaths.
   const typedocFile = path.join(dir, 'typedoc.json');
   if (existsSync(typedocFile)) {
-    const entryPoints = (JSON.parse(readFileSync(typedocFile, 'utf8')) as { entryPoints: string[] }).entryPoints
+    const entryPoints = (
+      JSON.parse(readFileSync(typedocFile, 'utf8')) as { entryPoints: string[] }
+    ).entryPoints
       .map((e) => `./${e}`)
       .sort();
     const sources = Object.entries(pkg.exports ?? {})
@@ -39,7 +47,9 @@ try {
       .filter((s): s is string => typeof s === 'string')
       .sort();
     if (JSON.stringify(entryPoints) !== JSON.stringify(sources)) {
-      throw new Error(`${pkg.name}: typedoc.json entryPoints ${entryPoints.join(', ')} differ from the exports map ${sources.join(', ')}`);
+      throw new Error(
+        `${pkg.name}: typedoc.json entryPoints ${entryPoints.join(', ')} differ from the exports map ${sources.join(', ')}`,
+      );
     }
   }
   console.log(`${pkg.name}: publint, attw and docs entry points ok`);

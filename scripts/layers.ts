@@ -18,7 +18,12 @@ const T = '@kubeloom/testing';
 export const LAYERS: readonly Layer[] = [
   { dir: 'packages/testing', name: T, allow: [], allowInTests: [] },
   { dir: 'packages/kube', name: '@kubeloom/kube', allow: [], allowInTests: [T] },
-  { dir: 'packages/controllers', name: '@kubeloom/controllers', allow: ['@kubeloom/kube'], allowInTests: [T] },
+  {
+    dir: 'packages/controllers',
+    name: '@kubeloom/controllers',
+    allow: ['@kubeloom/kube'],
+    allowInTests: [T],
+  },
   {
     dir: 'packages/kclient',
     name: '@kubeloom/kclient',

@@ -13,21 +13,35 @@ describe('packed @kubeloom/kube outside the workspace', () => {
 
   it('installs from its tarball with npm and works under plain Node', () => {
     const kubeDir = path.join(root, 'packages', 'kube');
-    execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json'], {
+    execFileSync(
+      process.execPath,
+      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json'],
+      {
+        cwd: kubeDir,
+        stdio: 'inherit',
+      },
+    );
+    execFileSync('pnpm', ['pack', '--pack-destination', dir], {
       cwd: kubeDir,
-      stdio: 'inherit',
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
-    execFileSync('pnpm', ['pack', '--pack-destination', dir], { cwd: kubeDir, stdio: ['ignore', 'ignore', 'inherit'] });
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
     expect(tarball).toMatch(/^kubeloom-kube-.*\.tgz$/);
     const app = path.join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
-    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball!)], {
-      cwd: app,
-      stdio: 'inherit',
-      env: { ...process.env, npm_config_engine_strict: 'false' },
-    });
+    writeFileSync(
+      path.join(app, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    execFileSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball!)],
+      {
+        cwd: app,
+        stdio: 'inherit',
+        env: { ...process.env, npm_config_engine_strict: 'false' },
+      },
+    );
     // Nothing from the workspace is reachable from here: only the installed tarball and its deps.
     writeFileSync(
       path.join(app, 'main.mjs'),

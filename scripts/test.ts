@@ -14,7 +14,14 @@ rmSync(report, { force: true });
 const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const result = spawnSync(
   process.execPath,
-  [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  [
+    vitest,
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...process.argv.slice(2),
+  ],
   { cwd: root, stdio: 'inherit', env: process.env },
 );
 

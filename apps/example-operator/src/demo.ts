@@ -3,8 +3,10 @@
  * namespace and a few ConfigMaps, watches them through a kubeloom informer, lists them, and
  * stops cleanly. (The egress-gateway operator will take this over.)
  */
+
 import { builtins, createKubeClient, type KubeClient } from '@kubeloom/kube';
 import { type ControlPlane, startControlPlane } from '@kubeloom/testing';
+import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 
 const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
@@ -18,21 +20,27 @@ if (process.env.KUBECONFIG) {
   console.log('starting a local control plane (etcd + kube-apiserver)…');
   const started = Date.now();
   plane = await startControlPlane({ signal: stop.signal });
-  console.log(`control plane ${plane.version.gitVersion} at ${plane.server} ready in ${Date.now() - started} ms`);
+  console.log(
+    `control plane ${plane.version.gitVersion} at ${plane.server} ready in ${Date.now() - started} ms`,
+  );
   console.log(`kubectl: kubectl --kubeconfig ${plane.kubeconfigPath} get configmaps -A`);
   kube = createKubeClient({ kubeConfig: plane.kubeConfig });
 }
 
 try {
   const version = await kube.serverVersion();
-  const ns = await kube.api.create(builtins.Namespace, { metadata: { generateName: 'kubeloom-demo-' } });
+  const ns = await kube.api.create<V1Namespace>(builtins.Namespace, {
+    metadata: { generateName: 'kubeloom-demo-' },
+  });
   const namespace = ns.metadata!.name!;
   console.log(`server ${version.gitVersion}; created namespace ${namespace}`);
 
   const informer = kube.informer(builtins.ConfigMap, { namespace });
   informer.addEventHandler({
-    onAdd: (cm, initial) => console.log(`  informer: add ${cm.metadata?.name}${initial ? ' (initial list)' : ''}`),
-    onUpdate: (_old, cm) => console.log(`  informer: update ${cm.metadata?.name} → ${JSON.stringify(cm.data)}`),
+    onAdd: (cm, initial) =>
+      console.log(`  informer: add ${cm.metadata?.name}${initial ? ' (initial list)' : ''}`),
+    onUpdate: (_old, cm) =>
+      console.log(`  informer: update ${cm.metadata?.name} → ${JSON.stringify(cm.data)}`),
   });
   await kube.runAndWait(stop.signal);
 
@@ -43,9 +51,9 @@ try {
   const deadline = Date.now() + 10_000;
   while (informer.store.size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 
-  const list = await kube.api.list(builtins.ConfigMap, { namespace });
+  const list = await kube.api.list<V1ConfigMap>(builtins.ConfigMap, { namespace });
   console.log(`listed ${list.items.length} ConfigMaps in ${namespace}:`);
-  for (const cm of list.items) console.log(`  ${cm.metadata?.name}: ${JSON.stringify((cm as { data?: unknown }).data)}`);
+  for (const cm of list.items) console.log(`  ${cm.metadata?.name}: ${JSON.stringify(cm.data)}`);
   const h = informer.health();
   console.log(`informer health: synced=${h.synced} objects=${h.objects} lists=${h.lists} errors=${h.errors}`);
 } finally {

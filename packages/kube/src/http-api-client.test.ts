@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { TinyCA } from '@kubeloom/testing';
 import { KubeConfig } from '@kubernetes/client-node';

@@ -111,9 +111,9 @@ describe('shared control plane (global setup)', () => {
 
   it('reports a malformed CRD document clearly', async () => {
     const { kubeConfig } = sharedControlPlane();
-    await expect(installCRDs(kubeConfig, [{ yaml: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n' }])).rejects.toThrow(
-      /not an apiextensions.k8s.io\/v1 CustomResourceDefinition/,
-    );
+    await expect(
+      installCRDs(kubeConfig, [{ yaml: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n' }]),
+    ).rejects.toThrow(/not an apiextensions.k8s.io\/v1 CustomResourceDefinition/);
     await expect(installCRDs(kubeConfig, [{ yaml: 'a: [unclosed' }])).rejects.toThrow(/invalid YAML at line/);
   });
 });
@@ -133,19 +133,28 @@ describe('dedicated control planes', () => {
     expect(a.server).not.toBe(b.server);
     const coreA = a.kubeConfig.makeApiClient(CoreV1Api);
     const coreB = b.kubeConfig.makeApiClient(CoreV1Api);
-    await coreA.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'only-in-a' } } });
-    await expect(coreB.readNamespacedConfigMap({ namespace: 'default', name: 'only-in-a' })).rejects.toMatchObject({
+    await coreA.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'only-in-a' } },
+    });
+    await expect(
+      coreB.readNamespacedConfigMap({ namespace: 'default', name: 'only-in-a' }),
+    ).rejects.toMatchObject({
       code: 404,
     });
     const kc = new KubeConfig();
     kc.loadFromFile(a.kubeconfigPath);
-    const fromFile = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: 'default', name: 'only-in-a' });
+    const fromFile = await kc
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ namespace: 'default', name: 'only-in-a' });
     expect(fromFile.metadata?.name).toBe('only-in-a');
   });
 
   it('authenticates other users by client certificate and authorizes them with RBAC', async () => {
     const alice = a.userKubeConfig('alice', ['developers']).makeApiClient(CoreV1Api);
-    await expect(alice.listNamespacedConfigMap({ namespace: 'default' })).rejects.toMatchObject({ code: 403 });
+    await expect(alice.listNamespacedConfigMap({ namespace: 'default' })).rejects.toMatchObject({
+      code: 403,
+    });
     const admin = a.userKubeConfig('root', ['system:masters']).makeApiClient(CoreV1Api);
     await expect(admin.listNamespacedConfigMap({ namespace: 'default' })).resolves.toBeTruthy();
   });
@@ -205,7 +214,11 @@ describe('binary discovery', () => {
   });
 
   it('lists every searched place and how to build the binaries when nothing is found', () => {
-    const env = { HOME: '/nonexistent-home', XDG_CACHE_HOME: '/nonexistent-cache', XDG_DATA_HOME: '/nonexistent-data' };
+    const env = {
+      HOME: '/nonexistent-home',
+      XDG_CACHE_HOME: '/nonexistent-cache',
+      XDG_DATA_HOME: '/nonexistent-data',
+    };
     expect(() => findBinary('etcd', { env })).toThrow(
       /Cannot find the etcd binary\. Searched:[\s\S]*TEST_ASSET_ETCD[\s\S]*KUBEBUILDER_ASSETS[\s\S]*kubebuilder-envtest[\s\S]*pnpm control-plane:assets/,
     );

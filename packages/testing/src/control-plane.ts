@@ -158,7 +158,13 @@ function b64(text: string): string {
   return Buffer.from(text).toString('base64');
 }
 
-function kubeConfigFor(server: string, caPem: string, user: string, certPem: string, keyPem: string): KubeConfig {
+function kubeConfigFor(
+  server: string,
+  caPem: string,
+  user: string,
+  certPem: string,
+  keyPem: string,
+): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'kubeloom-test', server, caData: b64(caPem), skipTLSVerify: false }],
@@ -169,7 +175,13 @@ function kubeConfigFor(server: string, caPem: string, user: string, certPem: str
   return kc;
 }
 
-function kubeconfigYaml(server: string, caPem: string, user: string, certPem: string, keyPem: string): string {
+function kubeconfigYaml(
+  server: string,
+  caPem: string,
+  user: string,
+  certPem: string,
+  keyPem: string,
+): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -226,15 +238,22 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       if (!(err instanceof PortClashError)) throw err;
     }
   }
-  throw new ControlPlaneStartError(`could not find free ports after ${attempts} attempts`, { cause: lastError });
+  throw new ControlPlaneStartError(`could not find free ports after ${attempts} attempts`, {
+    cause: lastError,
+  });
 }
 
 class PortClashError extends Error {}
 
-async function startOnce(etcdBin: string, apiServerBin: string, options: ControlPlaneOptions): Promise<ControlPlane> {
+async function startOnce(
+  etcdBin: string,
+  apiServerBin: string,
+  options: ControlPlaneOptions,
+): Promise<ControlPlane> {
   const startTimeoutMs =
     options.startTimeoutMs ?? parseDurationMs(process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT) ?? 60_000;
-  const stopTimeoutMs = options.stopTimeoutMs ?? parseDurationMs(process.env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT) ?? 20_000;
+  const stopTimeoutMs =
+    options.stopTimeoutMs ?? parseDurationMs(process.env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT) ?? 20_000;
   const dir = mkdtempSync(path.join(options.rootDir ?? defaultRoot(), 'kubeloom-cp-'));
   const started: ManagedProcess[] = [];
   let stopped = false;
@@ -254,7 +273,11 @@ async function startOnce(etcdBin: string, apiServerBin: string, options: Control
     const pki = path.join(dir, 'pki');
     mkdirSync(pki);
     const ca = new TinyCA();
-    const serving = ca.issue({ commonName: 'kube-apiserver', hosts: ['127.0.0.1', 'localhost'], usage: 'server' });
+    const serving = ca.issue({
+      commonName: 'kube-apiserver',
+      hosts: ['127.0.0.1', 'localhost'],
+      usage: 'server',
+    });
     const admin = ca.issue({ commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
     const sa = serviceAccountKeyPair();
     const files = {
@@ -322,14 +345,25 @@ async function startOnce(etcdBin: string, apiServerBin: string, options: Control
       },
       options.apiServerArgs,
     );
-    const apiServer = startProcess('kube-apiserver', apiServerBin, apiArgs, path.join(dir, 'kube-apiserver.log'));
+    const apiServer = startProcess(
+      'kube-apiserver',
+      apiServerBin,
+      apiArgs,
+      path.join(dir, 'kube-apiserver.log'),
+    );
     started.push(apiServer);
     const tls = { ca: ca.certPem, cert: admin.certPem, key: admin.keyPem };
     try {
-      await waitUntil('kube-apiserver /healthz returned 200', apiServer, startTimeoutMs, options.signal, async () => {
-        const res = await get(`${server}/healthz`, tls);
-        return res.status === 200;
-      });
+      await waitUntil(
+        'kube-apiserver /healthz returned 200',
+        apiServer,
+        startTimeoutMs,
+        options.signal,
+        async () => {
+          const res = await get(`${server}/healthz`, tls);
+          return res.status === 200;
+        },
+      );
       await waitUntil('the default namespace to exist', apiServer, 5_000, options.signal, async () => {
         const res = await get(`${server}/api/v1/namespaces/default`, tls);
         return res.status === 200;

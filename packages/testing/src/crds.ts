@@ -88,7 +88,8 @@ async function createOrReplace(kubeConfig: KubeConfig, crd: CRDObject): Promise<
     }
     const existing = await request(kubeConfig, 'GET', `${base}/${crd.metadata.name}`);
     if (existing.status === 404) continue;
-    if (existing.status !== 200) throw new Error(`reading CRD ${crd.metadata.name}: ${describeFailure(existing)}`);
+    if (existing.status !== 200)
+      throw new Error(`reading CRD ${crd.metadata.name}: ${describeFailure(existing)}`);
     const rv = (existing.json as CRDObject).metadata.resourceVersion;
     const replaced = await request(kubeConfig, 'PUT', `${base}/${crd.metadata.name}`, {
       ...crd,
@@ -102,7 +103,12 @@ async function createOrReplace(kubeConfig: KubeConfig, crd: CRDObject): Promise<
   throw new Error(`CRD ${crd.metadata.name}: gave up after 10 conflicts`);
 }
 
-async function served(kubeConfig: KubeConfig, group: string, version: string, plural: string): Promise<boolean> {
+async function served(
+  kubeConfig: KubeConfig,
+  group: string,
+  version: string,
+  plural: string,
+): Promise<boolean> {
   const res = await request(kubeConfig, 'GET', `/apis/${group}/${version}`);
   if (res.status !== 200) return false;
   const list = res.json as { resources?: Array<{ name: string }> };
@@ -139,7 +145,9 @@ export async function installCRDs(
     }
     if (pending.length === 0) break;
     if (Date.now() > deadline) {
-      const names = pending.map(({ crd, version }) => `${crd.spec.names.plural}.${crd.spec.group}/${version}`);
+      const names = pending.map(
+        ({ crd, version }) => `${crd.spec.names.plural}.${crd.spec.group}/${version}`,
+      );
       throw new Error(`discovery did not serve ${names.join(', ')} within ${options.timeoutMs ?? 10_000} ms`);
     }
     await sleep(100, undefined, options.signal ? { signal: options.signal } : {});

@@ -33,7 +33,12 @@ function installExitHook(): void {
 }
 
 /** Starts `command` with `args`, writing its output to `logFile`. */
-export function startProcess(name: string, command: string, args: readonly string[], logFile: string): ManagedProcess {
+export function startProcess(
+  name: string,
+  command: string,
+  args: readonly string[],
+  logFile: string,
+): ManagedProcess {
   installExitHook();
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
@@ -77,7 +82,10 @@ export function startProcess(name: string, command: string, args: readonly strin
     async stop(timeoutMs = 20_000) {
       if (status !== undefined) return;
       child.kill('SIGTERM');
-      const killed = await Promise.race([exitedPromise.then(() => true), sleep(timeoutMs, false, { ref: false })]);
+      const killed = await Promise.race([
+        exitedPromise.then(() => true),
+        sleep(timeoutMs, false, { ref: false }),
+      ]);
       if (!killed && status === undefined) {
         child.kill('SIGKILL');
         await exitedPromise;

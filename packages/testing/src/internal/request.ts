@@ -27,7 +27,11 @@ export async function request(
   await kubeConfig.applyToHTTPSOptions(opts);
   const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
   if (payload !== undefined) {
-    opts.headers = { ...opts.headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) };
+    opts.headers = {
+      ...opts.headers,
+      'Content-Type': contentType,
+      'Content-Length': Buffer.byteLength(payload),
+    };
   }
   return await new Promise<RawResponse>((resolve, reject) => {
     const req = https.request(url, opts, (res) => {
