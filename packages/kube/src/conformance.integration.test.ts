@@ -1,4 +1,11 @@
-import { type ControlPlane, createTestNamespace, installCRDs, sharedControlPlane, startControlPlane, uninstallCRDs } from '@kubeloom/testing';
+import {
+  type ControlPlane,
+  createTestNamespace,
+  installCRDs,
+  sharedControlPlane,
+  startControlPlane,
+  uninstallCRDs,
+} from '@kubeloom/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { builtins } from './builtins.ts';
 import { describeApiConformance } from './conformance/index.ts';
@@ -35,7 +42,9 @@ let plane: ControlPlane | undefined;
 describeApiConformance(
   'real apiserver (compaction)',
   async () => {
-    plane = await startControlPlane({ apiServerArgs: ['--etcd-compaction-interval=1s', '--watch-cache=false'] });
+    plane = await startControlPlane({
+      apiServerArgs: ['--etcd-compaction-interval=1s', '--watch-cache=false'],
+    });
     const kubeConfig = plane.kubeConfig;
     const target = realTarget(kubeConfig, {
       async compact() {
@@ -50,7 +59,12 @@ describeApiConformance(
         const deadline = Date.now() + 30_000;
         for (;;) {
           try {
-            await target.api.list(builtins.ConfigMap, { namespace: 'default', resourceVersion: before, resourceVersionMatch: 'Exact', limit: 1 });
+            await target.api.list(builtins.ConfigMap, {
+              namespace: 'default',
+              resourceVersion: before,
+              resourceVersionMatch: 'Exact',
+              limit: 1,
+            });
           } catch (err) {
             if (err instanceof ApiError && err.code === 410) return;
             throw err;

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, configMap, expectStatus, GROUP, rv, Widget, widget } from './fixtures.ts';
+import { apiError, type ConfigMapObject, configMap, expectStatus, GROUP, rv, Widget, widget } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 /** Create, get, update, delete; resourceVersion, uid, generateName, conflicts, finalizers, preconditions, dryRun. */
@@ -213,12 +213,12 @@ export function crudTests(ctx: ConformanceContext): void {
     expect(dry.metadata?.resourceVersion).toBeUndefined();
     expect((await apiError(api.get(builtins.ConfigMap, dry.metadata!.name!, ns))).code).toBe(404);
     const real = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
-    const dryUpdate = await api.update(builtins.ConfigMap, { ...real, data: { v: '2' } } as KubeObject, { dryRun: 'All' });
+    const dryUpdate = await api.update(builtins.ConfigMap, { ...real, data: { v: '2' } } as ConfigMapObject, { dryRun: 'All' });
     expect(dryUpdate.data).toEqual({ v: '2' });
-    expect((await api.get(builtins.ConfigMap, 'a', ns)).data).toEqual({ v: '1' });
+    expect((await api.get<ConfigMapObject>(builtins.ConfigMap, 'a', ns)).data).toEqual({ v: '1' });
     await api.patch(builtins.ConfigMap, 'a', ns, { data: { v: '3' } }, 'merge', { dryRun: 'All' });
     await api.delete(builtins.ConfigMap, 'a', ns, { dryRun: 'All' });
-    const after = await api.get(builtins.ConfigMap, 'a', ns);
+    const after = await api.get<ConfigMapObject>(builtins.ConfigMap, 'a', ns);
     expect(after.data).toEqual({ v: '1' });
     expect(after.metadata?.resourceVersion).toBe(real.metadata?.resourceVersion);
   });

@@ -63,8 +63,14 @@ export function discoveryTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const unknown = { group: 'nowhere.kubeloom.dev', version: 'v1', kind: 'Nothing', plural: 'nothings', namespaced: true };
+    // A group/version nobody serves: the apiserver's mux answers plain text, not a Status.
     const err = await apiError(api.get(unknown, 'x', ns));
-    expectStatus(err, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    expect(err.code).toBe(404);
+    expect(err.reason).toBe('NotFound');
+    expect(err.status?.message).toBe('404 page not found\n');
     expect((await apiError(api.request({ method: 'GET', path: '/apis/nowhere.kubeloom.dev/v1' }))).code).toBe(404);
+    // A served group/version without that resource: a NotFound Status.
+    const inServed = await apiError(api.get({ ...unknown, group: 'apps' }, 'x', ns));
+    expectStatus(inServed, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', details: {} });
   });
 }

@@ -93,14 +93,17 @@ export function rv(obj: KubeObject | { metadata?: { resourceVersion?: string } }
   return BigInt(v!);
 }
 
+/** A ConfigMap as plain JSON. */
+export type ConfigMapObject = KubeObject & { data?: Record<string, string> };
+
 /** A ConfigMap. */
-export function configMap(namespace: string, name: string, data: Record<string, string> = {}, labels?: Record<string, string>): KubeObject {
+export function configMap(namespace: string, name: string, data: Record<string, string> = {}, labels?: Record<string, string>): ConfigMapObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name, namespace, ...(labels ? { labels } : {}) },
     data,
-  } as KubeObject;
+  } as ConfigMapObject;
 }
 
 /** A Widget. */

@@ -51,14 +51,24 @@ export function patchTests(ctx: ConformanceContext): void {
         { op: 'remove', path: '/data/two' },
         { op: 'copy', from: '/data/three', path: '/data/copied' },
         { op: 'move', from: '/data/copied', path: '/data/moved' },
-        { op: 'add', path: '/metadata/labels', value: { 'a~b/c': 'x' } },
       ],
       'json',
     )) as KubeObject & { data: Record<string, string> };
     expect(patched.data).toEqual({ one: 'uno', three: '3', moved: '3' });
-    expect(patched.metadata?.labels).toEqual({ 'a~b/c': 'x' });
-    const escaped = await api.patch(builtins.ConfigMap, 'a', ns, [{ op: 'remove', path: '/metadata/labels/a~0b~1c' }], 'json');
-    expect(escaped.metadata?.labels ?? {}).toEqual({});
+    // Pointer escapes: ~1 is '/', ~0 is '~' (on a custom resource, whose spec accepts any key).
+    await api.create(Widget, widget(ns, 'w', {}));
+    const escaped = (await api.patch(Widget, 'w', ns, [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }], 'json')) as KubeObject & { spec: unknown };
+    expect(escaped.spec).toEqual({ 'a~b/c': 1 });
+  });
+
+  it('an invalid label is 422 Invalid with a metadata.labels cause', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    await api.create(builtins.ConfigMap, configMap(ns, 'a'));
+    const err = await apiError(api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { 'a~b/c': 'x' } } }, 'merge'));
+    expect(err.code).toBe(422);
+    expect(err.causes[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'metadata.labels' });
+    expect(err.status?.message).toMatch(/^ConfigMap "a" is invalid: metadata.labels: Invalid value: "a~b\/c": prefix part a lowercase RFC 1123 subdomain/);
   });
 
   it('a failing JSON patch test, or a path that does not exist, is 422 Invalid', async () => {

@@ -91,8 +91,8 @@ export function watchTests(ctx: ConformanceContext): void {
       const events = await w.take(3);
       expect(events.map(summary)).toEqual(['ADDED a', 'MODIFIED a', 'DELETED a']);
       const last = events[2] as { object: KubeObject };
-      // The DELETED event carries the object as it is now (outside the selection).
-      expect(last.object.metadata?.labels).toEqual({ app: 'db' });
+      // The DELETED event carries the last state that matched, stamped with the new resourceVersion.
+      expect(last.object.metadata?.labels).toEqual({ app: 'web' });
       expect(last.object.metadata?.resourceVersion).toBe(left.metadata?.resourceVersion);
     } finally {
       w.close();

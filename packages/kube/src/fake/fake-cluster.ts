@@ -47,7 +47,7 @@ import {
 } from './internal/selectors.ts';
 import * as S from './internal/status.ts';
 import { applyStrategicMergePatch } from './internal/strategic-merge.ts';
-import { nameCauses, randomSuffix } from './internal/validation.ts';
+import { metadataCauses, nameCauses, randomSuffix } from './internal/validation.ts';
 import { WatchChannel } from './internal/watch-channel.ts';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -612,6 +612,7 @@ export class FakeCluster {
     body: unknown,
     type: PatchType,
     opts: PatchOptions & { readonly subresource?: string | undefined } = {},
+    raw = false,
   ): Promise<KubeObject> {
     await this.#enter(
       { verb: 'patch', resource, namespace, name, subresource: opts.subresource },
@@ -621,6 +622,8 @@ export class FakeCluster {
     this.#checkSubresource(served, opts.subresource);
     if (type === 'strategic' && !served.descriptor.strategicMergePatch) throw S.toError(S.unsupportedPatch());
     if (type === 'apply' && !opts.fieldManager) {
+      // The typed verb refuses before sending, as HttpApiClient does; a raw request gets the apiserver's 422.
+      if (!raw) throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
       throw S.toError(
         S.failure(
           422,
@@ -716,7 +719,7 @@ export class FakeCluster {
   // ---------------------------------------------------------------- internals: plumbing
 
   #discovered(doc: JsonObject | undefined): JsonObject {
-    if (!doc) throw S.toError(S.pathNotFound());
+    if (!doc) throw S.muxNotFound();
     return doc;
   }
 
@@ -735,9 +738,8 @@ export class FakeCluster {
       }
     }
     const [plural, name, subresource] = rest;
-    const served = plural ? this.#table.lookup(group, version, plural) : undefined;
-    if (!served || rest.length > 3) throw S.toError(S.pathNotFound());
-    const d = served.descriptor;
+    if (!plural || rest.length > 3) throw S.muxNotFound();
+    const d = this.#served({ group, version, plural, kind: '', namespaced: false }).descriptor;
     const q = req.query ?? {};
     const s = (k: string) => (q[k] === undefined ? undefined : String(q[k]));
     const body = typeof req.body === 'string' ? (JSON.parse(req.body) as unknown) : req.body;
@@ -783,7 +785,7 @@ export class FakeCluster {
           ...write,
           force: s('force') === 'true',
           subresource,
-        });
+        }, true);
       }
       case 'DELETE':
         if (!name) throw S.toError(S.methodNotAllowed());
@@ -839,8 +841,11 @@ export class FakeCluster {
 
   #served(resource: ResourceDescriptor): ServedResource {
     const served = this.#table.lookup(resource.group, resource.version, resource.plural);
-    if (!served) throw S.toError(S.pathNotFound());
-    return served;
+    if (served) return served;
+    const versionServed = this.#table
+      .all()
+      .some((r) => r.descriptor.group === resource.group && r.descriptor.version === resource.version);
+    throw versionServed ? S.toError(S.pathNotFound()) : S.muxNotFound();
   }
 
   #checkSubresource(served: ServedResource, subresource: string | undefined): void {
@@ -989,7 +994,13 @@ export class FakeCluster {
     else if (now) type = before ? 'MODIFIED' : 'ADDED';
     else if (before) type = 'DELETED';
     if (!type) return;
-    w.channel.push({ type, object: this.#out(w.served, e.object) });
+    let object = e.object;
+    if (e.type === 'MODIFIED' && type === 'DELETED') {
+      // Leaving the selection: the apiserver sends the last state that matched, at the new resourceVersion.
+      object = clone(e.prev!);
+      meta(object).resourceVersion = String(e.rv);
+    }
+    w.channel.push({ type, object: this.#out(w.served, object) });
     w.touch();
   }
 
@@ -1148,7 +1159,7 @@ export class FakeCluster {
   }
 
   #validateCreate(served: ServedResource, obj: JsonObject, name: string): void {
-    const causes: StatusCause[] = [...nameCauses(name, served.storageKey)];
+    const causes: StatusCause[] = [...nameCauses(name, served.storageKey), ...metadataCauses(meta(obj))];
     if (served.storageKey === CRD_STORAGE_KEY) {
       const spec = isObject(obj.spec) ? obj.spec : {};
       const names = isObject(spec.names) ? spec.names : {};
@@ -1350,6 +1361,8 @@ export class FakeCluster {
     next.kind = d.kind;
     const nm = meta(next);
     nm.resourceVersion = old.resourceVersion;
+    const metaProblems = subresource === 'status' ? [] : metadataCauses(nm);
+    if (metaProblems.length > 0) throw S.toError(S.invalid(this.#who(served), metaProblems, name));
     if (this.#table.tracksGeneration(served) && !deepEqual(specOf(next), specOf(existing))) {
       nm.generation = (typeof old.generation === 'number' ? old.generation : 0) + 1;
     }

@@ -118,7 +118,12 @@ export function unsupportedPatch(): Status {
 
 /** `404` for a path the server does not serve. */
 export function pathNotFound(): Status {
-  return failure(404, 'NotFound', 'the server could not find the requested resource', { causes: [] });
+  return failure(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** What the apiserver's mux answers for a path under no served group/version: plain text, no Status. */
+export function muxNotFound(): ApiError {
+  return apiErrorFromStatus(404, { message: '404 page not found\n' });
 }
 
 /** `405 MethodNotAllowed`. */

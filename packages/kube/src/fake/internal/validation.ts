@@ -40,3 +40,54 @@ export function randomSuffix(): string {
   for (let i = 0; i < 5; i++) out += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
   return out;
 }
+
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+function qualifiedNameProblem(key: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash === -1 ? undefined : key.slice(0, slash);
+  const name = slash === -1 ? key : key.slice(slash + 1);
+  if (prefix !== undefined) {
+    if (prefix === '') return 'prefix part must be non-empty';
+    if (prefix.length > 253 || !SUBDOMAIN.test(prefix)) {
+      return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    }
+  }
+  if (name === '') return 'name part must be non-empty';
+  if (name.length > 63) return 'name part must be no more than 63 characters';
+  if (!QUALIFIED_NAME.test(name)) {
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  }
+  return undefined;
+}
+
+/** The causes that make `metadata.labels` or annotation keys invalid (keys must be qualified names, label values short names). */
+export function metadataCauses(meta: Record<string, unknown>): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const labels = meta.labels;
+  if (labels && typeof labels === 'object') {
+    for (const [k, v] of Object.entries(labels as Record<string, unknown>)) {
+      const problem = qualifiedNameProblem(k);
+      if (problem) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${problem}`, field: 'metadata.labels' });
+      const value = String(v ?? '');
+      if (value.length > 63) {
+        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${value}": must be no more than 63 characters`, field: `metadata.labels` });
+      } else if (!LABEL_VALUE.test(value)) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+          field: 'metadata.labels',
+        });
+      }
+    }
+  }
+  const annotations = meta.annotations;
+  if (annotations && typeof annotations === 'object') {
+    for (const k of Object.keys(annotations as Record<string, unknown>)) {
+      const problem = qualifiedNameProblem(k.toLowerCase());
+      if (problem) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${problem}`, field: 'metadata.annotations' });
+    }
+  }
+  return causes;
+}
