@@ -35,7 +35,7 @@ try {
   const namespace = ns.metadata!.name!;
   console.log(`server ${version.gitVersion}; created namespace ${namespace}`);
 
-  const informer = kube.informer(builtins.ConfigMap, { namespace });
+  const informer = kube.informer<V1ConfigMap>(builtins.ConfigMap, { namespace });
   informer.addEventHandler({
     onAdd: (cm, initial) =>
       console.log(`  informer: add ${cm.metadata?.name}${initial ? ' (initial list)' : ''}`),

@@ -195,8 +195,11 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       let i = 0;
-      const tick = () => {
-        if (i >= bytes.length) return res.end();
+      const tick = (): void => {
+        if (i >= bytes.length) {
+          res.end();
+          return;
+        }
         res.write(bytes.subarray(i, i + 7));
         i += 7;
         setImmediate(tick);
