@@ -1,0 +1,101 @@
+import type { Collection, HandlerContext } from './core.ts';
+import type { FetchOption } from './filter.ts';
+import { type FilterSpec, hasPredicates, matchesPredicates } from './internal/filter-spec.ts';
+import { type CollectionInternals, internalsOf } from './internal/internals.ts';
+import type { DependencyRecorder } from './internal/recorder.ts';
+import { INTERNAL } from './internal/symbols.ts';
+
+/** Thrown by {@link fetchOne} when more than one object matches. */
+export class MultipleResultsError extends Error {
+  /** Creates the error. */
+  constructor(collection: string, count: number) {
+    super(`fetchOne on "${collection}" matched ${count} objects; narrow the filters or use fetch`);
+    this.name = 'MultipleResultsError';
+  }
+}
+
+function buildSpec(
+  src: CollectionInternals<unknown>,
+  name: string,
+  opts: readonly FetchOption[],
+): FilterSpec {
+  const spec: FilterSpec = {};
+  for (const o of opts) o[INTERNAL](spec);
+  if (spec.indexOwner !== undefined && spec.indexOwner !== src.uid) {
+    throw new TypeError(`fetch: the index filter belongs to another collection than "${name}"`);
+  }
+  return spec;
+}
+
+/**
+ * Reads a collection from inside a transformation and records the dependency (before reading,
+ * so no change can be missed): when an object matching the filters (in its old or new version)
+ * changes, the input is recomputed. Without filters, any change to the collection recomputes it.
+ *
+ * @throws TypeError without a context, or for a collection not created by krt.
+ */
+export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOption[]): T[] {
+  if (ctx === undefined || ctx === null) {
+    throw new TypeError('fetch: a HandlerContext is required (use list() outside transformations)');
+  }
+  const src = internalsOf(c) as CollectionInternals<unknown>;
+  const spec = buildSpec(src, c.name, opts);
+  const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
+  rec?.record(c as Collection<unknown>, spec);
+  return listMatching(c, src as CollectionInternals<T>, spec);
+}
+
+/**
+ * Like {@link fetch}, for at most one result.
+ *
+ * @throws MultipleResultsError when more than one object matches.
+ */
+export function fetchOne<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOption[]): T | undefined {
+  const res = fetch(ctx, c, ...opts);
+  if (res.length > 1) throw new MultipleResultsError(c.name, res.length);
+  return res[0];
+}
+
+/** {@link fetch} with a context, a plain filtered read without one (no dependency). */
+export function fetchOrList<T>(
+  ctx: HandlerContext | undefined,
+  c: Collection<T>,
+  ...opts: FetchOption[]
+): T[] {
+  if (ctx !== undefined) return fetch(ctx, c, ...opts);
+  const src = internalsOf(c);
+  return listMatching(c, src, buildSpec(src as CollectionInternals<unknown>, c.name, opts));
+}
+
+/** The objects of `c` matching `spec`: keys, then index, then a full list; then predicates. */
+export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, spec: FilterSpec): T[] {
+  let out: T[];
+  let indexChecked = false;
+  if (spec.keys !== undefined) {
+    out = [];
+    for (const k of spec.keys) {
+      const v = c.get(k);
+      if (v !== undefined) out.push(v);
+    }
+  } else if (spec.key !== undefined) {
+    const v = c.get(spec.key);
+    out = v === undefined ? [] : [v];
+  } else if (spec.index !== undefined) {
+    out = spec.index.lookup(spec.indexKey!) as T[];
+    indexChecked = true;
+  } else {
+    out = c.list();
+  }
+  if (spec.index !== undefined && !indexChecked) {
+    const idx = spec.index;
+    const ik = spec.indexKey!;
+    out = out.filter((o) => idx.extract(o).includes(ik));
+  }
+  if (hasPredicates(spec) && out.length > 0) {
+    const aug = src.augment;
+    const kept: T[] = [];
+    for (const o of out) if (matchesPredicates(spec, aug ? aug(o) : o)) kept.push(o);
+    out = kept;
+  }
+  return out;
+}

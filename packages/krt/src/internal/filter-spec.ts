@@ -1,0 +1,55 @@
+import { getLabelSelector, getLabels, isSubset, type Labels, selectsNonEmpty } from '../labels.ts';
+import type { CollectionInternals, IndexView } from './internals.ts';
+
+/** The combined filter of one fetch. */
+export interface FilterSpec {
+  /** Keys the object must have (intersection of every key filter). Empty matches nothing. */
+  keys?: ReadonlySet<string> | undefined;
+  /** A single key (the common case, kept without a Set). */
+  key?: string | undefined;
+  /** An index and the index key the object must have. */
+  index?: IndexView<unknown> | undefined;
+  indexKey?: string | undefined;
+  /** The collection the index belongs to. */
+  indexOwner?: number | undefined;
+  /** Labels the object must have. */
+  labels?: Labels | undefined;
+  /** The object's selector must select these labels (empty selector selects). */
+  selects?: Labels | undefined;
+  /** The object's non-empty selector must select these labels. */
+  selectsNonEmpty?: Labels | undefined;
+  /** Arbitrary predicates. */
+  generic?: Array<(obj: unknown) => boolean> | undefined;
+}
+
+/** True when the spec has any predicate besides key and index. */
+export function hasPredicates(f: FilterSpec): boolean {
+  return (
+    f.labels !== undefined ||
+    f.selects !== undefined ||
+    f.selectsNonEmpty !== undefined ||
+    f.generic !== undefined
+  );
+}
+
+/** The predicates other than key/index, on an (augmented) object. */
+export function matchesPredicates(f: FilterSpec, obj: unknown): boolean {
+  if (f.labels !== undefined && !isSubset(f.labels, getLabels(obj))) return false;
+  if (f.selectsNonEmpty !== undefined && !selectsNonEmpty(getLabelSelector(obj), f.selectsNonEmpty))
+    return false;
+  if (f.selects !== undefined && !isSubset(getLabelSelector(obj), f.selects)) return false;
+  if (f.generic !== undefined) for (const g of f.generic) if (!g(obj)) return false;
+  return true;
+}
+
+/** Full match, used for change detection: key, index, then the predicates. */
+export function matchesObject<T>(f: FilterSpec, src: CollectionInternals<T>, obj: T): boolean {
+  if (f.key !== undefined || f.keys !== undefined) {
+    const k = src.keyOf(obj);
+    if (f.key !== undefined && f.key !== k) return false;
+    if (f.keys !== undefined && !f.keys.has(k)) return false;
+  }
+  if (f.index !== undefined && !f.index.extract(obj).includes(f.indexKey!)) return false;
+  if (!hasPredicates(f)) return true;
+  return matchesPredicates(f, src.augment ? src.augment(obj) : obj);
+}

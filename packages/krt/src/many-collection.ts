@@ -1,0 +1,496 @@
+import type { Collection, Event, HandlerContext, Registration, TransformationMulti } from './core.ts';
+import { equal } from './equality.ts';
+import { BaseCollection } from './internal/base.ts';
+import { type FilterSpec, matchesObject } from './internal/filter-spec.ts';
+import {
+  type CollectionDump,
+  type CollectionInternals,
+  IndexSet,
+  type IndexView,
+  internalsOf,
+} from './internal/internals.ts';
+import type { DependencyRecorder } from './internal/recorder.ts';
+import { INTERNAL } from './internal/symbols.ts';
+import { whenSynced } from './internal/sync-flag.ts';
+import type { CollectionOptions } from './options.ts';
+
+/** One fetch recorded by a transformation. */
+interface Dependency {
+  readonly sub: SourceSub;
+  readonly spec: FilterSpec;
+}
+
+/** What the collection remembers per input key. */
+interface InputState {
+  /** Output key(s) produced by this input. */
+  out: string | string[] | undefined;
+  /** Fetches of the last accepted computation. */
+  deps: Dependency[] | undefined;
+  /** The last transformation error, until a computation succeeds. */
+  error: string | undefined;
+}
+
+/**
+ * One subscription to a fetched collection (one per source per derived collection) and the
+ * reverse index of the inputs that fetched it: by key, by index key, or (plain fetches) all.
+ */
+class SourceSub {
+  readonly src: Collection<unknown>;
+  readonly si: CollectionInternals<unknown>;
+  reg: Registration | undefined;
+  /** Dependencies (across inputs) on this source. */
+  refs = 0;
+  /** True while the owner's initial sync waits for this subscription. */
+  gated = false;
+  readonly plain = new Set<string>();
+  readonly byKey = new Map<string, Set<string>>();
+  readonly byIndex = new Map<number, { view: IndexView<unknown>; map: Map<string, Set<string>> }>();
+
+  constructor(src: Collection<unknown>, si: CollectionInternals<unknown>) {
+    this.src = src;
+    this.si = si;
+  }
+
+  add(inKey: string, spec: FilterSpec): void {
+    if (spec.key !== undefined) addTo(this.byKey, spec.key, inKey);
+    else if (spec.keys !== undefined) for (const k of spec.keys) addTo(this.byKey, k, inKey);
+    else if (spec.index !== undefined) {
+      let e = this.byIndex.get(spec.index.id);
+      if (e === undefined) {
+        e = { view: spec.index, map: new Map() };
+        this.byIndex.set(spec.index.id, e);
+      }
+      addTo(e.map, spec.indexKey!, inKey);
+    } else this.plain.add(inKey);
+  }
+
+  remove(inKey: string, spec: FilterSpec): void {
+    if (spec.key !== undefined) removeFrom(this.byKey, spec.key, inKey);
+    else if (spec.keys !== undefined) for (const k of spec.keys) removeFrom(this.byKey, k, inKey);
+    else if (spec.index !== undefined) {
+      const e = this.byIndex.get(spec.index.id);
+      if (e !== undefined) {
+        removeFrom(e.map, spec.indexKey!, inKey);
+        if (e.map.size === 0) this.byIndex.delete(spec.index.id);
+      }
+    } else this.plain.delete(inKey);
+  }
+
+  /** Input keys that may depend on `obj` (to be confirmed against their filters). */
+  candidates(obj: unknown, into: Set<string>): void {
+    for (const k of this.plain) into.add(k);
+    if (this.byKey.size > 0) {
+      const s = this.byKey.get(this.si.keyOf(obj));
+      if (s !== undefined) for (const k of s) into.add(k);
+    }
+    for (const e of this.byIndex.values()) {
+      for (const ik of e.view.extract(obj)) {
+        const s = e.map.get(ik);
+        if (s !== undefined) for (const k of s) into.add(k);
+      }
+    }
+  }
+
+  /** Reverse-index entry counts, for tests and the dump. */
+  size(): number {
+    let n = this.plain.size;
+    for (const s of this.byKey.values()) n += s.size;
+    for (const e of this.byIndex.values()) for (const s of e.map.values()) n += s.size;
+    return n;
+  }
+}
+
+function addTo(m: Map<string, Set<string>>, k: string, v: string): void {
+  let s = m.get(k);
+  if (s === undefined) {
+    s = new Set();
+    m.set(k, s);
+  }
+  s.add(v);
+}
+
+function removeFrom(m: Map<string, Set<string>>, k: string, v: string): void {
+  const s = m.get(k);
+  if (s === undefined) return;
+  s.delete(v);
+  if (s.size === 0) m.delete(k);
+}
+
+function sameKeys(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.size !== b.size) return false;
+  for (const k of a) if (!b.has(k)) return false;
+  return true;
+}
+
+/** True when two dependency lists have the same reverse-index entries. */
+function sameShape(a: readonly Dependency[], b: readonly Dependency[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.sub !== y.sub) return false;
+    const sx = x.spec;
+    const sy = y.spec;
+    if (sx.key !== sy.key || sx.index !== sy.index || sx.indexKey !== sy.indexKey) return false;
+    if (!sameKeys(sx.keys, sy.keys)) return false;
+  }
+  return true;
+}
+
+/** The handler context of one computation: records fetches. */
+class TrackingContext implements HandlerContext, DependencyRecorder {
+  readonly [INTERNAL]: DependencyRecorder = this;
+  readonly #owner: DerivedCollection<unknown, unknown>;
+  deps: Dependency[] | undefined;
+  discarded = false;
+  /** Side result of the computation (status collections). */
+  extra: unknown;
+
+  constructor(owner: DerivedCollection<unknown, unknown>) {
+    this.#owner = owner;
+  }
+
+  get collectionName(): string {
+    return this.#owner.name;
+  }
+
+  discardResult(): void {
+    this.discarded = true;
+  }
+
+  record(source: Collection<unknown>, spec: FilterSpec): void {
+    const sub = this.#owner.subscribe(source);
+    if (sub === undefined) return;
+    if (this.deps === undefined) this.deps = [];
+    this.deps.push({ sub, spec });
+  }
+}
+
+/** Hook called after an input's result was committed (status collections). */
+export type InputHook<I> = (key: string, input: I | undefined, extra: unknown) => void;
+
+/** Internal options of {@link DerivedCollection}. */
+export interface DerivedOptions<I> {
+  readonly kind: string;
+  readonly defaultName: string;
+  readonly multi: boolean;
+  readonly keyOf?: ((obj: unknown) => string) | undefined;
+  readonly afterInput?: InputHook<I> | undefined;
+}
+
+/**
+ * The derived collection (Istio's manyCollection): a transformation per input, dependency
+ * tracking through fetch, a reverse index from fetched objects to inputs, and change detection
+ * on outputs. Everything runs synchronously on the handler queues of the inputs; the collection
+ * is synced once every initial input (and every source fetched so far) was processed.
+ */
+export class DerivedCollection<I, O> extends BaseCollection<O> {
+  readonly #parent: Collection<I>;
+  readonly #parentInternals: CollectionInternals<I>;
+  readonly #transform: (ctx: HandlerContext, input: I) => unknown;
+  readonly #multi: boolean;
+  readonly #customKey: ((obj: unknown) => string) | undefined;
+  readonly #afterInput: InputHook<I> | undefined;
+  readonly #inputs = new Map<string, InputState>();
+  readonly #outputs = new Map<string, O>();
+  readonly #indexes = new IndexSet<O>();
+  readonly #subs = new Map<number, SourceSub>();
+  readonly #primary: Registration;
+  /** Things the initial sync still waits for (the primary registration, then fetched sources). */
+  #pendingSync = 1;
+  #errors = 0;
+
+  constructor(
+    parent: Collection<I>,
+    transform: (ctx: HandlerContext, input: I) => unknown,
+    opts: CollectionOptions,
+    d: DerivedOptions<I>,
+  ) {
+    super(d.kind, d.defaultName, opts);
+    this.#parent = parent;
+    this.#parentInternals = internalsOf(parent, this.kind);
+    this.#transform = transform;
+    this.#multi = d.multi;
+    this.#customKey = d.keyOf;
+    this.#afterInput = d.afterInput;
+    this.start();
+    this.#primary = parent.registerBatch((events) => this.#onPrimary(events), true);
+    whenSynced(this.#primary, this.signal, () => this.#gateDone());
+  }
+
+  override keyOf(obj: O): string {
+    return this.#customKey ? this.#customKey(obj) : super.keyOf(obj);
+  }
+
+  get(key: string): O | undefined {
+    return this.#outputs.get(key);
+  }
+
+  list(): O[] {
+    return [...this.#outputs.values()];
+  }
+
+  index(name: string, extract: (obj: O) => readonly string[]): IndexView<O> {
+    return this.#indexes.get(name, extract, () => this.#outputs.entries());
+  }
+
+  #gateDone(): void {
+    this.#pendingSync--;
+    if (this.#pendingSync === 0) this.markSynced();
+  }
+
+  /** The subscription to `source`, created (before the first read) on first fetch. */
+  subscribe(source: Collection<unknown>): SourceSub | undefined {
+    const si = internalsOf(source);
+    if (si.uid === this.uid) return undefined; // reading oneself records nothing
+    let sub = this.#subs.get(si.uid);
+    if (sub !== undefined) return sub;
+    sub = new SourceSub(source, si);
+    const s = sub;
+    this.#subs.set(si.uid, s);
+    s.reg = source.registerBatch((events) => this.#onSecondary(s, events), false);
+    if (!this.hasSynced() && !s.reg.hasSynced()) {
+      s.gated = true;
+      this.#pendingSync++;
+      whenSynced(s.reg, this.signal, () => {
+        if (!s.gated) return;
+        s.gated = false;
+        this.#gateDone();
+      });
+    }
+    return s;
+  }
+
+  #dropSub(sub: SourceSub): void {
+    this.#subs.delete(sub.si.uid);
+    sub.reg?.remove();
+    sub.reg = undefined;
+    if (sub.gated) {
+      sub.gated = false;
+      this.#gateDone();
+    }
+  }
+
+  #onPrimary(events: readonly Event<I>[]): void {
+    if (this.stopped()) return;
+    const pk = this.#parentInternals;
+    if (events.length === 1) {
+      const e = events[0]!;
+      this.#process([pk.keyOf((e.new ?? e.old)!)]);
+      return;
+    }
+    const keys = new Set<string>();
+    for (const e of events) keys.add(pk.keyOf((e.new ?? e.old)!));
+    this.#process(keys);
+  }
+
+  #onSecondary(sub: SourceSub, events: readonly Event<unknown>[]): void {
+    if (this.stopped() || this.#subs.get(sub.si.uid) !== sub) return;
+    const candidates = new Set<string>();
+    const affected = new Set<string>();
+    for (const e of events) {
+      for (const item of [e.old, e.new]) {
+        if (item === undefined) continue;
+        candidates.clear();
+        sub.candidates(item, candidates);
+        for (const inKey of candidates) {
+          if (affected.has(inKey)) continue;
+          const deps = this.#inputs.get(inKey)?.deps;
+          if (deps === undefined) continue;
+          for (const d of deps) {
+            if (d.sub === sub && matchesObject(d.spec, sub.si, item)) {
+              affected.add(inKey);
+              break;
+            }
+          }
+        }
+      }
+    }
+    if (affected.size > 0) this.#process(affected);
+  }
+
+  /** Recomputes these inputs from the parent's current state and emits the output changes. */
+  #process(keys: Iterable<string>): void {
+    const out: Event<O>[] = [];
+    for (const key of keys) {
+      const cur = this.#parent.get(key);
+      if (cur === undefined) this.#removeInput(key, out);
+      else this.#compute(key, cur, out);
+    }
+    this.emit(out);
+  }
+
+  #removeInput(key: string, out: Event<O>[]): void {
+    const st = this.#inputs.get(key);
+    if (st === undefined) return;
+    this.#inputs.delete(key);
+    this.#forEachOut(st.out, (ok) => {
+      const old = this.#outputs.get(ok);
+      if (old === undefined) return;
+      this.#outputs.delete(ok);
+      this.#indexes.update(ok, old, undefined);
+      out.push({ type: 'delete', old });
+    });
+    this.#replaceDeps(key, st.deps, undefined);
+    this.#afterInput?.(key, undefined, undefined);
+  }
+
+  #forEachOut(out: string | string[] | undefined, fn: (k: string) => void): void {
+    if (out === undefined) return;
+    if (typeof out === 'string') fn(out);
+    else for (const k of out) fn(k);
+  }
+
+  #compute(key: string, input: I, out: Event<O>[]): void {
+    const ctx = new TrackingContext(this as DerivedCollection<unknown, unknown>);
+    let st = this.#inputs.get(key);
+    let result: unknown;
+    try {
+      result = this.#transform(ctx, input);
+    } catch (err) {
+      this.#errors++;
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.error('transformation failed; keeping the previous output', { key, error: err });
+      if (st === undefined) {
+        st = { out: undefined, deps: undefined, error: message };
+        this.#inputs.set(key, st);
+      }
+      st.error = message;
+      // Keep watching what both the previous and the failed computation read.
+      const merged = [...(st.deps ?? []), ...(ctx.deps ?? [])];
+      this.#replaceDeps(key, st.deps, merged.length > 0 ? merged : undefined);
+      st.deps = merged.length > 0 ? merged : undefined;
+      return;
+    }
+    if (st === undefined) {
+      st = { out: undefined, deps: undefined, error: undefined };
+      this.#inputs.set(key, st);
+    }
+    st.error = undefined;
+    // Dependencies are recorded even for a discarded result, so the input is recomputed when
+    // what it waited for changes (Istio P5).
+    this.#replaceDeps(key, st.deps, ctx.deps);
+    st.deps = ctx.deps;
+    if (ctx.discarded && st.out !== undefined) return;
+
+    const oldOut = st.out;
+    if (!this.#multi) {
+      const o = result as O | undefined | null;
+      if (o === undefined || o === null) {
+        st.out = undefined;
+        this.#forEachOut(oldOut, (ok) => this.#deleteOutput(ok, out));
+      } else {
+        const ok = this.keyOf(o);
+        st.out = ok;
+        this.#setOutput(ok, o, out);
+        this.#forEachOut(oldOut, (k) => {
+          if (k !== ok) this.#deleteOutput(k, out);
+        });
+      }
+    } else {
+      const next = new Map<string, O>();
+      for (const o of result as Iterable<O>) next.set(this.keyOf(o), o);
+      st.out = next.size === 0 ? undefined : next.size === 1 ? next.keys().next().value! : [...next.keys()];
+      for (const [ok, o] of next) this.#setOutput(ok, o, out);
+      this.#forEachOut(oldOut, (k) => {
+        if (!next.has(k)) this.#deleteOutput(k, out);
+      });
+    }
+    this.#afterInput?.(key, input, ctx.extra);
+  }
+
+  #setOutput(ok: string, o: O, out: Event<O>[]): void {
+    const old = this.#outputs.get(ok);
+    if (old !== undefined && equal(old, o)) return;
+    this.#outputs.set(ok, o);
+    this.#indexes.update(ok, old, o);
+    out.push(old === undefined ? { type: 'add', new: o } : { type: 'update', old, new: o });
+  }
+
+  #deleteOutput(ok: string, out: Event<O>[]): void {
+    const old = this.#outputs.get(ok);
+    if (old === undefined) return;
+    this.#outputs.delete(ok);
+    this.#indexes.update(ok, old, undefined);
+    out.push({ type: 'delete', old });
+  }
+
+  /** Replaces an input's dependencies atomically, reverse index included (Istio P1). */
+  #replaceDeps(
+    key: string,
+    old: readonly Dependency[] | undefined,
+    next: readonly Dependency[] | undefined,
+  ): void {
+    if (old === next) return;
+    if (old !== undefined && next !== undefined && sameShape(old, next)) return;
+    if (next !== undefined) for (const d of next) d.sub.refs++;
+    if (old !== undefined) {
+      for (const d of old) {
+        d.sub.remove(key, d.spec);
+        d.sub.refs--;
+      }
+    }
+    if (next !== undefined) for (const d of next) d.sub.add(key, d.spec);
+    if (old !== undefined) for (const d of old) if (d.sub.refs <= 0) this.#dropSub(d.sub);
+    // Subscriptions created by a computation whose dependencies were not kept.
+    if (next === undefined && old === undefined) this.#dropUnused();
+  }
+
+  #dropUnused(): void {
+    for (const sub of this.#subs.values()) if (sub.refs <= 0) this.#dropSub(sub);
+  }
+
+  /** Internal, for tests: reverse-index entries and subscriptions. */
+  dependencyStats(): { subscriptions: number; reverseEntries: number } {
+    let reverseEntries = 0;
+    for (const s of this.#subs.values()) reverseEntries += s.size();
+    return { subscriptions: this.#subs.size, reverseEntries };
+  }
+
+  dump(): CollectionDump {
+    const inputs: Record<string, { outputs: string[]; dependencies: string[]; error?: string }> = {};
+    for (const [k, st] of this.#inputs) {
+      const outs: string[] = [];
+      this.#forEachOut(st.out, (o) => outs.push(o));
+      const entry: { outputs: string[]; dependencies: string[]; error?: string } = {
+        outputs: outs,
+        dependencies: [...new Set((st.deps ?? []).map((d) => d.sub.src.name))],
+      };
+      if (st.error !== undefined) entry.error = st.error;
+      inputs[k] = entry;
+    }
+    return {
+      kind: this.kind,
+      synced: this.hasSynced(),
+      inputCollection: this.#parent.name,
+      outputs: Object.fromEntries(this.#outputs),
+      inputs,
+      errors: this.#errors,
+      dependencies: [...this.#subs.values()].map((s) => s.src.name),
+    };
+  }
+
+  protected override onStop(): void {
+    this.#primary.remove();
+    for (const sub of this.#subs.values()) sub.reg?.remove();
+    this.#subs.clear();
+    for (const st of this.#inputs.values()) st.deps = undefined;
+  }
+}
+
+/**
+ * A 1:N derived collection: `transform` maps each input to any number of outputs. Output keys
+ * must be unique across every input (duplicates within one result collapse, the last wins).
+ */
+export function manyCollection<I, O>(
+  parent: Collection<I>,
+  transform: TransformationMulti<I, O>,
+  opts: CollectionOptions,
+): Collection<O> {
+  return new DerivedCollection<I, O>(parent, transform, opts, {
+    kind: 'many',
+    defaultName: `ManyCollection[${parent.name}]`,
+    multi: true,
+  });
+}
