@@ -15,8 +15,8 @@ type Requirement =
   | { readonly op: 'in' | 'notIn'; readonly key: string; readonly values: ReadonlySet<string> }
   | { readonly op: 'gt' | 'lt'; readonly key: string; readonly value: number };
 
-const KEY = String.raw`[A-Za-z0-9./_-]+`;
-const VALUE = String.raw`[A-Za-z0-9._-]*`;
+const KEY = '[A-Za-z0-9./_-]+';
+const VALUE = '[A-Za-z0-9._-]*';
 const EXISTS = new RegExp(`^(${KEY})$`);
 const NOT_EXISTS = new RegExp(`^!\\s*(${KEY})$`);
 const SET = new RegExp(`^(${KEY})\\s+(in|notin)\\s*\\(([^)]*)\\)$`);
