@@ -42,7 +42,7 @@ describe('golden files', () => {
   });
 
   it('CRD YAML → TypeScript for the widget CRD', () => {
-    const { files } = generateTypes([path.join(testdata, 'crds/widgets.yaml')], { baseDir: testdata, client: false });
+    const { files } = generateTypes([path.join(testdata, 'crds/widgets.yaml')], { baseDir: testdata });
     expect(files.map((f) => f.path)).toEqual([
       'test.kubeloom.dev/v1/index.ts',
       'test.kubeloom.dev/v1/widget.ts',
@@ -83,12 +83,21 @@ describe('round trips', () => {
   it('generated TypeScript compiles under tsc --strict', () => {
     const dir = testOutputDir('compile-widgets');
     const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8');
-    const files = writeFiles(dir, resourcesToTypeScript(readCrds(text, 'widgets.yaml'), { client: false }));
+    const files = writeFiles(dir, resourcesToTypeScript(readCrds(text, 'widgets.yaml')));
     const usage = path.join(dir, 'usage.ts');
     writeFileSync(
       usage,
       [
-        "import { type Widget, WidgetResource, WidgetValidator } from './test.kubeloom.dev/v1/index.ts';",
+        "import { type Widget, WidgetResource, WidgetValidator, newWidgetClient, type WidgetClient } from './test.kubeloom.dev/v1/index.ts';",
+        "import { newWidgetClient as newOld } from './test.kubeloom.dev/v1beta1/index.ts';",
+        "import type { KubeClient } from '@kubeloom/kube';",
+        'export function clients(kube: KubeClient) {',
+        '  const c: WidgetClient = newWidgetClient(kube, { fieldManager: "test" });',
+        '  const old = newOld(kube);',
+        '  // @ts-expect-error v1beta1 has no status subresource, so its client has no updateStatus',
+        '  old.updateStatus;',
+        '  return [c.updateStatus, c.get("a", "ns")?.spec?.size, old.get("a")?.spec?.size];',
+        '}',
         "const w: Widget = { spec: { size: 3, color: 'red', port: 'http', mode: null, tags: ['a'] } };",
         'export const ok: boolean = WidgetValidator.validate(w).valid && WidgetResource.plural === "widgets";',
         "// @ts-expect-error color is a closed enum\nexport const bad: Widget = { spec: { size: 3, color: 'pink' } };",

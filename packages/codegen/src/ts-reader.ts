@@ -821,6 +821,8 @@ class Reader {
     for (const clause of decl.heritageClauses ?? []) {
       for (const t of clause.types) {
         if (!ts.isIdentifier(t.expression)) continue;
+        // `extends KubeObject` only says "a Kubernetes object": its fields are not part of the schema
+        if (resource && t.expression.text === 'KubeObject') continue;
         const sym = this.resolveSymbol(t.expression);
         const base = sym?.declarations?.find(ts.isInterfaceDeclaration);
         if (!base) {

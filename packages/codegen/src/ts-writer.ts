@@ -326,14 +326,16 @@ export function versionToTypeScript(
     body += renderDocComment(sub.description, markers, '  ');
     body += `  ${propKey(name)}${required.has(name) ? '' : '?'}: ${type};\n`;
   }
+  // A root without apiVersion/kind/metadata in its schema still is a Kubernetes object.
+  const plain = !['apiVersion', 'kind', 'metadata'].some((k) => root.properties?.[k]);
   e.decls[slot] =
-    `${renderDocComment(root.description, rootMarkers, '')}export interface ${kind} {\n${body}}\n`;
+    `${renderDocComment(root.description, rootMarkers, '')}export interface ${kind}${plain ? ' extends KubeObject' : ''} {\n${body}}\n`;
 
   const withValidator = options.validator !== false;
   const withClient = options.client !== false;
   const hasStatus = v.statusSubresource === true;
   const imports = [
-    `import { defineResource, type ListMeta, type ObjectMeta, type TypedResourceDescriptor${withClient ? ', type KubeClient' : ''} } from '@kubeloom/kube';`,
+    `import { defineResource, type KubeObject, type ListMeta, type ObjectMeta, type TypedResourceDescriptor${withClient ? ', type KubeClient' : ''} } from '@kubeloom/kube';`,
   ];
   if (withValidator) {
     imports.push(
