@@ -6,8 +6,18 @@ import type { ConformanceContext } from './target.ts';
 
 type CM = KubeObject & { data?: Record<string, string> };
 
-function cm(namespace: string, name: string, data: Record<string, string>, labels?: Record<string, string>): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels ? { labels } : {}) }, data } as KubeObject;
+function cm(
+  namespace: string,
+  name: string,
+  data: Record<string, string>,
+  labels?: Record<string, string>,
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, ...(labels ? { labels } : {}) },
+    data,
+  } as KubeObject;
 }
 
 function managers(obj: KubeObject): Array<{ manager?: string; operation?: string; subresource?: string }> {
@@ -23,7 +33,9 @@ export function applyTests(ctx: ConformanceContext): void {
   it('apply creates a missing object and records the manager in managedFields', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const created = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', { fieldManager: 'alice' })) as CM;
+    const created = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', {
+      fieldManager: 'alice',
+    })) as CM;
     expect(created.data).toEqual({ k: 'a' });
     expect(created.metadata?.uid).toBeDefined();
     expect(managers(created)).toEqual([{ manager: 'alice', operation: 'Apply' }]);
@@ -33,7 +45,9 @@ export function applyTests(ctx: ConformanceContext): void {
   it('apply without a fieldManager: the typed verb refuses before sending; the apiserver answers 422 Invalid', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await expect(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply')).rejects.toThrow(TypeError);
+    await expect(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply')).rejects.toThrow(
+      TypeError,
+    );
     const err = await apiError(
       api.request({
         method: 'PATCH',
@@ -45,11 +59,18 @@ export function applyTests(ctx: ConformanceContext): void {
     expectStatus(err, {
       code: 422,
       reason: 'Invalid',
-      message: 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      message:
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
       details: {
         group: 'meta.k8s.io',
         kind: 'PatchOptions',
-        causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+        causes: [
+          {
+            reason: 'FieldValueRequired',
+            message: 'Required value: is required for apply patch',
+            field: 'fieldManager',
+          },
+        ],
       },
     });
   });
@@ -57,33 +78,61 @@ export function applyTests(ctx: ConformanceContext): void {
   it('a field owned by another manager with a different value is a 409 conflict with causes; force takes it over', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a', j: '1' }), 'apply', { fieldManager: 'alice' });
-    const one = await apiError(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b', j: '1' }), 'apply', { fieldManager: 'bob' }));
+    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a', j: '1' }), 'apply', {
+      fieldManager: 'alice',
+    });
+    const one = await apiError(
+      api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b', j: '1' }), 'apply', {
+        fieldManager: 'bob',
+      }),
+    );
     expectStatus(one, {
       code: 409,
       reason: 'Conflict',
       message: 'Apply failed with 1 conflict: conflict with "alice": .data.k',
-      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.k' }] },
+      details: {
+        causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.k' }],
+      },
     });
-    const two = await apiError(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b', j: '2' }), 'apply', { fieldManager: 'bob' }));
+    const two = await apiError(
+      api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b', j: '2' }), 'apply', {
+        fieldManager: 'bob',
+      }),
+    );
     expectStatus(two, {
       code: 409,
       reason: 'Conflict',
       message: 'Apply failed with 2 conflicts: conflicts with "alice":\n- .data.j\n- .data.k',
     });
     expect(two.causes.map((c) => c.field)).toEqual(['.data.j', '.data.k']);
-    const forced = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b' }), 'apply', { fieldManager: 'bob', force: true })) as CM;
+    const forced = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b' }), 'apply', {
+      fieldManager: 'bob',
+      force: true,
+    })) as CM;
     expect(forced.data).toEqual({ k: 'b', j: '1' });
-    const owners = Object.fromEntries((forced.metadata?.managedFields ?? []).map((m) => [m.manager, m.fieldsV1]));
+    const owners = Object.fromEntries(
+      (forced.metadata?.managedFields ?? []).map((m) => [m.manager, m.fieldsV1]),
+    );
     expect(owners).toEqual({ alice: { 'f:data': { 'f:j': {} } }, bob: { 'f:data': { 'f:k': {} } } });
   });
 
   it('the same value is shared ownership, not a conflict; a field dropped from the config is removed unless co-owned', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { shared: 'x', mine: '1' }, { app: 'a' }), 'apply', { fieldManager: 'alice' });
-    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { shared: 'x' }), 'apply', { fieldManager: 'bob' });
-    const dropped = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', {}), 'apply', { fieldManager: 'alice' })) as CM;
+    await api.patch(
+      builtins.ConfigMap,
+      's',
+      ns,
+      cm(ns, 's', { shared: 'x', mine: '1' }, { app: 'a' }),
+      'apply',
+      { fieldManager: 'alice' },
+    );
+    await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { shared: 'x' }), 'apply', {
+      fieldManager: 'bob',
+    });
+    const dropped = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', {}), 'apply', {
+      fieldManager: 'alice',
+    })) as CM;
     // alice no longer applies shared, mine or the label: mine and the label go, shared stays (bob owns it).
     expect(dropped.data).toEqual({ shared: 'x' });
     expect(dropped.metadata?.labels ?? {}).toEqual({});
@@ -92,14 +141,24 @@ export function applyTests(ctx: ConformanceContext): void {
   it('an update by another manager that changes a field makes it the owner; apply then conflicts with "<manager>" using <version>', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const applied = await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', { fieldManager: 'alice' });
-    await api.update(builtins.ConfigMap, { ...applied, data: { k: 'a', z: '3' } } as KubeObject, { fieldManager: 'carol' });
-    const err = await apiError(api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { z: '4' }), 'apply', { fieldManager: 'alice' }));
+    const applied = await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', {
+      fieldManager: 'alice',
+    });
+    await api.update(builtins.ConfigMap, { ...applied, data: { k: 'a', z: '3' } } as KubeObject, {
+      fieldManager: 'carol',
+    });
+    const err = await apiError(
+      api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { z: '4' }), 'apply', { fieldManager: 'alice' }),
+    );
     expectStatus(err, {
       code: 409,
       reason: 'Conflict',
       message: 'Apply failed with 1 conflict: conflict with "carol" using v1: .data.z',
-      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "carol" using v1', field: '.data.z' }] },
+      details: {
+        causes: [
+          { reason: 'FieldManagerConflict', message: 'conflict with "carol" using v1', field: '.data.z' },
+        ],
+      },
     });
   });
 
@@ -107,7 +166,13 @@ export function applyTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const body = (status: Record<string, unknown>, spec: Record<string, unknown>) =>
-      ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec, status }) as KubeObject;
+      ({
+        apiVersion: `${GROUP}/v1`,
+        kind: 'Widget',
+        metadata: { name: 'w', namespace: ns },
+        spec,
+        status,
+      }) as KubeObject;
     await api.patch(Widget, 'w', ns, body({ ignored: true }, { size: 1 }), 'apply', { fieldManager: 'ctl' });
     const st = (await api.patch(Widget, 'w', ns, body({ ready: true }, { size: 5 }), 'apply', {
       fieldManager: 'ctl-status',
@@ -140,9 +205,14 @@ export function applyTests(ctx: ConformanceContext): void {
       metadata: { name: 'd', namespace: ns },
       spec: { template: { spec: { containers: [{ name: 'b', image: 'b:1' }] } } },
     } as KubeObject;
-    const merged = (await api.patch(builtins.Deployment, 'd', ns, partial, 'apply', { fieldManager: 'two' })) as KubeObject & {
+    const merged = (await api.patch(builtins.Deployment, 'd', ns, partial, 'apply', {
+      fieldManager: 'two',
+    })) as KubeObject & {
       spec: { template: { spec: { containers: Array<{ name: string; image: string }> } } };
     };
-    expect(merged.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual(['a=a:1', 'b=b:1']);
+    expect(merged.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
+      'a=a:1',
+      'b=b:1',
+    ]);
   });
 }

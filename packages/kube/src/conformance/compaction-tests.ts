@@ -13,7 +13,14 @@ export function compactionTests(ctx: ConformanceContext): void {
     await api.create(builtins.ConfigMap, configMap(ns, 'b'));
     await compact!();
     const controller = new AbortController();
-    const w = new WatchReader(api.watch(builtins.ConfigMap, { namespace: ns, resourceVersion: a.metadata!.resourceVersion!, signal: controller.signal }), controller);
+    const w = new WatchReader(
+      api.watch(builtins.ConfigMap, {
+        namespace: ns,
+        resourceVersion: a.metadata!.resourceVersion!,
+        signal: controller.signal,
+      }),
+      controller,
+    );
     try {
       const event = await w.next();
       expect(event).not.toBe('end');
@@ -34,10 +41,14 @@ export function compactionTests(ctx: ConformanceContext): void {
     const first = await api.list(builtins.ConfigMap, { namespace: ns, limit: 1 });
     await api.create(builtins.ConfigMap, configMap(ns, 'd'));
     await compact!();
-    const err = await apiError(api.list(builtins.ConfigMap, { namespace: ns, limit: 1, continue: first.metadata.continue }));
+    const err = await apiError(
+      api.list(builtins.ConfigMap, { namespace: ns, limit: 1, continue: first.metadata.continue }),
+    );
     expect(err.code).toBe(410);
     expect(err.reason).toBe('Expired');
-    expect(err.status?.message).toMatch(/^The provided continue parameter is too old to display a consistent list result/);
+    expect(err.status?.message).toMatch(
+      /^The provided continue parameter is too old to display a consistent list result/,
+    );
     const inconsistent = (err.status as { metadata?: { continue?: string } }).metadata?.continue;
     expect(inconsistent).toBeTruthy();
     const rest = await api.list(builtins.ConfigMap, { namespace: ns, continue: inconsistent });
@@ -51,7 +62,11 @@ export function compactionTests(ctx: ConformanceContext): void {
     await api.create(builtins.ConfigMap, configMap(ns, 'b'));
     await compact!();
     const err = await apiError(
-      api.list(builtins.ConfigMap, { namespace: ns, resourceVersion: a.metadata!.resourceVersion!, resourceVersionMatch: 'Exact' }),
+      api.list(builtins.ConfigMap, {
+        namespace: ns,
+        resourceVersion: a.metadata!.resourceVersion!,
+        resourceVersionMatch: 'Exact',
+      }),
     );
     expect(err.code).toBe(410);
     expect(err.reason).toBe('Expired');

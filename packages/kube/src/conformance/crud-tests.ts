@@ -1,7 +1,16 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, type ConfigMapObject, configMap, expectStatus, GROUP, rv, Widget, widget } from './fixtures.ts';
+import {
+  apiError,
+  type ConfigMapObject,
+  configMap,
+  expectStatus,
+  GROUP,
+  rv,
+  Widget,
+  widget,
+} from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 /** Create, get, update, delete; resourceVersion, uid, generateName, conflicts, finalizers, preconditions, dryRun. */
@@ -10,7 +19,12 @@ export function crudTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { k: 'v' }));
-    expect(created).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: ns }, data: { k: 'v' } });
+    expect(created).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: ns },
+      data: { k: 'v' },
+    });
     expect(created.metadata?.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(String(created.metadata?.creationTimestamp)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     rv(created);
@@ -40,14 +54,24 @@ export function crudTests(ctx: ConformanceContext): void {
     await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     const err = await apiError(api.create(builtins.ConfigMap, configMap(ns, 'a')));
     expect(err.reason).toBe('AlreadyExists');
-    expectStatus(err, { code: 409, reason: 'AlreadyExists', message: 'configmaps "a" already exists', details: { name: 'a', kind: 'configmaps' } });
+    expectStatus(err, {
+      code: 409,
+      reason: 'AlreadyExists',
+      message: 'configmaps "a" already exists',
+      details: { name: 'a', kind: 'configmaps' },
+    });
   });
 
   it('get of a missing object is 404 NotFound naming the resource (and group)', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const err = await apiError(api.get(builtins.ConfigMap, 'missing', ns));
-    expectStatus(err, { code: 404, reason: 'NotFound', message: 'configmaps "missing" not found', details: { name: 'missing', kind: 'configmaps' } });
+    expectStatus(err, {
+      code: 404,
+      reason: 'NotFound',
+      message: 'configmaps "missing" not found',
+      details: { name: 'missing', kind: 'configmaps' },
+    });
     const grouped = await apiError(api.get(builtins.Deployment, 'missing', ns));
     expectStatus(grouped, {
       code: 404,
@@ -66,7 +90,8 @@ export function crudTests(ctx: ConformanceContext): void {
     expectStatus(err, {
       code: 409,
       reason: 'Conflict',
-      message: 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+      message:
+        'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
       details: { name: 'a', kind: 'configmaps' },
     });
     const unconditional = await api.update(builtins.ConfigMap, configMap(ns, 'a', { v: '4' }));
@@ -86,7 +111,13 @@ export function crudTests(ctx: ConformanceContext): void {
         name: 'w',
         group: GROUP,
         kind: 'widgets',
-        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' }],
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: 0: must be specified for an update',
+            field: 'metadata.resourceVersion',
+          },
+        ],
       },
     });
     expect(err.causes).toHaveLength(1);
@@ -112,7 +143,11 @@ export function crudTests(ctx: ConformanceContext): void {
   it('generateName appends five random characters', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-', namespace: ns } } as KubeObject;
+    const obj = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { generateName: 'gen-', namespace: ns },
+    } as KubeObject;
     const a = await api.create(builtins.ConfigMap, obj);
     const b = await api.create(builtins.ConfigMap, obj);
     expect(a.metadata?.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
@@ -123,17 +158,34 @@ export function crudTests(ctx: ConformanceContext): void {
   it('a missing or invalid name is 422 Invalid with a metadata.name cause', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const missing = await apiError(api.create(builtins.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns } } as KubeObject));
+    const missing = await apiError(
+      api.create(builtins.ConfigMap, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: ns },
+      } as KubeObject),
+    );
     expectStatus(missing, {
       code: 422,
       reason: 'Invalid',
       message: 'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required',
-      details: { kind: 'ConfigMap', causes: [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }] },
+      details: {
+        kind: 'ConfigMap',
+        causes: [
+          {
+            reason: 'FieldValueRequired',
+            message: 'Required value: name or generateName is required',
+            field: 'metadata.name',
+          },
+        ],
+      },
     });
     const bad = await apiError(api.create(builtins.ConfigMap, configMap(ns, 'Bad_Name')));
     expect(bad.code).toBe(422);
     expect(bad.causes[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'metadata.name' });
-    expect(bad.status?.message).toContain('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain');
+    expect(bad.status?.message).toContain(
+      'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain',
+    );
   });
 
   it('delete answers a Success Status and the object is gone; deleting again is 404', async () => {
@@ -141,7 +193,11 @@ export function crudTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     const res = await api.delete(builtins.ConfigMap, 'a', ns);
-    expect(res).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'a', kind: 'configmaps', uid: a.metadata?.uid } });
+    expect(res).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: 'a', kind: 'configmaps', uid: a.metadata?.uid },
+    });
     expect((await apiError(api.get(builtins.ConfigMap, 'a', ns))).code).toBe(404);
     expect((await apiError(api.delete(builtins.ConfigMap, 'a', ns))).reason).toBe('NotFound');
   });
@@ -150,20 +206,26 @@ export function crudTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
-    const uid = await apiError(api.delete(builtins.ConfigMap, 'a', ns, { preconditions: { uid: 'not-the-uid' } }));
+    const uid = await apiError(
+      api.delete(builtins.ConfigMap, 'a', ns, { preconditions: { uid: 'not-the-uid' } }),
+    );
     expectStatus(uid, {
       code: 409,
       reason: 'Conflict',
       message: `Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (not-the-uid) does not match the UID in record (${a.metadata?.uid}). The object might have been deleted and then recreated`,
       details: { name: 'a', kind: 'ConfigMap' },
     });
-    const version = await apiError(api.delete(builtins.ConfigMap, 'a', ns, { preconditions: { resourceVersion: '1' } }));
+    const version = await apiError(
+      api.delete(builtins.ConfigMap, 'a', ns, { preconditions: { resourceVersion: '1' } }),
+    );
     expectStatus(version, {
       code: 409,
       reason: 'Conflict',
       message: `Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${a.metadata?.resourceVersion}). The object might have been modified`,
     });
-    await api.delete(builtins.ConfigMap, 'a', ns, { preconditions: { uid: a.metadata!.uid!, resourceVersion: a.metadata!.resourceVersion! } });
+    await api.delete(builtins.ConfigMap, 'a', ns, {
+      preconditions: { uid: a.metadata!.uid!, resourceVersion: a.metadata!.resourceVersion! },
+    });
   });
 
   it('finalizers: delete sets deletionTimestamp; removing the last finalizer deletes the object', async () => {
@@ -183,7 +245,13 @@ export function crudTests(ctx: ConformanceContext): void {
     expect(stillThere.metadata?.deletionTimestamp).toBeDefined();
     // No new finalizer may be added while deleting.
     const add = await apiError(
-      api.patch(builtins.ConfigMap, 'f', ns, { metadata: { finalizers: ['example.com/hold', 'example.com/other'] } }, 'merge'),
+      api.patch(
+        builtins.ConfigMap,
+        'f',
+        ns,
+        { metadata: { finalizers: ['example.com/hold', 'example.com/other'] } },
+        'merge',
+      ),
     );
     expect(add.code).toBe(422);
     expect(add.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'metadata.finalizers' });
@@ -195,7 +263,10 @@ export function crudTests(ctx: ConformanceContext): void {
   it('deleting a custom resource with a finalizer bumps its generation', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(Widget, widget(ns, 'w', {}, { metadata: { name: 'w', namespace: ns, finalizers: ['example.com/hold'] } }));
+    await api.create(
+      Widget,
+      widget(ns, 'w', {}, { metadata: { name: 'w', namespace: ns, finalizers: ['example.com/hold'] } }),
+    );
     const marked = (await api.delete(Widget, 'w', ns)) as KubeObject;
     expect(marked.metadata?.generation).toBe(2);
     await api.patch(Widget, 'w', ns, [{ op: 'remove', path: '/metadata/finalizers' }], 'json');
@@ -205,15 +276,25 @@ export function crudTests(ctx: ConformanceContext): void {
   it('dryRun=All validates without persisting', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const dry = await api.create(builtins.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'dry-', namespace: ns } } as KubeObject, {
-      dryRun: 'All',
-    });
+    const dry = await api.create(
+      builtins.ConfigMap,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { generateName: 'dry-', namespace: ns },
+      } as KubeObject,
+      {
+        dryRun: 'All',
+      },
+    );
     expect(dry.metadata?.name).toMatch(/^dry-/);
     expect(dry.metadata?.uid).toBeDefined();
     expect(dry.metadata?.resourceVersion).toBeUndefined();
     expect((await apiError(api.get(builtins.ConfigMap, dry.metadata!.name!, ns))).code).toBe(404);
     const real = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
-    const dryUpdate = await api.update(builtins.ConfigMap, { ...real, data: { v: '2' } } as ConfigMapObject, { dryRun: 'All' });
+    const dryUpdate = await api.update(builtins.ConfigMap, { ...real, data: { v: '2' } } as ConfigMapObject, {
+      dryRun: 'All',
+    });
     expect(dryUpdate.data).toEqual({ v: '2' });
     expect((await api.get<ConfigMapObject>(builtins.ConfigMap, 'a', ns)).data).toEqual({ v: '1' });
     await api.patch(builtins.ConfigMap, 'a', ns, { data: { v: '3' } }, 'merge', { dryRun: 'All' });
@@ -226,7 +307,9 @@ export function crudTests(ctx: ConformanceContext): void {
   it('returned objects are copies: mutating them does not change the server', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const a = (await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }))) as KubeObject & { data: Record<string, string> };
+    const a = (await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }))) as KubeObject & {
+      data: Record<string, string>;
+    };
     a.data.v = 'mutated';
     const got = (await api.get(builtins.ConfigMap, 'a', ns)) as KubeObject & { data: Record<string, string> };
     expect(got.data.v).toBe('1');

@@ -7,7 +7,12 @@ import { gadgetCrd, widgetCrd } from './fixtures.ts';
 import { listTests } from './list-tests.ts';
 import { patchTests } from './patch-tests.ts';
 import { subresourceTests } from './subresource-tests.ts';
-import type { ConformanceContext, ConformanceGroup, ConformanceOptions, ConformanceTarget } from './target.ts';
+import type {
+  ConformanceContext,
+  ConformanceGroup,
+  ConformanceOptions,
+  ConformanceTarget,
+} from './target.ts';
 import { watchTests } from './watch-tests.ts';
 
 const GROUPS: Record<ConformanceGroup, (ctx: ConformanceContext) => void> = {
@@ -49,7 +54,8 @@ export function describeApiConformance(
     afterAll(async () => {
       await target?.dispose?.();
     });
-    const groups = options.groups ?? (Object.keys(GROUPS) as ConformanceGroup[]).filter((g) => g !== 'compaction');
+    const groups =
+      options.groups ?? (Object.keys(GROUPS) as ConformanceGroup[]).filter((g) => g !== 'compaction');
     for (const g of groups) describe(g, () => GROUPS[g](ctx));
   });
 }

@@ -31,14 +31,26 @@ export const Gadget: ResourceDescriptor = defineResource({
   listKind: 'GadgetList',
 });
 
-function crd(plural: string, kind: string, scope: 'Namespaced' | 'Cluster', status: boolean, shortNames: string[] = []): KubeObject {
+function crd(
+  plural: string,
+  kind: string,
+  scope: 'Namespaced' | 'Cluster',
+  status: boolean,
+  shortNames: string[] = [],
+): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: `${plural}.${GROUP}` },
     spec: {
       group: GROUP,
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, ...(shortNames.length ? { shortNames } : {}) },
+      names: {
+        plural,
+        singular: kind.toLowerCase(),
+        kind,
+        listKind: `${kind}List`,
+        ...(shortNames.length ? { shortNames } : {}),
+      },
       scope,
       versions: [
         {
@@ -81,7 +93,10 @@ export async function apiError(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 /** Checks the Status of an error: `kind: Status`, `status: Failure`, and the given fields. */
-export function expectStatus(err: ApiError, expected: Partial<Status> & { code: number; reason: string }): void {
+export function expectStatus(
+  err: ApiError,
+  expected: Partial<Status> & { code: number; reason: string },
+): void {
   expect(err.code).toBe(expected.code);
   expect(err.status).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', ...expected });
 }
@@ -97,7 +112,12 @@ export function rv(obj: KubeObject | { metadata?: { resourceVersion?: string } }
 export type ConfigMapObject = KubeObject & { data?: Record<string, string> };
 
 /** A ConfigMap. */
-export function configMap(namespace: string, name: string, data: Record<string, string> = {}, labels?: Record<string, string>): ConfigMapObject {
+export function configMap(
+  namespace: string,
+  name: string,
+  data: Record<string, string> = {},
+  labels?: Record<string, string>,
+): ConfigMapObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -107,8 +127,19 @@ export function configMap(namespace: string, name: string, data: Record<string, 
 }
 
 /** A Widget. */
-export function widget(namespace: string, name: string, spec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name, namespace }, spec, ...extra } as KubeObject;
+export function widget(
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    apiVersion: `${GROUP}/v1`,
+    kind: 'Widget',
+    metadata: { name, namespace },
+    spec,
+    ...extra,
+  } as KubeObject;
 }
 
 /** A one-container Deployment. */
@@ -124,7 +155,12 @@ export function deployment(namespace: string, name: string): KubeObject {
         metadata: { labels: { app: name } },
         spec: {
           containers: [
-            { name: 'main', image: 'example/main:1', env: [{ name: 'A', value: '1' }], ports: [{ containerPort: 80 }] },
+            {
+              name: 'main',
+              image: 'example/main:1',
+              env: [{ name: 'A', value: '1' }],
+              ports: [{ containerPort: 80 }],
+            },
             { name: 'side', image: 'example/side:1' },
           ],
         },

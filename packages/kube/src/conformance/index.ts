@@ -6,5 +6,10 @@
  */
 export { describeApiConformance } from './describe-api-conformance.ts';
 export { Ephemeral, Gadget, GROUP, gadgetCrd, Widget, widgetCrd } from './fixtures.ts';
-export type { ConformanceContext, ConformanceGroup, ConformanceOptions, ConformanceTarget } from './target.ts';
+export type {
+  ConformanceContext,
+  ConformanceGroup,
+  ConformanceOptions,
+  ConformanceTarget,
+} from './target.ts';
 export { WatchReader } from './watch-reader.ts';

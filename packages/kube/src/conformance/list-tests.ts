@@ -32,8 +32,14 @@ export function listTests(ctx: ConformanceContext): void {
     await api.create(builtins.ConfigMap, configMap(ns, 'x', {}, { 'conformance.kubeloom.dev/set': ns }));
     await api.create(builtins.ConfigMap, configMap(other, 'y', {}, { 'conformance.kubeloom.dev/set': ns }));
     const all = await api.list(builtins.ConfigMap, { labelSelector: `conformance.kubeloom.dev/set=${ns}` });
-    expect(all.items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort()).toEqual([`${ns}/x`, `${other}/y`].sort());
-    const gadget = await api.create(Gadget, { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: `g-${ns}` } } as KubeObject);
+    expect(all.items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort()).toEqual(
+      [`${ns}/x`, `${other}/y`].sort(),
+    );
+    const gadget = await api.create(Gadget, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Gadget',
+      metadata: { name: `g-${ns}` },
+    } as KubeObject);
     expect(gadget.metadata?.namespace).toBeUndefined();
     const gadgets = await api.list(Gadget);
     expect(names(gadgets)).toContain(`g-${ns}`);
@@ -46,7 +52,8 @@ export function listTests(ctx: ConformanceContext): void {
     await api.create(builtins.ConfigMap, configMap(ns, 'web', {}, { app: 'web', tier: 'front' }));
     await api.create(builtins.ConfigMap, configMap(ns, 'db', {}, { app: 'db', tier: 'back' }));
     await api.create(builtins.ConfigMap, configMap(ns, 'bare'));
-    const sel = async (labelSelector: string) => names(await api.list(builtins.ConfigMap, { namespace: ns, labelSelector }));
+    const sel = async (labelSelector: string) =>
+      names(await api.list(builtins.ConfigMap, { namespace: ns, labelSelector }));
     expect(await sel('app=web')).toEqual(['web']);
     expect(await sel('app==db')).toEqual(['db']);
     expect(await sel('app!=web')).toEqual(['bare', 'db']);
@@ -65,9 +72,17 @@ export function listTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     await api.create(builtins.ConfigMap, configMap(ns, 'b'));
-    expect(names(await api.list(builtins.ConfigMap, { namespace: ns, fieldSelector: 'metadata.name=a' }))).toEqual(['a']);
-    expect(names(await api.list(builtins.ConfigMap, { namespace: ns, fieldSelector: 'metadata.name!=a' }))).toEqual(['b']);
-    expect(names(await api.list(builtins.ConfigMap, { fieldSelector: `metadata.namespace=${ns},metadata.name==b` }))).toEqual(['b']);
+    expect(
+      names(await api.list(builtins.ConfigMap, { namespace: ns, fieldSelector: 'metadata.name=a' })),
+    ).toEqual(['a']);
+    expect(
+      names(await api.list(builtins.ConfigMap, { namespace: ns, fieldSelector: 'metadata.name!=a' })),
+    ).toEqual(['b']);
+    expect(
+      names(
+        await api.list(builtins.ConfigMap, { fieldSelector: `metadata.namespace=${ns},metadata.name==b` }),
+      ),
+    ).toEqual(['b']);
     const err = await apiError(api.list(builtins.ConfigMap, { namespace: ns, fieldSelector: 'data.k=v' }));
     expectStatus(err, {
       code: 400,
@@ -95,7 +110,9 @@ export function listTests(ctx: ConformanceContext): void {
       token = page.metadata.continue;
     }
     expect(seen.map((o) => o.metadata?.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
-    const bad = await apiError(api.list(builtins.ConfigMap, { namespace: ns, limit: 2, continue: 'not-a-token' }));
+    const bad = await apiError(
+      api.list(builtins.ConfigMap, { namespace: ns, limit: 2, continue: 'not-a-token' }),
+    );
     expect(bad.code).toBe(400);
     expect(bad.status?.message).toMatch(/^invalid continue token/);
   });
@@ -103,11 +120,17 @@ export function listTests(ctx: ConformanceContext): void {
   it('pagination with a selector returns only matching objects', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    for (const n of ['a', 'b', 'c', 'd']) await api.create(builtins.ConfigMap, configMap(ns, n, {}, { even: String(n === 'b' || n === 'd') }));
+    for (const n of ['a', 'b', 'c', 'd'])
+      await api.create(builtins.ConfigMap, configMap(ns, n, {}, { even: String(n === 'b' || n === 'd') }));
     const seen: string[] = [];
     let token: string | undefined;
     do {
-      const page = await api.list(builtins.ConfigMap, { namespace: ns, limit: 1, labelSelector: 'even=true', continue: token });
+      const page = await api.list(builtins.ConfigMap, {
+        namespace: ns,
+        limit: 1,
+        labelSelector: 'even=true',
+        continue: token,
+      });
       seen.push(...page.items.map((o) => o.metadata!.name!));
       token = page.metadata.continue;
     } while (token);
@@ -126,6 +149,8 @@ export function listTests(ctx: ConformanceContext): void {
       resourceVersionMatch: 'Exact',
     });
     expect(old.metadata.resourceVersion).toBe(a.metadata?.resourceVersion);
-    expect(old.items.map((o) => [o.metadata?.name, (o as KubeObject & { data?: unknown }).data])).toEqual([['a', { v: '1' }]]);
+    expect(old.items.map((o) => [o.metadata?.name, (o as KubeObject & { data?: unknown }).data])).toEqual([
+      ['a', { v: '1' }],
+    ]);
   });
 }

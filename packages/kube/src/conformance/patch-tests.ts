@@ -4,7 +4,12 @@ import type { KubeObject } from '../object.ts';
 import { apiError, configMap, deployment, expectStatus, Widget, widget } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
-type Container = { name: string; image?: string; env?: Array<{ name: string; value?: string }>; ports?: unknown[] };
+type Container = {
+  name: string;
+  image?: string;
+  env?: Array<{ name: string; value?: string }>;
+  ports?: unknown[];
+};
 type Dep = KubeObject & { spec: { template: { spec: { containers: Container[] } } } };
 
 /** Merge patch, JSON patch, strategic merge patch. */
@@ -13,7 +18,13 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { keep: '1', drop: '2' }, { x: 'y' }));
-    const patched = (await api.patch(builtins.ConfigMap, 'a', ns, { data: { drop: null, add: '3' }, metadata: { labels: { z: 'w' } } }, 'merge')) as KubeObject & {
+    const patched = (await api.patch(
+      builtins.ConfigMap,
+      'a',
+      ns,
+      { data: { drop: null, add: '3' }, metadata: { labels: { z: 'w' } } },
+      'merge',
+    )) as KubeObject & {
       data: Record<string, string>;
     };
     expect(patched.data).toEqual({ keep: '1', add: '3' });
@@ -32,7 +43,15 @@ export function patchTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     await api.patch(builtins.ConfigMap, 'a', ns, { data: { v: '1' } }, 'merge');
-    const err = await apiError(api.patch(builtins.ConfigMap, 'a', ns, { metadata: { resourceVersion: a.metadata?.resourceVersion }, data: { v: '2' } }, 'merge'));
+    const err = await apiError(
+      api.patch(
+        builtins.ConfigMap,
+        'a',
+        ns,
+        { metadata: { resourceVersion: a.metadata?.resourceVersion }, data: { v: '2' } },
+        'merge',
+      ),
+    );
     expect(err.reason).toBe('Conflict');
   });
 
@@ -57,7 +76,13 @@ export function patchTests(ctx: ConformanceContext): void {
     expect(patched.data).toEqual({ one: 'uno', three: '3', moved: '3' });
     // Pointer escapes: ~1 is '/', ~0 is '~' (on a custom resource, whose spec accepts any key).
     await api.create(Widget, widget(ns, 'w', {}));
-    const escaped = (await api.patch(Widget, 'w', ns, [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }], 'json')) as KubeObject & { spec: unknown };
+    const escaped = (await api.patch(
+      Widget,
+      'w',
+      ns,
+      [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }],
+      'json',
+    )) as KubeObject & { spec: unknown };
     expect(escaped.spec).toEqual({ 'a~b/c': 1 });
   });
 
@@ -65,19 +90,31 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a'));
-    const err = await apiError(api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { 'a~b/c': 'x' } } }, 'merge'));
+    const err = await apiError(
+      api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { 'a~b/c': 'x' } } }, 'merge'),
+    );
     expect(err.code).toBe(422);
     expect(err.causes[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'metadata.labels' });
-    expect(err.status?.message).toMatch(/^ConfigMap "a" is invalid: metadata.labels: Invalid value: "a~b\/c": prefix part a lowercase RFC 1123 subdomain/);
+    expect(err.status?.message).toMatch(
+      /^ConfigMap "a" is invalid: metadata.labels: Invalid value: "a~b\/c": prefix part a lowercase RFC 1123 subdomain/,
+    );
   });
 
   it('a failing JSON patch test, or a path that does not exist, is 422 Invalid', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { one: '1' }));
-    const failed = await apiError(api.patch(builtins.ConfigMap, 'a', ns, [{ op: 'test', path: '/data/one', value: 'other' }], 'json'));
-    expectStatus(failed, { code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });
-    const missing = await apiError(api.patch(builtins.ConfigMap, 'a', ns, [{ op: 'remove', path: '/data/none' }], 'json'));
+    const failed = await apiError(
+      api.patch(builtins.ConfigMap, 'a', ns, [{ op: 'test', path: '/data/one', value: 'other' }], 'json'),
+    );
+    expectStatus(failed, {
+      code: 422,
+      reason: 'Invalid',
+      message: 'the server rejected our request due to an error in our request',
+    });
+    const missing = await apiError(
+      api.patch(builtins.ConfigMap, 'a', ns, [{ op: 'remove', path: '/data/none' }], 'json'),
+    );
     expect(missing.code).toBe(422);
   });
 
@@ -94,7 +131,12 @@ export function patchTests(ctx: ConformanceContext): void {
           template: {
             spec: {
               containers: [
-                { name: 'main', image: 'example/main:2', env: [{ name: 'B', value: '2' }], ports: [{ containerPort: 8080 }] },
+                {
+                  name: 'main',
+                  image: 'example/main:2',
+                  env: [{ name: 'B', value: '2' }],
+                  ports: [{ containerPort: 8080 }],
+                },
                 { name: 'side', $patch: 'delete' },
                 { name: 'extra', image: 'example/extra:1' },
               ],

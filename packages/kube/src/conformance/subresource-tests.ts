@@ -11,7 +11,10 @@ export function subresourceTests(ctx: ConformanceContext): void {
   it('create of a kind with a status subresource drops status (custom) or resets it (built-in)', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const w = (await api.create(Widget, widget(ns, 'w', { size: 1 }, { status: { ready: true } }))) as WithStatus;
+    const w = (await api.create(
+      Widget,
+      widget(ns, 'w', { size: 1 }, { status: { ready: true } }),
+    )) as WithStatus;
     expect(w.status).toBeUndefined();
     const d = deployment(ns, 'd') as WithStatus;
     d.status = { replicas: 5 };
@@ -23,21 +26,39 @@ export function subresourceTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const w = (await api.create(Widget, widget(ns, 'w', { size: 1 }))) as WithStatus;
-    const main = (await api.update(Widget, { ...w, spec: { size: 2 }, status: { ready: true } } as KubeObject)) as WithStatus;
+    const main = (await api.update(Widget, {
+      ...w,
+      spec: { size: 2 },
+      status: { ready: true },
+    } as KubeObject)) as WithStatus;
     expect(main.spec).toEqual({ size: 2 });
     expect(main.status).toBeUndefined();
     const status = (await api.update(
       Widget,
-      { ...main, metadata: { ...main.metadata, labels: { ignored: 'yes' } }, spec: { size: 99 }, status: { ready: true } } as KubeObject,
+      {
+        ...main,
+        metadata: { ...main.metadata, labels: { ignored: 'yes' } },
+        spec: { size: 99 },
+        status: { ready: true },
+      } as KubeObject,
       { subresource: 'status' },
     )) as WithStatus;
     expect(status.status).toEqual({ ready: true });
     expect(status.spec).toEqual({ size: 2 });
     expect(status.metadata?.labels).toBeUndefined();
-    expect(BigInt(status.metadata!.resourceVersion!)).toBeGreaterThan(BigInt(main.metadata!.resourceVersion!));
+    expect(BigInt(status.metadata!.resourceVersion!)).toBeGreaterThan(
+      BigInt(main.metadata!.resourceVersion!),
+    );
     const got = (await api.get(Widget, 'w', ns, { subresource: 'status' })) as WithStatus;
     expect(got.status).toEqual({ ready: true });
-    const patched = (await api.patch(Widget, 'w', ns, { status: { ready: false }, spec: { size: 7 } }, 'merge', { subresource: 'status' })) as WithStatus;
+    const patched = (await api.patch(
+      Widget,
+      'w',
+      ns,
+      { status: { ready: false }, spec: { size: 7 } },
+      'merge',
+      { subresource: 'status' },
+    )) as WithStatus;
     expect(patched.status).toEqual({ ready: false });
     expect(patched.spec).toEqual({ size: 2 });
   });
@@ -47,14 +68,20 @@ export function subresourceTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const w = (await api.create(Widget, widget(ns, 'w'))) as WithStatus;
     await api.update(Widget, { ...w, status: { n: 1 } } as KubeObject, { subresource: 'status' });
-    const err = await apiError(api.update(Widget, { ...w, status: { n: 2 } } as KubeObject, { subresource: 'status' }));
+    const err = await apiError(
+      api.update(Widget, { ...w, status: { n: 2 } } as KubeObject, { subresource: 'status' }),
+    );
     expect(err.reason).toBe('Conflict');
   });
 
   it('the status subresource of a kind without one is 404', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(builtins.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: ns } } as KubeObject);
+    await api.create(builtins.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: ns },
+    } as KubeObject);
     const err = await apiError(api.get(builtins.ConfigMap, 'a', ns, { subresource: 'status' }));
     expect(err.code).toBe(404);
   });
@@ -67,7 +94,9 @@ export function subresourceTests(ctx: ConformanceContext): void {
     expect(labelled.metadata?.generation).toBe(1);
     const spec = await api.patch(Widget, 'w', ns, { spec: { size: 2 } }, 'merge');
     expect(spec.metadata?.generation).toBe(2);
-    const status = await api.patch(Widget, 'w', ns, { status: { ok: true } }, 'merge', { subresource: 'status' });
+    const status = await api.patch(Widget, 'w', ns, { status: { ok: true } }, 'merge', {
+      subresource: 'status',
+    });
     expect(status.metadata?.generation).toBe(2);
     const d = await api.create(builtins.Deployment, deployment(ns, 'd'));
     expect(d.metadata?.generation).toBe(1);

@@ -24,7 +24,15 @@ export interface ConformanceTarget {
 }
 
 /** Which groups of tests to run; default all but `compaction`, which needs {@link ConformanceTarget.compact}. */
-export type ConformanceGroup = 'crud' | 'list' | 'watch' | 'subresources' | 'patch' | 'apply' | 'discovery' | 'compaction';
+export type ConformanceGroup =
+  | 'crud'
+  | 'list'
+  | 'watch'
+  | 'subresources'
+  | 'patch'
+  | 'apply'
+  | 'discovery'
+  | 'compaction';
 
 /** Options of {@link describeApiConformance}. */
 export interface ConformanceOptions {

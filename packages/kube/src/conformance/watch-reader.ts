@@ -44,7 +44,10 @@ export class WatchReader {
     const out: WatchEvent[] = [];
     while (out.length < n) {
       const e = await this.next(timeoutMs);
-      if (e === 'end') throw new Error(`watch ended after ${out.length} of ${n} events: ${JSON.stringify(out.map((x) => x.type))}`);
+      if (e === 'end')
+        throw new Error(
+          `watch ended after ${out.length} of ${n} events: ${JSON.stringify(out.map((x) => x.type))}`,
+        );
       out.push(e);
     }
     return out;
@@ -55,7 +58,10 @@ export class WatchReader {
     const out: WatchEvent[] = [];
     for (;;) {
       const e = await this.next(timeoutMs);
-      if (e === 'end') throw new Error(`watch ended before the expected event; saw ${JSON.stringify(out.map((x) => x.type))}`);
+      if (e === 'end')
+        throw new Error(
+          `watch ended before the expected event; saw ${JSON.stringify(out.map((x) => x.type))}`,
+        );
       out.push(e);
       if (predicate(e)) return out;
     }

@@ -13,7 +13,9 @@ function open(ctx: ConformanceContext, resource: ResourceDescriptor, opts: Watch
 }
 
 const summary = (e: WatchEvent) =>
-  e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED' ? `${e.type} ${e.object.metadata?.name}` : e.type;
+  e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED'
+    ? `${e.type} ${e.object.metadata?.name}`
+    : e.type;
 
 /** Watch: ordering from a resourceVersion, replay, selectors, initial events, bookmarks, timeouts, abort. */
 export function watchTests(ctx: ConformanceContext): void {
@@ -21,7 +23,10 @@ export function watchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const list = await api.list(builtins.ConfigMap, { namespace: ns });
-    const w = open(ctx, builtins.ConfigMap, { namespace: ns, resourceVersion: list.metadata.resourceVersion });
+    const w = open(ctx, builtins.ConfigMap, {
+      namespace: ns,
+      resourceVersion: list.metadata.resourceVersion,
+    });
     try {
       const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
       await api.update(builtins.ConfigMap, { ...a, data: { v: '1' } } as KubeObject);
@@ -32,7 +37,11 @@ export function watchTests(ctx: ConformanceContext): void {
       const rvs = events.map((e) => rv((e as { object: KubeObject }).object));
       for (let i = 1; i < rvs.length; i++) expect(rvs[i]!).toBeGreaterThan(rvs[i - 1]!);
       const deleted = events[3] as { object: KubeObject };
-      expect(deleted.object).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: ns } });
+      expect(deleted.object).toMatchObject({
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { name: 'a', namespace: ns },
+      });
     } finally {
       w.close();
     }
@@ -81,13 +90,23 @@ export function watchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const list = await api.list(builtins.ConfigMap, { namespace: ns });
-    const w = open(ctx, builtins.ConfigMap, { namespace: ns, labelSelector: 'app=web', resourceVersion: list.metadata.resourceVersion });
+    const w = open(ctx, builtins.ConfigMap, {
+      namespace: ns,
+      labelSelector: 'app=web',
+      resourceVersion: list.metadata.resourceVersion,
+    });
     try {
       await api.create(builtins.ConfigMap, configMap(ns, 'other', {}, { app: 'db' }));
       await api.create(builtins.ConfigMap, configMap(ns, 'a'));
       await api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { app: 'web' } } }, 'merge');
       await api.patch(builtins.ConfigMap, 'a', ns, { data: { v: '1' } }, 'merge');
-      const left = await api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { app: 'db' } } }, 'merge');
+      const left = await api.patch(
+        builtins.ConfigMap,
+        'a',
+        ns,
+        { metadata: { labels: { app: 'db' } } },
+        'merge',
+      );
       const events = await w.take(3);
       expect(events.map(summary)).toEqual(['ADDED a', 'MODIFIED a', 'DELETED a']);
       const last = events[2] as { object: KubeObject };
@@ -103,7 +122,11 @@ export function watchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const list = await api.list(builtins.ConfigMap, { namespace: ns });
-    const w = open(ctx, builtins.ConfigMap, { namespace: ns, fieldSelector: 'metadata.name=b', resourceVersion: list.metadata.resourceVersion });
+    const w = open(ctx, builtins.ConfigMap, {
+      namespace: ns,
+      fieldSelector: 'metadata.name=b',
+      resourceVersion: list.metadata.resourceVersion,
+    });
     try {
       await api.create(builtins.ConfigMap, configMap(ns, 'a'));
       await api.create(builtins.ConfigMap, configMap(ns, 'b'));
@@ -119,10 +142,19 @@ export function watchTests(ctx: ConformanceContext): void {
     const obj = configMap(ns, 'f');
     obj.metadata!.finalizers = ['example.com/hold'];
     const created = await api.create(builtins.ConfigMap, obj);
-    const w = open(ctx, builtins.ConfigMap, { namespace: ns, resourceVersion: created.metadata!.resourceVersion! });
+    const w = open(ctx, builtins.ConfigMap, {
+      namespace: ns,
+      resourceVersion: created.metadata!.resourceVersion!,
+    });
     try {
       await api.delete(builtins.ConfigMap, 'f', ns);
-      const released = await api.patch(builtins.ConfigMap, 'f', ns, { metadata: { finalizers: null } }, 'merge');
+      const released = await api.patch(
+        builtins.ConfigMap,
+        'f',
+        ns,
+        { metadata: { finalizers: null } },
+        'merge',
+      );
       const events = await w.take(2);
       expect(events.map(summary)).toEqual(['MODIFIED f', 'DELETED f']);
       const deleted = (events[1] as { object: KubeObject }).object;
@@ -137,7 +169,11 @@ export function watchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const list = await api.list(builtins.ConfigMap, { namespace: ns });
-    const w = open(ctx, builtins.ConfigMap, { namespace: ns, resourceVersion: list.metadata.resourceVersion, timeoutSeconds: 1 });
+    const w = open(ctx, builtins.ConfigMap, {
+      namespace: ns,
+      resourceVersion: list.metadata.resourceVersion,
+      timeoutSeconds: 1,
+    });
     try {
       expect(await w.next(15_000)).toBe('end');
     } finally {
@@ -150,7 +186,11 @@ export function watchTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const controller = new AbortController();
     const list = await api.list(builtins.ConfigMap, { namespace: ns });
-    const stream = api.watch(builtins.ConfigMap, { namespace: ns, resourceVersion: list.metadata.resourceVersion, signal: controller.signal });
+    const stream = api.watch(builtins.ConfigMap, {
+      namespace: ns,
+      resourceVersion: list.metadata.resourceVersion,
+      signal: controller.signal,
+    });
     const received: WatchEvent[] = [];
     const done = (async () => {
       for await (const e of stream) {

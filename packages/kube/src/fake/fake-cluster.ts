@@ -623,7 +623,8 @@ export class FakeCluster {
     if (type === 'strategic' && !served.descriptor.strategicMergePatch) throw S.toError(S.unsupportedPatch());
     if (type === 'apply' && !opts.fieldManager) {
       // The typed verb refuses before sending, as HttpApiClient does; a raw request gets the apiserver's 422.
-      if (!raw) throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
+      if (!raw)
+        throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
       throw S.toError(
         S.failure(
           422,
@@ -781,11 +782,19 @@ export class FakeCluster {
             : ct.includes('apply-patch')
               ? 'apply'
               : 'merge';
-        return this.patch(d, name, namespace, req.body, type, {
-          ...write,
-          force: s('force') === 'true',
-          subresource,
-        }, true);
+        return this.patch(
+          d,
+          name,
+          namespace,
+          req.body,
+          type,
+          {
+            ...write,
+            force: s('force') === 'true',
+            subresource,
+          },
+          true,
+        );
       }
       case 'DELETE':
         if (!name) throw S.toError(S.methodNotAllowed());

@@ -5,7 +5,9 @@ import type { FakeCluster } from './fake-cluster.ts';
 import type { FakeClusterOptions } from './fake-cluster-options.ts';
 
 /** Options of {@link createFakeKubeClient}: the cluster's (or an existing cluster) and the client's. */
-export interface FakeKubeClientOptions extends FakeClusterOptions, Omit<NewKubeClientOptions, 'api' | 'kubeConfig'> {
+export interface FakeKubeClientOptions
+  extends FakeClusterOptions,
+    Omit<NewKubeClientOptions, 'api' | 'kubeConfig'> {
   /** Use this cluster instead of creating one from the cluster options. */
   readonly cluster?: FakeCluster | undefined;
 }

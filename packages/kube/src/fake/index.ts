@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+
+export { createFakeKubeClient } from './create-fake-kube-client.ts';
 export { createFakeApiClient, type FakeApiClient } from './fake-api-client.ts';
 export { FakeCluster } from './fake-cluster.ts';
 export type {
@@ -16,5 +18,4 @@ export type {
   RequestObserver,
   ResourceMatcher,
 } from './fake-cluster-options.ts';
-export { createFakeKubeClient } from './create-fake-kube-client.ts';
 export type { FakeKubeClient, FakeKubeClientOptions } from './fake-kube-client.ts';

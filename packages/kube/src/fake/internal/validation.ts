@@ -69,10 +69,19 @@ export function metadataCauses(meta: Record<string, unknown>): StatusCause[] {
   if (labels && typeof labels === 'object') {
     for (const [k, v] of Object.entries(labels as Record<string, unknown>)) {
       const problem = qualifiedNameProblem(k);
-      if (problem) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${problem}`, field: 'metadata.labels' });
+      if (problem)
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${k}": ${problem}`,
+          field: 'metadata.labels',
+        });
       const value = String(v ?? '');
       if (value.length > 63) {
-        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${value}": must be no more than 63 characters`, field: `metadata.labels` });
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${value}": must be no more than 63 characters`,
+          field: `metadata.labels`,
+        });
       } else if (!LABEL_VALUE.test(value)) {
         causes.push({
           reason: 'FieldValueInvalid',
@@ -86,7 +95,12 @@ export function metadataCauses(meta: Record<string, unknown>): StatusCause[] {
   if (annotations && typeof annotations === 'object') {
     for (const k of Object.keys(annotations as Record<string, unknown>)) {
       const problem = qualifiedNameProblem(k.toLowerCase());
-      if (problem) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${problem}`, field: 'metadata.annotations' });
+      if (problem)
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${k}": ${problem}`,
+          field: 'metadata.annotations',
+        });
     }
   }
   return causes;
