@@ -344,6 +344,29 @@ describe('fault proxy against a fake apiserver', () => {
     expect(fake.seen).toHaveLength(0);
   });
 
+  it('answers 502 with a Status when the apiserver is unreachable', async () => {
+    await fake.stop();
+    const res = await raw(proxy, '/api/v1/namespaces/ns/configmaps', {
+      cert: proxy.clientCertificate('alice'),
+    });
+    expect(res.status).toBe(502);
+    expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', code: 502, reason: 'InternalError' });
+    expect(JSON.parse(res.body).message).toMatch(/could not reach the apiserver: .*ECONNREFUSED/);
+  });
+
+  it('drops, never forwards, requests still held by a stall when it stops', async () => {
+    proxy.stall({ verb: 'create' });
+    const pending = raw(proxy, '/api/v1/namespaces/ns/configmaps', {
+      method: 'POST',
+      body: '{}',
+      cert: proxy.clientCertificate('alice'),
+    });
+    await proxy.waitUntil(() => proxy.stats().heldRequests === 1);
+    await proxy.stop();
+    await expect(pending).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(fake.seen).toHaveLength(0);
+  });
+
   it('rejects bad rules', () => {
     expect(() => proxy.respond(42)).toThrow(/HTTP status/);
     expect(() => proxy.delay(-1)).toThrow(/non-negative/);

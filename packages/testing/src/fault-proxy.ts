@@ -851,6 +851,8 @@ class FaultProxyServer implements FaultProxy {
   async #shutdown(): Promise<void> {
     this.#signal?.removeEventListener('abort', this.#onAbort);
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    // Cut first, so that requests held by a stall are dropped, not forwarded, when rules go.
+    for (const exchange of this.#exchanges) exchange.cut();
     for (const rule of [...this.#rules]) rule.remove();
     for (const reject of [...this.#waitRejects]) reject(new Error('fault proxy stopped'));
     this.#server.closeAllConnections();
@@ -977,6 +979,10 @@ class FaultProxyServer implements FaultProxy {
     terminal: Rule | undefined,
   ): Promise<void> {
     if (!(await exchange.release())) return;
+    if (this.#stopping) {
+      exchange.cut();
+      return;
+    }
     const action = terminal?.action;
     if (action?.type === 'cut') {
       exchange.cut();
