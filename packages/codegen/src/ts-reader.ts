@@ -111,10 +111,11 @@ class Reader {
   /** The last `/** … *\/` comment directly before a node. */
   docOf(node: ts.Node): Doc | undefined {
     const sf = node.getSourceFile();
-    const ranges = ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? [];
-    const r = [...ranges]
-      .reverse()
-      .find((c) => sf.text.startsWith('/**', c.pos) && !sf.text.startsWith('/**/', c.pos));
+    const ranges = [
+      ...(ts.getTrailingCommentRanges(sf.text, node.getFullStart()) ?? []),
+      ...(ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? []),
+    ];
+    const r = [...ranges].reverse().find((c) => sf.text.startsWith('/**', c.pos) && !sf.text.startsWith('/**/', c.pos));
     if (!r) return undefined;
     const start = sf.getLineAndCharacterOfPosition(r.pos);
     return {
@@ -651,7 +652,7 @@ class Reader {
     for (const o of objs) {
       for (const [k, v] of Object.entries(o.properties!)) {
         const prev = props[k];
-        if (!prev) props[k] = v;
+        if (!prev) props[k] = { ...v, ...(v.enum ? { enum: [...v.enum] } : {}) };
         else if (prev.enum && v.enum && prev.type === v.type)
           prev.enum = [...new Set([...prev.enum, ...v.enum])];
         else if (JSON.stringify({ ...prev, location: 0 }) !== JSON.stringify({ ...v, location: 0 })) {
