@@ -302,6 +302,28 @@ describe('fault proxy against a fake apiserver', () => {
     }
   });
 
+  it('an in-flight-only stall holds the current watch while the next one gets through', async () => {
+    const cert = proxy.clientCertificate('alice');
+    const first = rawWatch(proxy, cert);
+    let next: ReturnType<typeof rawWatch> | undefined;
+    try {
+      await proxy.waitForWatches(1);
+      const stall = proxy.stall({ watch: true, inFlightOnly: true });
+      next = rawWatch(proxy, cert);
+      await proxy.waitForWatches(2);
+      fake.watches[0]!.write('{"type":"ADDED","object":{"n":1}}\n');
+      fake.watches[1]!.write('{"type":"ADDED","object":{"n":2}}\n');
+      await proxy.waitUntil(() => next!.text().includes('"n":2') && proxy.stats().heldRequests === 1);
+      expect(first.text()).toBe('');
+      expect(stall.hits).toBe(1);
+      stall.resume();
+      await proxy.waitUntil(() => first.text().includes('"n":1'));
+    } finally {
+      first.close();
+      next?.close();
+    }
+  });
+
   it('a delay holds each chunk until it elapses or the rule is removed', async () => {
     const rule = proxy.delay(600_000, { verb: 'list' });
     const pending = raw(proxy, '/api/v1/namespaces/ns/configmaps', {
@@ -371,6 +393,8 @@ describe('fault proxy against a fake apiserver', () => {
     expect(() => proxy.respond(42)).toThrow(/HTTP status/);
     expect(() => proxy.delay(-1)).toThrow(/non-negative/);
     expect(() => proxy.stall({ count: 0 })).toThrow(/positive integer/);
+    expect(() => proxy.stall({ count: 1, inFlightOnly: true })).toThrow(/inFlightOnly/);
+    expect(() => proxy.addRule({ inFlightOnly: true, action: { type: 'cut' } })).toThrow(/inFlightOnly/);
   });
 });
 

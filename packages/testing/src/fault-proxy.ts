@@ -155,17 +155,23 @@ export type FaultAction =
   | { readonly type: 'stall' }
   | { readonly type: 'delay'; readonly ms: number };
 
-/** Limits a rule to the next `count` matching requests. */
-export interface RuleCount {
-  /**
-   * Apply to the next `count` matching requests only, then stop matching. Without a count, a
-   * `stall` or `delay` rule also applies at once to matching requests already in flight.
-   */
+/**
+ * Which matching requests a rule reaches. By default a `stall` or `delay` rule takes hold of
+ * matching requests already in flight and of every new one; `respond` and `cut` rules apply to
+ * new requests only.
+ */
+export interface RuleScope {
+  /** Apply to the next `count` matching new requests only, then stop matching (not to those in flight). */
   readonly count?: number;
+  /**
+   * `stall` and `delay` only: apply to the matching requests in flight now, never to new ones;
+   * e.g. stall the current watch while the client's next watch gets through.
+   */
+  readonly inFlightOnly?: boolean;
 }
 
 /** A rule: a match, an optional count and an action. */
-export interface FaultRuleSpec extends RequestMatch, RuleCount {
+export interface FaultRuleSpec extends RequestMatch, RuleScope {
   /** What to do with matching requests. */
   readonly action: FaultAction;
 }
@@ -281,11 +287,11 @@ export interface FaultProxy {
    * Answers matching requests with `status` and a Kubernetes `Status` body; e.g.
    * `respond(429, { verb: 'list', count: 1, retryAfterSeconds: 1 })`.
    */
-  respond(status: number, options?: RequestMatch & RuleCount & RespondOptions): FaultRule;
+  respond(status: number, options?: RequestMatch & RuleScope & RespondOptions): FaultRule;
   /** Stalls matching requests: those in flight (without a count) and new ones, until resumed. */
-  stall(match?: RequestMatch & RuleCount): StallHandle;
+  stall(match?: RequestMatch & RuleScope): StallHandle;
   /** Delays every response chunk of matching requests by `ms` until removed. */
-  delay(ms: number, match?: RequestMatch & RuleCount): FaultRule;
+  delay(ms: number, match?: RequestMatch & RuleScope): FaultRule;
   /**
    * Resets connections now. Without a match, every client connection (idle ones included);
    * with one, the connections whose in-flight request matches (`{ watch: true }`: the watches).
@@ -430,6 +436,7 @@ class Rule implements FaultRule, StallHandle, Blackhole, ExchangeFault {
   hits = 0;
   #remaining: number | undefined;
   #removed = false;
+  readonly #inFlightOnly: boolean;
   readonly #exchanges = new Set<Exchange>();
   readonly #onRemove: (rule: Rule) => void;
 
@@ -440,6 +447,14 @@ class Rule implements FaultRule, StallHandle, Blackhole, ExchangeFault {
     if (spec.action.type === 'delay' && !(spec.action.ms >= 0)) {
       throw new RangeError(`delay must be a non-negative number of milliseconds, got ${spec.action.ms}`);
     }
+    if (
+      spec.inFlightOnly &&
+      (spec.count !== undefined || spec.action.type === 'respond' || spec.action.type === 'cut')
+    ) {
+      throw new TypeError(
+        'inFlightOnly applies to stall and delay rules without a count (cut() cuts requests in flight)',
+      );
+    }
     if (spec.action.type === 'respond' && !(spec.action.status >= 100 && spec.action.status <= 599)) {
       throw new RangeError(`respond needs an HTTP status 100–599, got ${spec.action.status}`);
     }
@@ -447,6 +462,7 @@ class Rule implements FaultRule, StallHandle, Blackhole, ExchangeFault {
     this.action = spec.action;
     this.match = matchOf(spec);
     this.#remaining = spec.count;
+    this.#inFlightOnly = spec.inFlightOnly === true;
     this.#onRemove = onRemove;
     this.refuseConnections = refuseConnections;
   }
@@ -470,7 +486,10 @@ class Rule implements FaultRule, StallHandle, Blackhole, ExchangeFault {
   /** Whether a new request should be caught by this rule. */
   catches(request: ProxiedRequest): boolean {
     return (
-      !this.#removed && (this.#remaining === undefined || this.#remaining > 0) && matches(this.match, request)
+      !this.#removed &&
+      !this.#inFlightOnly &&
+      (this.#remaining === undefined || this.#remaining > 0) &&
+      matches(this.match, request)
     );
   }
 
@@ -607,7 +626,7 @@ class FaultProxyServer implements FaultProxy {
     return this.#install(spec);
   }
 
-  respond(status: number, options: RequestMatch & RuleCount & RespondOptions = {}): FaultRule {
+  respond(status: number, options: RequestMatch & RuleScope & RespondOptions = {}): FaultRule {
     const { reason, message, retryAfterSeconds, asWatchEvent } = options;
     return this.#install({
       ...matchOf(options),
@@ -616,12 +635,22 @@ class FaultProxyServer implements FaultProxy {
     });
   }
 
-  stall(match: RequestMatch & RuleCount = {}): StallHandle {
-    return this.#install({ ...matchOf(match), count: match.count, action: { type: 'stall' } });
+  stall(match: RequestMatch & RuleScope = {}): StallHandle {
+    return this.#install({
+      ...matchOf(match),
+      count: match.count,
+      inFlightOnly: match.inFlightOnly,
+      action: { type: 'stall' },
+    });
   }
 
-  delay(ms: number, match: RequestMatch & RuleCount = {}): FaultRule {
-    return this.#install({ ...matchOf(match), count: match.count, action: { type: 'delay', ms } });
+  delay(ms: number, match: RequestMatch & RuleScope = {}): FaultRule {
+    return this.#install({
+      ...matchOf(match),
+      count: match.count,
+      inFlightOnly: match.inFlightOnly,
+      action: { type: 'delay', ms },
+    });
   }
 
   blackhole(options: BlackholeOptions = {}): Blackhole {

@@ -48,7 +48,7 @@ export {
   type RequestMatch,
   type RequestVerb,
   type RespondOptions,
-  type RuleCount,
+  type RuleScope,
   type StallHandle,
   startFaultProxy,
   type WaitOptions,
