@@ -1,50 +1,45 @@
-import type { KubeClient } from '@kubeloom/kube';
-import { noopLogger } from '@kubeloom/kube';
-import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { afterEach, describe, it } from 'vitest';
+import {
+  badInputScenario,
+  configMapScenario,
+  customKindScenario,
+  deploymentScenario,
+  writeHelpersScenario,
+} from './client-scenarios.test-util.ts';
+import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import {
   delayedClientPresentScenario,
   delayedClientScenario,
   dynamicFilterScenario,
   slowHandlerScenario,
 } from './scenarios.test-util.ts';
-import { until } from './test-support.test-util.ts';
 
-const running: Array<{ kube: KubeClient; stop: AbortController }> = [];
-function fake(): { kube: KubeClient; stop: AbortController } {
-  const kube = createFakeKubeClient({ logger: noopLogger });
-  const stop = new AbortController();
-  running.push({ kube, stop });
-  return { kube, stop };
-}
-afterEach(async () => {
-  for (const { kube, stop } of running.splice(0)) {
-    stop.abort();
-    kube.shutdown();
-    await until('every informer to stop', () =>
-      kube.informers().every((i) => i.health().state === 'stopped' || !i.isStarted()),
-    );
-  }
-});
+afterEach(closeFakes);
 
 describe('scenarios on the fake cluster', () => {
-  it('delayed client: before the CRD, install, handlers and index, delete and reinstall', async () => {
-    const { kube, stop } = fake();
-    await delayedClientScenario(kube, stop.signal);
-  });
-
-  it('delayed client on a CRD that is already served', async () => {
-    const { kube, stop } = fake();
-    await delayedClientPresentScenario(kube, stop.signal);
-  });
-
-  it('dynamic namespace-selector filter: relabel in and out, selector change', async () => {
-    const { kube, stop } = fake();
-    await dynamicFilterScenario(kube, stop.signal);
-  });
-
-  it('hasSynced waits for slow and late handlers', async () => {
-    const { kube, stop } = fake();
-    await slowHandlerScenario(kube, stop.signal);
-  });
+  for (const [title, scenario] of [
+    ['ConfigMap: every Reader, Writer and Informer method', configMapScenario],
+    ['createOrUpdate, write client and direct client', writeHelpersScenario],
+    ['Deployment: status writes, strategic merge on containers, server-side apply', deploymentScenario],
+    [
+      'a custom kind: CRUD, applyStatus, strategic patch refused, untyped and metadata clients',
+      customKindScenario,
+    ],
+    [
+      'bad input: invalid objects carry the field causes, patches on missing objects are NotFound',
+      badInputScenario,
+    ],
+    [
+      'delayed client: before the CRD, install, handlers and index, delete and reinstall',
+      delayedClientScenario,
+    ],
+    ['delayed client on a CRD that is already served', delayedClientPresentScenario],
+    ['dynamic namespace-selector filter: relabel in and out, selector change', dynamicFilterScenario],
+    ['hasSynced waits for slow and late handlers', slowHandlerScenario],
+  ] as const) {
+    it(title, async () => {
+      const { kube, stop } = fakeKube();
+      await scenario(kube, stop.signal);
+    });
+  }
 });
