@@ -1,5 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CollectionDump } from './internal/internals.ts';
+
+/** The debug dump of one collection. */
+export interface CollectionDump {
+  /** Kind of collection. */
+  readonly kind: string;
+  /** True once synced. */
+  readonly synced: boolean;
+  /** The collection this one derives from, if any. */
+  readonly inputCollection?: string | undefined;
+  /** Outputs by key. */
+  readonly outputs: Record<string, unknown>;
+  /** Per input key: the output keys and the names of the collections it fetched. */
+  readonly inputs?: Record<string, { outputs: string[]; dependencies: string[]; error?: string }> | undefined;
+  /** Extra, collection-specific details. */
+  readonly [extra: string]: unknown;
+}
 
 /** One collection in a {@link DebugHandler} dump. */
 export interface DebugEntry {

@@ -25,11 +25,14 @@ export type {
   TransformationMulti,
   TransformationSingle,
 } from './core.ts';
-export { type DebugEntry, DebugHandler } from './debug.ts';
+export { type CollectionDump, type DebugEntry, DebugHandler } from './debug.ts';
 export { deepEqual, type Equaler, equal } from './equality.ts';
 export { items, latest } from './event.ts';
 export { fetch, fetchOne, fetchOrList, MultipleResultsError } from './fetch.ts';
+export { type FileCollectionOptions, fileCollection, parseYamlDocuments } from './files.ts';
 export { type FetchOption, filter } from './filter.ts';
+export { informer, newInformer, wrapClient } from './informer.ts';
+export { joinCollection, joinWithMerge, type MergeFunc } from './join.ts';
 export { getKey, MissingKeyError, type Named, named, type ResourceNamer, tryGetKey } from './keys.ts';
 export {
   getLabelSelector,
@@ -42,7 +45,15 @@ export {
   selectsNonEmpty,
 } from './labels.ts';
 export { manyCollection } from './many-collection.ts';
+export { mapCollection } from './map.ts';
+export { nestedJoin } from './nested-join.ts';
 export { type CollectionOptions, type OptionsBuilder, optionsBuilder } from './options.ts';
+export {
+  type RecomputeProtected,
+  type RecomputeTrigger,
+  recomputeProtected,
+  recomputeTrigger,
+} from './recompute-trigger.ts';
 export {
   manyFromNothing,
   type StaticSingletonOptions,
@@ -50,3 +61,18 @@ export {
   staticSingleton,
 } from './singleton.ts';
 export { type StaticCollection, type StaticCollectionOptions, staticCollection } from './static.ts';
+export {
+  type ObjectWithStatus,
+  type StatusCollections,
+  type StatusManyTransformation,
+  type StatusTransformation,
+  statusCollection,
+  statusManyCollection,
+} from './status.ts';
+export {
+  applyStatusWrite,
+  type StatusWrite,
+  type StatusWriter,
+  type StatusWriterOptions,
+  statusWriter,
+} from './status-writer.ts';

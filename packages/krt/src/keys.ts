@@ -26,15 +26,15 @@ export class MissingKeyError extends TypeError {
 export function tryGetKey(obj: unknown): string | undefined {
   if (typeof obj === 'string') return obj;
   if (obj === null || typeof obj !== 'object') return undefined;
+  if (INTERNAL in obj) return (obj as unknown as { name: string }).name;
   const rn = (obj as Partial<ResourceNamer>).resourceName;
   if (typeof rn === 'function') return rn.call(obj);
   const meta = (obj as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
-  if (meta && typeof meta.name === 'string' && meta.name !== '') {
+  if (meta !== null && typeof meta === 'object' && typeof meta.name === 'string' && meta.name !== '') {
     return typeof meta.namespace === 'string' && meta.namespace !== ''
       ? `${meta.namespace}/${meta.name}`
       : meta.name;
   }
-  if (INTERNAL in obj) return (obj as unknown as { name: string }).name;
   return undefined;
 }
 

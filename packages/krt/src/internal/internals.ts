@@ -1,4 +1,8 @@
 import type { Collection } from '../core.ts';
+import type { CollectionDump } from '../debug.ts';
+
+export type { CollectionDump };
+
 import { INTERNAL } from './symbols.ts';
 
 /** A lookup structure over one collection's objects by an extracted key. */
@@ -31,22 +35,6 @@ export interface CollectionInternals<T> {
   stopped(): boolean;
   /** How many handlers are registered on this collection (leak checks). */
   handlerCount(): number;
-}
-
-/** The debug dump of one collection. */
-export interface CollectionDump {
-  /** Kind of collection. */
-  readonly kind: string;
-  /** True once synced. */
-  readonly synced: boolean;
-  /** The collection this one derives from, if any. */
-  readonly inputCollection?: string | undefined;
-  /** Outputs by key. */
-  readonly outputs: Record<string, unknown>;
-  /** Per input key: the output keys and the names of the collections it fetched. */
-  readonly inputs?: Record<string, { outputs: string[]; dependencies: string[]; error?: string }> | undefined;
-  /** Extra, collection-specific details. */
-  readonly [extra: string]: unknown;
 }
 
 /** A krt collection with its internals. */

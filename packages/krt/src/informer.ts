@@ -1,0 +1,104 @@
+import { type Informer as ClientInformer, type ClientOptions, newFiltered } from '@kubeloom/kclient';
+import {
+  extractTombstone,
+  type HandlerRegistration,
+  type KubeClient,
+  type KubeObject,
+  parseKey,
+  type TypedResourceDescriptor,
+} from '@kubeloom/kube';
+import type { BatchHandler, Collection, Registration } from './core.ts';
+import { BaseCollection } from './internal/base.ts';
+import type { CollectionDump, IndexView } from './internal/internals.ts';
+import { newUid } from './internal/internals.ts';
+import { pollUntil } from './internal/poll.ts';
+import type { CollectionOptions } from './options.ts';
+
+/**
+ * A collection over a kclient informer (Istio's `WrapClient`): reads go to the informer's cache,
+ * every informer event becomes a krt event, indexes are the informer's. Stopping the collection
+ * removes only its own handler from the client.
+ */
+export function informer<T extends KubeObject>(
+  client: ClientInformer<T>,
+  opts: CollectionOptions,
+): Collection<T> {
+  return new InformerCollection<T>(client, opts);
+}
+
+/** Same as {@link informer}: a collection over an existing kclient informer. */
+export const wrapClient = informer;
+
+/**
+ * A collection over a new kclient for `resource` on `kube`, with optional server-side
+ * (namespace, label and field selectors) and client-side (`objectFilter`) filters.
+ */
+export function newInformer<T extends KubeObject>(
+  kube: KubeClient,
+  resource: TypedResourceDescriptor<T>,
+  opts: CollectionOptions & { readonly filter?: ClientOptions<T> | undefined },
+): Collection<T> {
+  const { filter, ...rest } = opts;
+  return informer(newFiltered(kube, resource, filter ?? {}), {
+    name: `Informer[${resource.kind}]`,
+    ...rest,
+  });
+}
+
+class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
+  readonly #client: ClientInformer<T>;
+  readonly #reg: HandlerRegistration;
+  readonly #indexes = new Map<string, IndexView<T>>();
+
+  constructor(client: ClientInformer<T>, opts: CollectionOptions) {
+    super('informer', `Informer[${client.resource.kind}]`, opts);
+    this.#client = client;
+    this.start();
+    this.#reg = client.addEventHandler({
+      onAdd: (obj) => this.emit([{ type: 'add', new: obj }]),
+      onUpdate: (old, obj) => this.emit([{ type: 'update', old, new: obj }]),
+      onDelete: (obj) => this.emit([{ type: 'delete', old: extractTombstone(obj) }]),
+    });
+    pollUntil(
+      () => this.#reg.hasSynced(),
+      this.signal,
+      () => this.markSynced(),
+    );
+  }
+
+  get(key: string): T | undefined {
+    const { namespace, name } = parseKey(key);
+    return this.#client.get(name, namespace);
+  }
+
+  list(): T[] {
+    return this.#client.list();
+  }
+
+  override registerBatch(handler: BatchHandler<T>, runExistingState: boolean): Registration {
+    // Until our own handler has received the initial list, every object still arrives as an
+    // event, so the snapshot must be empty (or it would be delivered twice).
+    const snapshot = runExistingState && this.#reg.hasSynced() ? this.list() : undefined;
+    return this.handlers.insert(handler, snapshot);
+  }
+
+  index(name: string, extract: (obj: T) => readonly string[]): IndexView<T> {
+    let view = this.#indexes.get(name);
+    if (view === undefined) {
+      const idx = this.#client.index(name, extract);
+      view = { id: newUid(), name, extract, lookup: (k) => idx.lookup(k) };
+      this.#indexes.set(name, view);
+    }
+    return view;
+  }
+
+  dump(): CollectionDump {
+    const outputs: Record<string, unknown> = {};
+    for (const o of this.list()) outputs[this.keyOf(o)] = o;
+    return { kind: this.kind, synced: this.hasSynced(), outputs };
+  }
+
+  protected override onStop(): void {
+    this.#reg.remove();
+  }
+}
