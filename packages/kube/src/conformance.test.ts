@@ -33,5 +33,17 @@ describeApiConformance(
       },
     };
   },
-  { groups: ['crud', 'list', 'watch', 'subresources', 'patch', 'apply', 'discovery', 'compaction'] },
+  {
+    groups: [
+      'crud',
+      'list',
+      'watch',
+      'subresources',
+      'patch',
+      'apply',
+      'discovery',
+      'compaction',
+      'differences',
+    ],
+  },
 );

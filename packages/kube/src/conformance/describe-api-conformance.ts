@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { applyTests } from './apply-tests.ts';
 import { compactionTests } from './compaction-tests.ts';
 import { crudTests } from './crud-tests.ts';
+import { differencesTests } from './differences-tests.ts';
 import { discoveryTests } from './discovery-tests.ts';
 import { gadgetCrd, widgetCrd } from './fixtures.ts';
 import { listTests } from './list-tests.ts';
@@ -24,6 +25,7 @@ const GROUPS: Record<ConformanceGroup, (ctx: ConformanceContext) => void> = {
   apply: applyTests,
   discovery: discoveryTests,
   compaction: compactionTests,
+  differences: differencesTests,
 };
 
 /**

@@ -32,7 +32,8 @@ export type ConformanceGroup =
   | 'patch'
   | 'apply'
   | 'discovery'
-  | 'compaction';
+  | 'compaction'
+  | 'differences';
 
 /** Options of {@link describeApiConformance}. */
 export interface ConformanceOptions {

@@ -17,7 +17,11 @@ const summary = (e: WatchEvent) =>
     ? `${e.type} ${e.object.metadata?.name}`
     : e.type;
 
-/** Watch: ordering from a resourceVersion, replay, selectors, initial events, bookmarks, timeouts, abort. */
+/**
+ * Watch: ordering from a resourceVersion, replay, selectors, initial events, bookmarks, timeouts,
+ * abort. Periodic bookmarks are not checked here: the apiserver sends them about once a minute,
+ * too slow for a test; the fake's (interval and on demand) are covered by its unit tests.
+ */
 export function watchTests(ctx: ConformanceContext): void {
   it('delivers every write in order from the list resourceVersion, with increasing resourceVersions', async () => {
     const { api, newNamespace } = ctx.target;

@@ -7,7 +7,7 @@ import type { FakeKubeClient, FakeKubeClientOptions } from './fake-kube-client.t
 const FAST_TUNING = { initialBackoffMs: 5, maxBackoffMs: 100 } as const;
 
 /**
- * A {@link KubeClient} on an in-memory cluster: the same informers, registry (discovery served
+ * A `KubeClient` on an in-memory cluster: the same informers, registry (discovery served
  * by the fake, CRDs included) and CRD watcher as a real client, with `cluster` for test controls.
  * Informer reconnect backoff defaults to 5 ms → 100 ms (override with `tuning`).
  *

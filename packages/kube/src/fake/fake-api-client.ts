@@ -2,14 +2,14 @@ import type { ApiClient } from '../api.ts';
 import { FakeCluster } from './fake-cluster.ts';
 import type { FakeClusterOptions } from './fake-cluster-options.ts';
 
-/** An {@link ApiClient} backed by a {@link FakeCluster}, with the cluster at hand for test controls. */
+/** An `ApiClient` backed by a {@link FakeCluster}, with the cluster at hand for test controls. */
 export interface FakeApiClient extends ApiClient {
   /** The cluster behind this client. */
   readonly cluster: FakeCluster;
 }
 
 /**
- * An {@link ApiClient} on an in-memory {@link FakeCluster}: pass a cluster to share it between
+ * An `ApiClient` on an in-memory {@link FakeCluster}: pass a cluster to share it between
  * clients, or cluster options to create a new one. `close()` ends the watches opened through this
  * client (a real client's `close()` leaves in-flight requests alone; the fake has no idle
  * connections to close, so it ends what would otherwise keep a test alive).

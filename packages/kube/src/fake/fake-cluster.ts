@@ -179,7 +179,7 @@ function specOf(obj: JsonObject): JsonObject {
 
 /**
  * An in-memory Kubernetes API server: the storage, watch and admission semantics of a real
- * apiserver for what controllers use, behind the {@link ApiClient} verbs (see
+ * apiserver for what controllers use, behind the `ApiClient` verbs (see
  * {@link createFakeApiClient}), plus controls for tests: seeding, failure injection, delays,
  * request observation, forced watch expiry, history compaction and on-demand bookmarks.
  *
@@ -604,7 +604,11 @@ export class FakeCluster {
     return this.#update(served, existing, obj, opts.subresource, this.#ctx(opts), undefined);
   }
 
-  /** PATCH an object or its `status` subresource; `apply` is server-side apply. */
+  /**
+   * PATCH an object or its `status` subresource; `apply` is server-side apply. `raw` marks a
+   * patch routed from {@link FakeCluster.request}: without a field manager, a typed apply throws a
+   * TypeError before "sending" (as the HTTPS client does), a raw one gets the apiserver's 422.
+   */
   async patch(
     resource: ResourceDescriptor,
     name: string,

@@ -12,7 +12,7 @@ export interface FakeKubeClientOptions
   readonly cluster?: FakeCluster | undefined;
 }
 
-/** A {@link KubeClient} on a {@link FakeCluster}; `cluster` holds the test controls. */
+/** A `KubeClient` on a {@link FakeCluster}; `cluster` holds the test controls. */
 export interface FakeKubeClient extends KubeClient {
   /** The REST verbs, on the fake cluster. */
   readonly api: FakeApiClient;

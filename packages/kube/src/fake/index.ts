@@ -1,6 +1,6 @@
 /**
  * `@kubeloom/kube/fake`: an in-memory Kubernetes API server ({@link FakeCluster}) behind the
- * {@link ApiClient} verbs ({@link createFakeApiClient}), with seeding, failure injection, delays,
+ * `ApiClient` verbs ({@link createFakeApiClient}), with seeding, failure injection, delays,
  * request observation, forced watch expiry and compaction, checked against the real apiserver by
  * the conformance suite.
  *
