@@ -11,6 +11,7 @@ import {
   type Queue,
   QueueCloseTimeoutError,
   type QueueOptions,
+  type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
   TerminalError,
@@ -19,6 +20,9 @@ import type { RateLimiter } from './rate-limiter.ts';
 
 /** How many synchronous reconciles a worker runs in a row before it lets the event loop breathe. */
 const YIELD_EVERY = 1024;
+
+/** How many idle entries a queue keeps for reuse. */
+const POOL_SIZE = 1024;
 
 /** The sync marker's slot in the FIFO. */
 const SYNC = null;
@@ -52,35 +56,59 @@ function defaultKeyFunc(queue: string): (key: unknown) => string {
   };
 }
 
+/**
+ * One key the queue knows about: waiting (`dirty`), being processed, or both (re-added while
+ * processing). A key that is neither has no entry. The FIFO holds entries, so dequeuing needs no
+ * lookup.
+ */
+interface Entry<K> {
+  key: string;
+  /** The latest value added for the key. */
+  value: K;
+  /** Needs processing: queued, or re-added while processing. */
+  dirty: boolean;
+  processing: boolean;
+  /** When it entered the FIFO, with metrics. */
+  addedAt: number;
+  /** When its current reconcile started, with metrics. */
+  startedAt: number;
+}
+
 class WorkQueue<K> implements Queue<K> {
   readonly name: string;
   readonly closed: Promise<void>;
   readonly #resolveClosed: () => void;
   readonly #reconciler: Reconciler<K>;
   readonly #keyFunc: (key: K) => string;
+  /** True without a custom keyFunc: string keys are their own key (a fast path for `add`). */
+  readonly #stringKeys: boolean;
   readonly #maxAttempts: number;
   readonly #limiter: RateLimiter;
   readonly #workerCount: number;
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #metrics: QueueMetricsRecorder | undefined;
-  /** Keys waiting to be processed, in order, and the sync marker. */
-  readonly #fifo = new Fifo<string | typeof SYNC>();
-  /** Keys that need processing (queued, or re-added while processing) and their latest value. */
-  readonly #dirty = new Map<string, K>();
-  /** Keys being processed, with their start time (0 without metrics). */
-  readonly #processing = new Map<string, number>();
-  /** When each queued key entered the FIFO; only kept with metrics. */
-  readonly #addedAt: Map<string, number> | undefined;
+  /** Entries waiting to be processed, in order, and the sync marker. */
+  readonly #fifo = new Fifo<Entry<K> | typeof SYNC>();
+  /** Every key that is waiting or being processed. */
+  readonly #entries = new Map<string, Entry<K>>();
+  /** Entries being processed (at most `workers`). */
+  readonly #inFlight: Array<Entry<K>> = [];
+  /** Keys the rate limiter has failures for (so successes only call `forget` when needed). */
+  readonly #limited = new Set<string>();
   readonly #delayed = new DelayHeap<K>();
   #timer: TimerHandle | undefined;
   #timerAt: number | undefined;
   readonly #waiters: Array<() => void> = [];
+  /** Idle entries kept for reuse, so a busy queue allocates little. */
+  readonly #pool: Array<Entry<K>> = [];
+  /** The context of every first attempt (the common case), shared to avoid an allocation per reconcile. */
+  #firstAttempt: ReconcileContext | undefined;
   #state: State = 'new';
   #shuttingDown = false;
   #syncQueued = false;
   #synced = false;
-  #syncWaitFor: Set<string> | undefined;
+  #syncWaitFor: Set<Entry<K>> | undefined;
   #signal: AbortSignal | undefined;
 
   constructor(opts: QueueOptions<K>) {
@@ -90,6 +118,7 @@ class WorkQueue<K> implements Queue<K> {
     }
     this.#reconciler = opts.reconciler;
     this.#keyFunc = (opts.keyFunc ?? defaultKeyFunc(this.name)) as (key: K) => string;
+    this.#stringKeys = opts.keyFunc === undefined;
     this.#maxAttempts = requireInteger(`queue "${this.name}"`, 'maxAttempts', opts.maxAttempts ?? 0, 0);
     this.#workerCount = requireInteger(`queue "${this.name}"`, 'workers', opts.workers ?? 1, 1);
     this.#clock = opts.clock ?? systemClock;
@@ -100,35 +129,46 @@ class WorkQueue<K> implements Queue<K> {
       resolve = r;
     });
     this.#resolveClosed = resolve;
-    if (opts.metrics) {
-      this.#addedAt = new Map();
-      this.#metrics = opts.metrics.queue(this.name, {
-        depth: () => this.len(),
-        unfinishedWorkSeconds: () => {
-          const now = this.#clock.now();
-          let total = 0;
-          for (const start of this.#processing.values()) total += now - start;
-          return total / 1000;
-        },
-        longestRunningProcessorSeconds: () => {
-          const now = this.#clock.now();
-          let longest = 0;
-          for (const start of this.#processing.values()) longest = Math.max(longest, now - start);
-          return longest / 1000;
-        },
-      });
-    }
+    this.#metrics = opts.metrics?.queue(this.name, {
+      depth: () => this.len(),
+      unfinishedWorkSeconds: () => {
+        const now = this.#clock.now();
+        let total = 0;
+        for (const e of this.#inFlight) total += now - e.startedAt;
+        return total / 1000;
+      },
+      longestRunningProcessorSeconds: () => {
+        const now = this.#clock.now();
+        let longest = 0;
+        for (const e of this.#inFlight) longest = Math.max(longest, now - e.startedAt);
+        return longest / 1000;
+      },
+    });
   }
 
   add(value: K): void {
     if (this.#shuttingDown) return;
-    const key = this.#keyFunc(value);
-    const before = this.#dirty.size;
-    this.#dirty.set(key, value);
-    if (this.#dirty.size === before) return; // already waiting: keep one entry, latest value
+    const key = this.#stringKeys && typeof value === 'string' ? value : this.#keyFunc(value);
+    const e = this.#entries.get(key);
+    if (e === undefined) {
+      let entry = this.#pool.pop();
+      if (entry === undefined)
+        entry = { key, value, dirty: true, processing: false, addedAt: 0, startedAt: 0 };
+      else {
+        entry.key = key;
+        entry.value = value;
+        entry.dirty = true;
+      }
+      this.#entries.set(key, entry);
+      this.#metrics?.add();
+      this.#push(entry);
+      return;
+    }
+    e.value = value; // the latest value wins
+    if (e.dirty) return; // already waiting
+    // Not waiting, so being processed: #done queues it again when that ends.
+    e.dirty = true;
     this.#metrics?.add();
-    if (this.#processing.has(key)) return; // queued again by #done when processing ends
-    this.#push(key);
   }
 
   addObject(this: Queue<ObjectKey>, obj: KubeObject): void {
@@ -158,11 +198,15 @@ class WorkQueue<K> implements Queue<K> {
 
   addRateLimited(value: K): void {
     if (this.#shuttingDown) return;
-    this.addAfter(value, this.#limiter.when(this.#keyFunc(value)));
+    const key = this.#keyFunc(value);
+    this.#limited.add(key);
+    this.addAfter(value, this.#limiter.when(key));
   }
 
   forget(value: K): void {
-    this.#limiter.forget(this.#keyFunc(value));
+    const key = this.#keyFunc(value);
+    this.#limited.delete(key);
+    this.#limiter.forget(key);
   }
 
   numRequeues(value: K): number {
@@ -193,6 +237,7 @@ class WorkQueue<K> implements Queue<K> {
     }
     this.#state = 'running';
     this.#signal = signal;
+    this.#firstAttempt = Object.freeze({ signal, attempt: 1, queue: this.name });
     const onAbort = (): void => this.#beginShutdown();
     if (signal.aborted) this.#beginShutdown();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -212,7 +257,7 @@ class WorkQueue<K> implements Queue<K> {
     if (timeoutMs === 0 || this.#state === 'closed') return this.closed;
     return new Promise<void>((resolve, reject) => {
       const timer = this.#clock.setTimeout(
-        () => reject(new QueueCloseTimeoutError(this.name, timeoutMs, this.#processing.size)),
+        () => reject(new QueueCloseTimeoutError(this.name, timeoutMs, this.#inFlight.length)),
         timeoutMs,
       );
       void this.closed.then(() => {
@@ -231,99 +276,94 @@ class WorkQueue<K> implements Queue<K> {
   async #worker(): Promise<void> {
     let streak = 0;
     while (!this.#shuttingDown) {
-      const key = this.#fifo.shift();
-      if (key === undefined) {
+      const e = this.#fifo.shift();
+      if (e === undefined) {
         await new Promise<void>((resolve) => this.#waiters.push(resolve));
         continue;
       }
-      if (key === SYNC) {
+      if (e === SYNC) {
         this.#syncQueued = false;
         this.#onSyncMarker();
         continue;
       }
-      const pending = this.#process(key);
-      if (pending !== undefined) {
-        await pending;
-        streak = 0;
-      } else if (++streak >= YIELD_EVERY) {
+      e.dirty = false;
+      e.processing = true;
+      this.#inFlight.push(e);
+      if (this.#metrics) {
+        e.startedAt = this.#clock.now();
+        this.#metrics.observeQueueDuration((e.startedAt - e.addedAt) / 1000);
+      }
+      const key = e.key;
+      const value = e.value;
+      let result: ReturnType<Reconciler<K>>;
+      let failed = false;
+      let error: unknown;
+      try {
+        result = this.#reconciler(
+          value,
+          this.#limited.size !== 0 && this.#limited.has(key)
+            ? { signal: this.#signal!, attempt: this.#limiter.numRequeues(key) + 1, queue: this.name }
+            : this.#firstAttempt!,
+        );
+        // Await only real promises: a synchronous reconciler costs no microtask hop.
+        if (
+          result !== null &&
+          typeof result === 'object' &&
+          typeof (result as Promise<unknown>).then === 'function'
+        ) {
+          streak = 0;
+          result = await result;
+        } else {
+          streak++;
+        }
+      } catch (err) {
+        failed = true;
+        error = err;
+      }
+      try {
+        if (failed) this.#onError(key, value, error);
+        else this.#onSuccess(key, value, result as ReconcileResult | undefined);
+      } catch (err) {
+        // A throwing rate limiter or keyFunc must not wedge the key in `processing`.
+        this.#logger.error('queue bookkeeping failed after reconcile', { key: logKey(key), error: err });
+      }
+      this.#done(e);
+      if (streak >= YIELD_EVERY) {
         streak = 0;
         await yieldToEventLoop();
       }
     }
   }
 
-  #process(key: string): Promise<void> | undefined {
-    const value = this.#dirty.get(key) as K;
-    this.#dirty.delete(key);
-    let start = 0;
-    if (this.#metrics) {
-      start = this.#clock.now();
-      const addedAt = this.#addedAt!.get(key);
-      this.#addedAt!.delete(key);
-      if (addedAt !== undefined) this.#metrics.observeQueueDuration((start - addedAt) / 1000);
-    }
-    this.#processing.set(key, start);
-    let result: ReturnType<Reconciler<K>>;
-    try {
-      result = this.#reconciler(value, {
-        signal: this.#signal!,
-        attempt: this.#limiter.numRequeues(key) + 1,
-        queue: this.name,
+  #onSuccess(key: string, value: K, result: ReconcileResult | undefined): void {
+    if (this.#limited.size !== 0 && this.#limited.delete(key)) this.#limiter.forget(key);
+    const after = result?.requeueAfterMs;
+    if (after === undefined) return;
+    if (typeof after === 'number' && after >= 0 && Number.isFinite(after)) this.addAfter(value, after);
+    else {
+      this.#logger.error('reconciler returned an invalid requeueAfterMs; not requeued', {
+        key: logKey(key),
+        requeueAfterMs: String(after),
       });
-    } catch (err) {
-      this.#finish(key, value, undefined, err, true);
-      return undefined;
-    }
-    if (
-      result !== null &&
-      typeof result === 'object' &&
-      typeof (result as Promise<unknown>).then === 'function'
-    ) {
-      return (result as Promise<ReconcileResult | undefined>).then(
-        (r) => this.#finish(key, value, r, undefined, false),
-        (err: unknown) => this.#finish(key, value, undefined, err, true),
-      );
-    }
-    this.#finish(key, value, result as ReconcileResult | undefined, undefined, false);
-    return undefined;
-  }
-
-  #finish(key: string, value: K, result: ReconcileResult | undefined, err: unknown, failed: boolean): void {
-    try {
-      if (failed) this.#onError(key, value, err);
-      else {
-        this.#limiter.forget(key);
-        const after = result?.requeueAfterMs;
-        if (after !== undefined) {
-          if (typeof after === 'number' && after >= 0 && Number.isFinite(after)) this.addAfter(value, after);
-          else {
-            this.#logger.error('reconciler returned an invalid requeueAfterMs; not requeued', {
-              key: logKey(key),
-              requeueAfterMs: String(after),
-            });
-          }
-        }
-      }
-    } catch (e) {
-      // A throwing rate limiter or keyFunc must not wedge the key in `processing`.
-      this.#logger.error('queue bookkeeping failed after reconcile', { key: logKey(key), error: e });
-    } finally {
-      this.#done(key);
     }
   }
 
   #onError(key: string, value: K, err: unknown): void {
     const fields = { key: logKey(key), error: err };
+    const forget = (): void => {
+      this.#limited.delete(key);
+      this.#limiter.forget(key);
+    };
     if (err instanceof TerminalError) {
       this.#logger.error('reconcile failed with a terminal error; dropping the key', fields);
-      this.#limiter.forget(key);
+      forget();
       return;
     }
     if (this.#shuttingDown) {
       this.#logger.warn('reconcile failed while the queue was stopping; not retried', fields);
       return;
     }
-    const attempts = this.#limiter.numRequeues(key) + 1;
+    const attempts = (this.#limited.has(key) ? this.#limiter.numRequeues(key) : 0) + 1;
     if (attempts < this.#maxAttempts) {
       this.#logger.warn('reconcile failed; retrying', {
         ...fields,
@@ -339,31 +379,42 @@ class WorkQueue<K> implements Queue<K> {
         : 'reconcile failed and the retry budget is exhausted; dropping the key',
       { ...fields, attempt: attempts, maxAttempts: this.#maxAttempts },
     );
-    this.#limiter.forget(key);
+    forget();
   }
 
-  #done(key: string): void {
-    const start = this.#processing.get(key) ?? 0;
-    this.#processing.delete(key);
-    if (this.#metrics) this.#metrics.observeWorkDuration((this.#clock.now() - start) / 1000);
-    if (this.#syncWaitFor?.delete(key) && this.#syncWaitFor.size === 0) {
+  #done(e: Entry<K>): void {
+    e.processing = false;
+    const inFlight = this.#inFlight;
+    const i = inFlight.indexOf(e);
+    inFlight[i] = inFlight[inFlight.length - 1]!;
+    inFlight.pop();
+    if (this.#metrics) this.#metrics.observeWorkDuration((this.#clock.now() - e.startedAt) / 1000);
+    if (this.#syncWaitFor?.delete(e) && this.#syncWaitFor.size === 0) {
       this.#syncWaitFor = undefined;
       this.#synced = true;
     }
-    if (!this.#shuttingDown && this.#dirty.has(key)) this.#push(key);
+    if (e.dirty && !this.#shuttingDown) {
+      this.#push(e);
+      return;
+    }
+    if (this.#shuttingDown) return; // #entries was cleared
+    this.#entries.delete(e.key);
+    if (this.#pool.length < POOL_SIZE) {
+      e.value = undefined as K; // do not keep the value alive
+      this.#pool.push(e);
+    }
   }
 
   #onSyncMarker(): void {
     // Keys dequeued before the marker may still be running on other workers.
-    if (this.#processing.size === 0) this.#synced = true;
-    else this.#syncWaitFor = new Set(this.#processing.keys());
+    if (this.#inFlight.length === 0) this.#synced = true;
+    else this.#syncWaitFor = new Set(this.#inFlight);
   }
 
-  #push(key: string): void {
-    this.#fifo.push(key);
-    this.#addedAt?.set(key, this.#clock.now());
-    const waiter = this.#waiters.pop();
-    if (waiter) waiter();
+  #push(e: Entry<K>): void {
+    this.#fifo.push(e);
+    if (this.#metrics) e.addedAt = this.#clock.now();
+    if (this.#waiters.length !== 0) this.#waiters.pop()!();
   }
 
   #armTimer(): void {
@@ -393,8 +444,7 @@ class WorkQueue<K> implements Queue<K> {
     this.#delayed.clear();
     this.#fifo.clear();
     this.#syncQueued = false;
-    this.#dirty.clear();
-    this.#addedAt?.clear();
+    this.#entries.clear();
     for (const wake of this.#waiters.splice(0)) wake();
   }
 
