@@ -295,7 +295,7 @@ class WorkQueue<K> implements Queue<K> {
       }
       const key = e.key;
       const value = e.value;
-      let result: ReturnType<Reconciler<K>>;
+      let result: unknown;
       let failed = false;
       let error: unknown;
       try {
