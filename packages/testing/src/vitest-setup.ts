@@ -5,7 +5,7 @@ import { SHARED_ERROR_ENV, SHARED_INFO_ENV, SHARED_KUBECONFIG_ENV } from './shar
 /**
  * Vitest global setup that starts one real control plane for the whole test run and stops it at
  * the end. Reference it from `vitest.config.ts` as `globalSetup: ['@kubeloom/testing/vitest-setup']`
- * (or its path), then call {@link sharedControlPlane} in test files.
+ * (or its path), then call `sharedControlPlane()` in test files.
  *
  * - With `KUBELOOM_TEST_KUBECONFIG` already set, that cluster is used and nothing is started.
  * - When the binaries are missing and `CI=true`, the run fails at once.
