@@ -15,7 +15,7 @@ import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
 /** Creates a namespace with a generated name and the given labels. */
 export async function newNamespace(kube: KubeClient, labels: Record<string, string> = {}): Promise<string> {
-  const ns = await kube.api.create(builtins.Namespace, {
+  const ns = await kube.api.create<KubeObject>(builtins.Namespace, {
     metadata: { generateName: 'kclient-', labels: { 'kubeloom.dev/test': 'true', ...labels } },
   });
   return ns.metadata!.name!;

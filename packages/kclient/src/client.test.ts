@@ -1,0 +1,254 @@
+import {
+  builtins,
+  defineResource,
+  type KubeObject,
+  NamespaceFilter,
+  UnknownResourceError,
+} from '@kubeloom/kube';
+import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ResourceNotServedError } from './errors.ts';
+import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
+import { newClient, newDelayed, newFiltered, newMetadata, newUntyped, newWriteClient } from './new-client.ts';
+import { toPartialObjectMetadata } from './partial-object-metadata.ts';
+import { until } from './test-support.test-util.ts';
+import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
+import { makeCRD } from './testing/make-crd.ts';
+
+afterEach(closeFakes);
+
+const cm = (name: string, namespace = 'ns', labels: Record<string, string> = {}): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace, labels },
+});
+
+function deployment(name: string, minReadySeconds: number): V1Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'ns' },
+    spec: {
+      minReadySeconds,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    },
+  };
+}
+
+describe('static object filter', () => {
+  it('turns updates across the filter into adds and deletes (Istio TestClient)', async () => {
+    const { kube, stop } = fakeKube({ objects: [deployment('a', 150), deployment('b', 5)] });
+    const deploys = newFiltered(kube, builtins.Deployment, {
+      objectFilter: (d) => (d.spec?.minReadySeconds ?? 0) < 100,
+    });
+    const tracker = new EventTracker();
+    deploys.addEventHandler(trackerHandler(tracker));
+    await kube.runAndWait(stop.signal);
+    await tracker.waitOrdered('add/b');
+    expect(deploys.get('a', 'ns')).toBeUndefined();
+    expect(deploys.list().map((d) => d.metadata?.name)).toEqual(['b']);
+    expect(deploys.listUnfiltered('ns').length).toBe(2);
+
+    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 5 } }, 'merge');
+    await tracker.waitOrdered('add/a');
+    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 6 } }, 'merge');
+    await tracker.waitOrdered('update/a');
+    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 150 } }, 'merge');
+    await tracker.waitOrdered('delete/a');
+    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 151 } }, 'merge');
+    await kube.api.delete(builtins.Deployment, 'a', 'ns');
+    await kube.api.delete(builtins.Deployment, 'b', 'ns');
+    await tracker.waitOrdered('delete/b'); // nothing for a: it was filtered out
+  });
+
+  it('composes with the KubeClient-wide filter; listUnfiltered ignores both', async () => {
+    const clientWide = new NamespaceFilter(['a', 'b']);
+    const { kube, stop } = fakeKube({
+      objectFilter: clientWide,
+      objects: [cm('x', 'a'), cm('y', 'b', { keep: 'no' }), cm('z', 'c')],
+    });
+    const cms = newFiltered(kube, builtins.ConfigMap, {
+      objectFilter: (c) => c.metadata?.labels?.keep !== 'no',
+    });
+    const tracker = new EventTracker();
+    cms.addEventHandler(trackerHandler(tracker));
+    await kube.runAndWait(stop.signal);
+    await tracker.waitOrdered('add/x');
+    expect(cms.list().map((c) => c.metadata?.name)).toEqual(['x']);
+    expect(
+      cms
+        .listUnfiltered()
+        .map((c) => c.metadata?.name)
+        .sort(),
+    ).toEqual(['x', 'y', 'z']);
+    // the client-wide filter changes: objects enter through the informer, then the client filter
+    clientWide.set(['a', 'b', 'c']);
+    await tracker.waitOrdered('add/z');
+    clientWide.set(['b']);
+    await tracker.waitUnordered('delete/x', 'delete/z');
+  });
+});
+
+describe('handlers, sync and indexes', () => {
+  it('a handler on a stopped informer never syncs; shutdownHandler removes only one', async () => {
+    const { kube, stop } = fakeKube({ objects: [cm('a')] });
+    const cms = newClient(kube, builtins.ConfigMap);
+    const t1 = new EventTracker();
+    const t2 = new EventTracker();
+    const r1 = cms.addEventHandler(trackerHandler(t1));
+    cms.addEventHandler(trackerHandler(t2));
+    await kube.runAndWait(stop.signal);
+    await t1.waitOrdered('add/a');
+    await t2.waitOrdered('add/a');
+    cms.shutdownHandler(r1);
+    cms.shutdownHandler(r1); // idempotent
+    await kube.api.create(builtins.ConfigMap, cm('b'));
+    await t2.waitOrdered('add/b');
+    t1.empty();
+
+    stop.abort();
+    await until('the informer to stop', () => kube.informers().every((i) => i.health().state === 'stopped'));
+    const dead = cms.addEventHandler(trackerHandler(new EventTracker()));
+    expect(dead.hasSynced()).toBe(false);
+    dead.remove();
+    expect(cms.hasSyncedIgnoringHandlers()).toBe(true);
+  });
+
+  it('indexes are live, shared by name across clients of one informer, and filtered at lookup', async () => {
+    const { kube, stop } = fakeKube({
+      objects: [cm('a', 'ns', { team: 'x' }), cm('b', 'ns', { team: 'y' })],
+    });
+    const all = newClient(kube, builtins.ConfigMap);
+    const onlyA = newFiltered(kube, builtins.ConfigMap, { objectFilter: (c) => c.metadata?.name === 'a' });
+    const byTeam = all.index('team', (c) => [c.metadata?.labels?.team ?? '']);
+    // same name, different function: the first index is reused (Istio's semantics)
+    const reused = onlyA.index('team', () => ['ignored']);
+    expect(byTeam.lookup('x')).toEqual([]); // nothing listed yet
+    await kube.runAndWait(stop.signal);
+    expect(byTeam.lookup('x').map((c) => c.metadata?.name)).toEqual(['a']);
+    expect(reused.lookup('ignored')).toEqual([]);
+    expect(reused.lookup('y')).toEqual([]); // b is filtered out for onlyA
+    expect(reused.lookup('x').map((c) => c.metadata?.name)).toEqual(['a']);
+    await kube.api.create(builtins.ConfigMap, cm('c', 'ns', { team: 'y' }));
+    await until('c in the index', () => byTeam.lookup('y').length === 2);
+    // a kclient index never shadows the built-in namespace index
+    const ns = all.index('namespace', () => ['custom']);
+    expect(ns.lookup('custom').length).toBe(3);
+  });
+
+  it('start() runs only this informer', async () => {
+    const { kube, stop } = fakeKube({ objects: [cm('a')] });
+    const cms = newClient(kube, builtins.ConfigMap);
+    cms.start(stop.signal);
+    await kube.waitForCacheSync('cms', stop.signal, () => cms.hasSynced());
+    expect(cms.get('a', 'ns')).toBeDefined();
+    expect(kube.isRunning()).toBe(false);
+  });
+});
+
+describe('constructors', () => {
+  it('newMetadata keeps only apiVersion, kind and metadata, in its own informer', async () => {
+    const { kube, stop } = fakeKube({ objects: [{ ...cm('a'), data: { big: 'x' } } as V1ConfigMap] });
+    const meta = newMetadata(kube, builtins.ConfigMap);
+    const full = newClient(kube, builtins.ConfigMap);
+    await kube.runAndWait(stop.signal);
+    expect(meta.get('a', 'ns')).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: expect.any(Object),
+    });
+    expect(full.get('a', 'ns')?.data).toEqual({ big: 'x' });
+    expect(kube.informers().length).toBe(2);
+    expect(
+      toPartialObjectMetadata({
+        metadata: { name: 'n', managedFields: [{ manager: 'm' }] },
+        spec: 1,
+      } as KubeObject),
+    ).toEqual({ metadata: { name: 'n' } });
+  });
+
+  it('newUntyped by GVR: known kinds at once, unknown ones resolved through discovery at the first write', async () => {
+    const { kube, stop } = fakeKube({ objects: [cm('a')] });
+    const cms = newUntyped(kube, { group: '', version: 'v1', resource: 'configmaps' });
+    expect(cms.resource.kind).toBe('ConfigMap');
+    const gvr = { group: 'late.example.com', version: 'v1', resource: 'things' };
+    const things = newUntyped(kube, gvr, { namespace: 'ns' });
+    expect(things.resource.kind).toBe('');
+    await expect(
+      things.create({
+        apiVersion: 'late.example.com/v1',
+        kind: 'Thing',
+        metadata: { name: 't', namespace: 'ns' },
+      }),
+    ).rejects.toBeInstanceOf(UnknownResourceError);
+    await makeCRD(kube, gvr);
+    kube.registry.invalidate();
+    await things.create({
+      apiVersion: 'late.example.com/v1',
+      kind: 'Thing',
+      metadata: { name: 't', namespace: 'ns' },
+    });
+    await kube.runAndWait(stop.signal);
+    await until('t in the cache', () => things.get('t', 'ns') !== undefined);
+    expect(cms.get('a', 'ns')?.kind).toBe('ConfigMap');
+  });
+
+  it('newWriteClient fills apiVersion and kind, and uses the default field manager', async () => {
+    const { kube } = fakeKube();
+    const writer = newWriteClient(kube, builtins.ConfigMap, { fieldManager: 'me' });
+    const created = await writer.create({ metadata: { name: 'a', namespace: 'ns' }, data: { k: 'v' } });
+    expect(created).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
+    expect(created.metadata?.managedFields?.map((m) => m.manager)).toEqual(['me']);
+    await expect(writer.apply({ metadata: { name: 'a', namespace: 'ns' } }, {} as never)).rejects.toThrow(
+      /needs opts.fieldManager/,
+    );
+    expect(kube.informers()).toEqual([]);
+  });
+
+  it('newDelayed on a built-in kind is a normal client', async () => {
+    const { kube, stop } = fakeKube({ objects: [cm('a')] });
+    const cms = newDelayed(kube, builtins.ConfigMap);
+    await kube.runAndWait(stop.signal);
+    expect(cms.get('a', 'ns')).toBeDefined();
+  });
+});
+
+describe('delayed client details', () => {
+  const Thing = defineResource<KubeObject>({
+    group: 'delayed.example.com',
+    version: 'v1',
+    kind: 'Thing',
+    plural: 'things',
+    namespaced: true,
+  });
+
+  it('before the CRD watcher synced, writes go to the server (which decides)', async () => {
+    const { kube } = fakeKube();
+    const things = newDelayed(kube, Thing);
+    expect(kube.crdWatcher.hasSynced()).toBe(false);
+    const err = await things.create({ metadata: { name: 'a', namespace: 'ns' } }).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(ResourceNotServedError);
+    expect(err).toBeInstanceOf(Error);
+  });
+
+  it('start() before the CRD exists starts the real informer when it appears; removed handlers stay removed', async () => {
+    const { kube, stop } = fakeKube();
+    const things = newDelayed(kube, Thing);
+    const kept = new EventTracker();
+    const dropped = new EventTracker();
+    things.addEventHandler(trackerHandler(kept));
+    const reg = things.addEventHandler(trackerHandler(dropped));
+    reg.remove();
+    expect(reg.hasSynced()).toBe(false);
+    things.start(stop.signal);
+    await kube.runAndWait(stop.signal);
+    await until('known missing', () => things.hasSynced());
+    await makeCRD(kube, { group: Thing.group, version: 'v1', resource: 'things' }, { kind: 'Thing' });
+    await kube.crdWatcher.waitForCRD({ group: Thing.group, version: 'v1', resource: 'things' }, stop.signal);
+    await newWriteClient(kube, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });
+    await kept.waitOrdered('add/a');
+    dropped.empty();
+    expect(things.hasSyncedIgnoringHandlers()).toBe(true);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { labelMatcher, labelSelectorString } from './label-selector.ts';
+
+describe('labelMatcher', () => {
+  const cases: Array<[string, Record<string, string> | undefined, boolean]> = [
+    ['', undefined, true],
+    ['app=web', { app: 'web' }, true],
+    ['app==web', { app: 'web' }, true],
+    ['app=web', { app: 'db' }, false],
+    ['app!=web', {}, true],
+    ['app!=web', { app: 'web' }, false],
+    ['app', { app: '' }, true],
+    ['app', {}, false],
+    ['!app', {}, true],
+    ['! app', { app: 'x' }, false],
+    ['env in (a, b)', { env: 'b' }, true],
+    ['env in (a,b)', {}, false],
+    ['env notin (a,b)', {}, true],
+    ['env notin (a,b)', { env: 'a' }, false],
+    ['app=web,env in (a,b),!legacy', { app: 'web', env: 'a' }, true],
+    ['app=web,env in (a,b),!legacy', { app: 'web', env: 'a', legacy: 'y' }, false],
+    ['n>3', { n: '4' }, true],
+    ['n<3', { n: '4' }, false],
+    ['n>3', { n: 'x' }, false],
+    ['empty=', { empty: '' }, true],
+    ['example.com/team=blue', { 'example.com/team': 'blue' }, true],
+  ];
+  for (const [selector, labels, want] of cases) {
+    it(`"${selector}" on ${JSON.stringify(labels)} is ${want}`, () => {
+      expect(labelMatcher(selector)(labels)).toBe(want);
+    });
+  }
+
+  it('matches structured selectors', () => {
+    const m = labelMatcher({
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'env', operator: 'In', values: ['a'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+        { key: 'tier', operator: 'Exists' },
+        { key: 'zone', operator: 'NotIn', values: ['z'] },
+      ],
+    });
+    expect(m({ app: 'web', env: 'a', tier: '' })).toBe(true);
+    expect(m({ app: 'web', env: 'a', tier: '', zone: 'z' })).toBe(false);
+    expect(labelMatcher({})({})).toBe(true);
+    expect(labelMatcher(undefined)({ a: 'b' })).toBe(true);
+  });
+
+  it('rejects invalid selectors with the offending part', () => {
+    expect(() => labelMatcher('a in ()')).toThrow(/"a in \(\)" needs at least one value/);
+    expect(() => labelMatcher('a,,b')).toThrow(/empty requirement/);
+    expect(() => labelMatcher('a=b=c')).toThrow(/cannot parse "a=b=c"/);
+    expect(() => labelMatcher('n>x')).toThrow(/non-integer/);
+    expect(() => labelMatcher({ matchExpressions: [{ key: 'a', operator: 'In' }] })).toThrow(/needs values/);
+    expect(() =>
+      labelMatcher({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }),
+    ).toThrow(/takes no values/);
+    expect(() => labelMatcher({ matchExpressions: [{ key: 'a', operator: 'Near' }] })).toThrow(
+      /unknown operator/,
+    );
+  });
+});
+
+describe('labelSelectorString', () => {
+  it('renders structured selectors for the server and validates strings', () => {
+    expect(labelSelectorString(undefined)).toBeUndefined();
+    expect(labelSelectorString('')).toBeUndefined();
+    expect(labelSelectorString({})).toBeUndefined();
+    expect(labelSelectorString('app=web')).toBe('app=web');
+    expect(
+      labelSelectorString({
+        matchLabels: { app: 'web' },
+        matchExpressions: [
+          { key: 'env', operator: 'NotIn', values: ['b', 'a'] },
+          { key: 'x', operator: 'Exists' },
+          { key: 'y', operator: 'DoesNotExist' },
+        ],
+      }),
+    ).toBe('app in (web),env notin (a,b),x,!y');
+    expect(() => labelSelectorString('a in (')).toThrow(/invalid label selector/);
+  });
+});
