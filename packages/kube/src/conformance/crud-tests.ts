@@ -260,6 +260,24 @@ export function crudTests(ctx: ConformanceContext): void {
     expect((await apiError(api.get(builtins.ConfigMap, 'f', ns))).code).toBe(404);
   });
 
+  it('propagationPolicy Foreground and Orphan hold the object with their finalizers (no garbage collector runs)', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    await api.create(builtins.ConfigMap, configMap(ns, 'fg'));
+    await api.create(builtins.ConfigMap, configMap(ns, 'or'));
+    const fg = (await api.delete(builtins.ConfigMap, 'fg', ns, {
+      propagationPolicy: 'Foreground',
+    })) as KubeObject;
+    expect(fg.metadata?.finalizers).toEqual(['foregroundDeletion']);
+    expect(fg.metadata?.deletionTimestamp).toBeDefined();
+    const or = (await api.delete(builtins.ConfigMap, 'or', ns, {
+      propagationPolicy: 'Orphan',
+    })) as KubeObject;
+    expect(or.metadata?.finalizers).toEqual(['orphan']);
+    await api.patch(builtins.ConfigMap, 'fg', ns, { metadata: { finalizers: null } }, 'merge');
+    expect((await apiError(api.get(builtins.ConfigMap, 'fg', ns))).code).toBe(404);
+  });
+
   it('deleting a custom resource with a finalizer bumps its generation', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();

@@ -137,6 +137,16 @@ export function listTests(ctx: ConformanceContext): void {
     expect(seen).toEqual(['b', 'd']);
   });
 
+  it('a list at a resourceVersion newer than the server has is 504 Timeout (ResourceVersionTooLarge)', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const err = await apiError(api.list(builtins.ConfigMap, { namespace: ns, resourceVersion: '999999999' }));
+    expect(err.code).toBe(504);
+    expect(err.reason).toBe('Timeout');
+    expect(err.causes[0]?.reason).toBe('ResourceVersionTooLarge');
+    expect(err.status?.message).toMatch(/Too large resource version: 999999999, current: \d+/);
+  });
+
   it('a list at an exact older resourceVersion shows that state', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
