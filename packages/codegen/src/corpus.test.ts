@@ -1,15 +1,16 @@
 import { existsSync, globSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { compileStrict, testOutputDir, writeFiles } from '../test/helpers.ts';
 import { readCrds } from './crd-reader.ts';
 import { resourceToCrd, sortKeys } from './crd-writer.ts';
 import type { ResourceModel } from './ir.ts';
-import { compileStrict, testOutputDir, writeFiles } from './testdata/helpers.ts';
 import { readTypeScript } from './ts-reader.ts';
 import { resourcesToTypeScript } from './ts-writer.ts';
 
 /** The shared CRD corpus (Gateway API, cert-manager, egressgateway): $KUBELOOM_CRD_CORPUS or ../shared/crds. */
-export const CORPUS = process.env.KUBELOOM_CRD_CORPUS ?? path.resolve(import.meta.dirname, '../../../../shared/crds');
+export const CORPUS =
+  process.env.KUBELOOM_CRD_CORPUS ?? path.resolve(import.meta.dirname, '../../../../shared/crds');
 const present = existsSync(CORPUS);
 
 function canonical(resources: readonly ResourceModel[]): unknown {
@@ -46,12 +47,18 @@ if (!present) {
       expect(errors.slice(0, 20)).toEqual([]);
     }, 240_000);
 
-    it.each(files)('%s → TS → CRD regenerates an equivalent CRD', (file) => {
-      const original = models.get(file)!;
-      const dir = testOutputDir(`corpus-rt/${path.basename(file, '.yaml')}`);
-      const written = writeFiles(dir, resourcesToTypeScript(original, { client: false })).filter((f) => !f.endsWith('index.ts'));
-      const back = readTypeScript(written, { baseDir: dir });
-      expect(canonical(back.resources)).toEqual(canonical(original));
-    }, 60_000);
+    it.each(files)(
+      '%s → TS → CRD regenerates an equivalent CRD',
+      (file) => {
+        const original = models.get(file)!;
+        const dir = testOutputDir(`corpus-rt/${path.basename(file, '.yaml')}`);
+        const written = writeFiles(dir, resourcesToTypeScript(original, { client: false })).filter(
+          (f) => !f.endsWith('index.ts'),
+        );
+        const back = readTypeScript(written, { baseDir: dir });
+        expect(canonical(back.resources)).toEqual(canonical(original));
+      },
+      60_000,
+    );
   });
 }

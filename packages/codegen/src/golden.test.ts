@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { compileStrict, testOutputDir, writeFiles } from '../test/helpers.ts';
 import { readCrds } from './crd-reader.ts';
 import { resourceToCrd, sortKeys } from './crd-writer.ts';
 import { generateCrds, generateTypes } from './generate.ts';
 import type { ResourceModel } from './ir.ts';
-import { compileStrict, testOutputDir, writeFiles } from './testdata/helpers.ts';
 import { readTypeScript } from './ts-reader.ts';
 import { resourcesToTypeScript } from './ts-writer.ts';
 
@@ -16,7 +16,9 @@ const update = process.env.UPDATE_GOLDEN === '1';
 function expectGolden(name: string, content: string): void {
   const file = path.join(golden, name);
   if (update) writeFileSync(file, content);
-  expect(content, `golden ${name} differs; run with UPDATE_GOLDEN=1 to accept`).toBe(readFileSync(file, 'utf8'));
+  expect(content, `golden ${name} differs; run with UPDATE_GOLDEN=1 to accept`).toBe(
+    readFileSync(file, 'utf8'),
+  );
 }
 
 /** The CRDs of resources, normalized (sorted keys, versions by name) for equivalence checks. */
@@ -67,7 +69,9 @@ describe('round trips', () => {
     const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8');
     const original = readCrds(text, 'widgets.yaml');
     const dir = testOutputDir('roundtrip-widgets');
-    const files = writeFiles(dir, resourcesToTypeScript(original, { client: false })).filter((f) => !f.endsWith('index.ts'));
+    const files = writeFiles(dir, resourcesToTypeScript(original, { client: false })).filter(
+      (f) => !f.endsWith('index.ts'),
+    );
     const back = readTypeScript(files, { baseDir: dir });
     expect(canonical(back.resources)).toEqual(canonical(original));
   });
@@ -75,7 +79,9 @@ describe('round trips', () => {
   it('TS → CRD → TS → CRD gives the same CRD (egress types)', () => {
     const first = readTypeScript([path.join(testdata, 'egress/types.ts')]);
     const dir = testOutputDir('roundtrip-egress');
-    const files = writeFiles(dir, resourcesToTypeScript(first.resources, { client: false })).filter((f) => !f.endsWith('index.ts'));
+    const files = writeFiles(dir, resourcesToTypeScript(first.resources, { client: false })).filter(
+      (f) => !f.endsWith('index.ts'),
+    );
     const second = readTypeScript(files, { baseDir: dir });
     expect(canonical(second.resources)).toEqual(canonical(first.resources));
   });

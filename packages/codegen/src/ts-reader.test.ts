@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { testOutputDir } from '../test/helpers.ts';
 import { CodegenError } from './codegen-error.ts';
 import type { SchemaNode } from './ir.ts';
-import { testOutputDir } from './testdata/helpers.ts';
 import { readTypeScript } from './ts-reader.ts';
 
 const dir = testOutputDir('ts-reader');
@@ -28,7 +28,9 @@ export interface Thing {
 `;
 
 function spec(body: string, extra = ''): SchemaNode {
-  const model = readTypeScript([source(`${HEAD}export interface Spec {\n${body}\n}\n${extra}`)], { baseDir: dir });
+  const model = readTypeScript([source(`${HEAD}export interface Spec {\n${body}\n}\n${extra}`)], {
+    baseDir: dir,
+  });
   return model.resources[0]!.versions[0]!.schema.properties!.spec!;
 }
 
@@ -82,7 +84,10 @@ export interface Ref {
     expect(s.properties!.at).toMatchObject({ type: 'string', format: 'date-time' });
     expect(s.properties!.labels).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
     expect(s.properties!.extra!.additionalProperties).toMatchObject({ type: 'object', required: ['name'] });
-    expect(s.properties!.a).toMatchObject({ description: 'A reference.', properties: { name: { maxLength: 5 } } });
+    expect(s.properties!.a).toMatchObject({
+      description: 'A reference.',
+      properties: { name: { maxLength: 5 } },
+    });
     expect(s.properties!.b!.items).toMatchObject({ properties: { name: { maxLength: 5 } } });
   });
 
@@ -127,12 +132,17 @@ export interface ByLabel { label: string }
 export interface Cat { kind: 'Cat'; meows: boolean }
 export interface Dog { kind: 'Dog'; barks: boolean }`,
     );
-    expect(s.properties!.port).toMatchObject({ intOrString: true, anyOf: [{ type: 'integer' }, { type: 'string' }] });
+    expect(s.properties!.port).toMatchObject({
+      intOrString: true,
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+    });
     expect(s.properties!.config).toMatchObject({ preserveUnknownFields: true });
     expect(s.properties!.config!.type).toBeUndefined();
     expect(s.properties!.raw).toMatchObject({ type: 'object', preserveUnknownFields: true });
     expect(s.properties!.both).toMatchObject({ required: ['a'], properties: { a: {}, b: {} } });
-    expect(s.properties!.either!.validations![0]!.rule).toBe('[has(self.name),has(self.label)].filter(x,x==true).size() == 1');
+    expect(s.properties!.either!.validations![0]!.rule).toBe(
+      '[has(self.name),has(self.label)].filter(x,x==true).size() == 1',
+    );
     expect(s.properties!.tagged!.properties!.kind).toMatchObject({ enum: ['Cat', 'Dog'] });
     expect(s.properties!.tagged!.validations!.map((v) => v.rule)).toEqual([
       'self.kind != "Cat" || (has(self.meows) && !has(self.barks))',
@@ -175,10 +185,16 @@ export const controller = 1;
     );
     const r = model.resources[0]!;
     expect(r).toMatchObject({ kind: 'Policy', plural: 'policies', scope: 'Cluster', shortNames: ['pol'] });
-    expect(r.versions[0]).toMatchObject({ storage: true, statusSubresource: true, scale: { specReplicasPath: '.spec.replicas' } });
+    expect(r.versions[0]).toMatchObject({
+      storage: true,
+      statusSubresource: true,
+      scale: { specReplicasPath: '.spec.replicas' },
+    });
     const spec = r.versions[0]!.schema.properties!.spec!;
     expect(spec.validations![0]!.message).toBe('exactly one of the fields in [a b] must be set');
-    expect(spec.properties!.id!.validations).toEqual([{ rule: 'self == oldSelf', message: 'field is immutable' }]);
+    expect(spec.properties!.id!.validations).toEqual([
+      { rule: 'self == oldSelf', message: 'field is immutable' },
+    ]);
     expect(model.permissions.map((p) => p.resources[0])).toEqual(['pods', 'deployments']);
   });
 });
@@ -190,15 +206,28 @@ describe('readTypeScript: errors name the file and line', () => {
   });
 
   it('rejects a misspelled case and a misplaced marker', () => {
-    expect(errors(`  /** @MinLength 3 */\n  name: string;`)).toMatch(/unknown marker @MinLength; did you mean @minLength\?/);
-    expect(errors(`  /** @maxLength 3 */\n  /** @format int32 */ n: number;`.replace('/** @maxLength 3 */\n  /** @format int32 */', '/**\n   * @format int32\n   * @maxLength 3\n   */'))).toMatch(
+    expect(errors(`  /** @MinLength 3 */\n  name: string;`)).toMatch(
+      /unknown marker @MinLength; did you mean @minLength\?/,
+    );
+    expect(
+      errors(
+        `  /** @maxLength 3 */\n  /** @format int32 */ n: number;`.replace(
+          '/** @maxLength 3 */\n  /** @format int32 */',
+          '/**\n   * @format int32\n   * @maxLength 3\n   */',
+        ),
+      ),
+    ).toMatch(
       /case\d+\.ts:14:\d+: misplaced marker @maxLength: it applies to string values, but this is integer/,
     );
-    expect(errors(`  /** @group x.dev */\n  name: string;`)).toMatch(/misplaced marker @group: it belongs on a resource's root interface/);
+    expect(errors(`  /** @group x.dev */\n  name: string;`)).toMatch(
+      /misplaced marker @group: it belongs on a resource's root interface/,
+    );
   });
 
   it('requires an integer or float choice for number', () => {
-    expect(errors('  count: number;')).toMatch(/case\d+\.ts:12:3: `number` needs an explicit integer or float choice/);
+    expect(errors('  count: number;')).toMatch(
+      /case\d+\.ts:12:3: `number` needs an explicit integer or float choice/,
+    );
   });
 
   it('rejects types a CRD cannot express', () => {
@@ -213,8 +242,11 @@ describe('readTypeScript: errors name the file and line', () => {
   });
 
   it('reports what the apiserver would reject (list map keys must be required)', () => {
-    expect(errors('  /**\n   * @listType map\n   * @listMapKey name\n   */\n  items?: Item[];', 'export interface Item { name?: string }')).toMatch(
-      /list map key name must be required or have a default/,
-    );
+    expect(
+      errors(
+        '  /**\n   * @listType map\n   * @listMapKey name\n   */\n  items?: Item[];',
+        'export interface Item { name?: string }',
+      ),
+    ).toMatch(/list map key name must be required or have a default/);
   });
 });

@@ -115,7 +115,9 @@ class Reader {
       ...(ts.getTrailingCommentRanges(sf.text, node.getFullStart()) ?? []),
       ...(ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? []),
     ];
-    const r = [...ranges].reverse().find((c) => sf.text.startsWith('/**', c.pos) && !sf.text.startsWith('/**/', c.pos));
+    const r = [...ranges]
+      .reverse()
+      .find((c) => sf.text.startsWith('/**', c.pos) && !sf.text.startsWith('/**/', c.pos));
     if (!r) return undefined;
     const start = sf.getLineAndCharacterOfPosition(r.pos);
     return {

@@ -31,7 +31,12 @@ export function parseDocComment(raw: string, startLine: number, startColumn: num
   lines.forEach(({ text, col }, i) => {
     const m = /^(\s*)@([A-Za-z][\w.-]*)\s?(.*)$/.exec(text);
     if (m) {
-      tags.push({ name: m[2]!, value: [m[3]!], line: startLine + i, column: col + m[1]!.length });
+      // several tags on one line (`@format int32 @minimum 1`): split outside double quotes
+      const offset = col + m[1]!.length;
+      for (const part of splitInlineTags(text.slice(m[1]!.length))) {
+        const pm = /^@([A-Za-z][\w.-]*)\s?([\s\S]*)$/.exec(part.text)!;
+        tags.push({ name: pm[1]!, value: [pm[2]!], line: startLine + i, column: offset + part.offset });
+      }
       return;
     }
     const current = tags[tags.length - 1];
@@ -127,4 +132,31 @@ export function parseArgs(text: string): MarkerArgs {
     }
   }
   return { positional, named };
+}
+
+/** Splits `@a 1 @b "x @y"` into tags at ` @name` boundaries outside double-quoted strings. */
+function splitInlineTags(text: string): Array<{ text: string; offset: number }> {
+  const out: Array<{ text: string; offset: number }> = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\' && quoted) {
+      i++;
+      continue;
+    }
+    if (c === '"') quoted = !quoted;
+    if (
+      !quoted &&
+      i > 0 &&
+      c === '@' &&
+      /\s/.test(text[i - 1]!) &&
+      /^@[A-Za-z][\w.-]*(\s|$)/.test(text.slice(i))
+    ) {
+      out.push({ text: text.slice(start, i).trimEnd(), offset: start });
+      start = i;
+    }
+  }
+  out.push({ text: text.slice(start), offset: start });
+  return out;
 }

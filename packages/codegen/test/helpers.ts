@@ -1,10 +1,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import type { GeneratedFile } from '../ts-writer.ts';
+import type { GeneratedFile } from '../src/ts-writer.ts';
 
 /** The package directory (for test output that must resolve the workspace packages). */
-export const PACKAGE_DIR = path.resolve(import.meta.dirname, '../..');
+export const PACKAGE_DIR = path.resolve(import.meta.dirname, '..');
 
 /** A fresh, git-ignored output directory under the package. */
 export function testOutputDir(name: string): string {

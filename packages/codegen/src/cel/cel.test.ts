@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { CelSyntaxError } from './ast.ts';
+import { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from './evaluator.ts';
+import { parseCel } from './parser.ts';
+
+const run = (src: string, self: CelValue = null, oldSelf?: CelValue) =>
+  evaluate(parseCel(src), oldSelf === undefined ? { self } : { self, oldSelf });
+
+describe('CEL', () => {
+  it('evaluates comparisons, logic, arithmetic and ternaries', () => {
+    expect(run('1 + 2 * 3 == 7 && !(2 > 3) || false')).toBe(true);
+    expect(run('7 / 2')).toBe(3n);
+    expect(run('7.0 / 2.0')).toBe(3.5);
+    expect(run("self.a > 1 ? 'big' : 'small'", { a: 2n })).toBe('big');
+    expect(run('1 == 1.0')).toBe(true);
+  });
+
+  it('has(), size(), in, field access and indexing', () => {
+    const self = { a: 'x', list: ['p', 'q'], m: { k: 1n } };
+    expect(run('has(self.a) && !has(self.b)', self)).toBe(true);
+    expect(run('size(self.list) == 2 && self.list.size() == 2 && self.a.size() == 1', self)).toBe(true);
+    expect(run("'p' in self.list && 'k' in self.m && self.m['k'] == 1", self)).toBe(true);
+    expect(() => run('self.b == 1', self)).toThrow(CelEvalError);
+  });
+
+  it('string functions and macros', () => {
+    expect(run("self.startsWith('ab') && self.endsWith('yz') && self.contains('m')", 'abmyz')).toBe(true);
+    expect(run("self.matches('^[a-z]+$')", 'abc')).toBe(true);
+    expect(run("self.split('/')[0].size() < 3 && self.substring(1) == 'b/c'", 'ab/c')).toBe(true);
+    expect(
+      run('self.all(x, x > 0) && self.exists(x, x == 2) && self.exists_one(x, x == 3)', [1n, 2n, 3n]),
+    ).toBe(true);
+    expect(run('self.filter(x, x > 1).size() == 2 && self.map(x, x * 2)[0] == 2', [1n, 2n, 3n])).toBe(true);
+    expect(run("duration(self) > duration('1s')", '1m30s')).toBe(true);
+    expect(run('isIP(self)', '10.0.0.1')).toBe(true);
+  });
+
+  it('absorbs errors like CEL: false && error is false', () => {
+    expect(run('has(self.a) && self.a.b == 1', {})).toBe(false);
+    expect(run('self.missing == 1 || true', {})).toBe(true);
+  });
+
+  it('transition rules see oldSelf', () => {
+    expect(run('self == oldSelf', { a: 1n }, { a: 1n })).toBe(true);
+    expect(run('self == oldSelf', ['a'], ['b'])).toBe(false);
+  });
+
+  it('reports unsupported functions and syntax errors with the column', () => {
+    expect(() => run("isURL('http://x')")).toThrow(CelUnsupportedError);
+    expect(() => parseCel('self.a >')).toThrow(CelSyntaxError);
+    expect(() => parseCel('self.a )')).toThrow(/column 8/);
+  });
+});
