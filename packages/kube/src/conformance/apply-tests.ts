@@ -215,4 +215,53 @@ export function applyTests(ctx: ConformanceContext): void {
       'b=b:1',
     ]);
   });
+  it('a list item a manager stops applying is removed; items others own stay', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const dep = (containers: Array<Record<string, unknown>>, withSelector: boolean) =>
+      ({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd', namespace: ns },
+        spec: {
+          ...(withSelector ? { selector: { matchLabels: { app: 'd' } } } : {}),
+          template: { ...(withSelector ? { metadata: { labels: { app: 'd' } } } : {}), spec: { containers } },
+        },
+      }) as KubeObject;
+    await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      dep(
+        [
+          { name: 'a', image: 'a:1' },
+          { name: 'b', image: 'b:1' },
+        ],
+        true,
+      ),
+      'apply',
+      {
+        fieldManager: 'one',
+      },
+    );
+    await api.patch(builtins.Deployment, 'd', ns, dep([{ name: 'c', image: 'c:1' }], false), 'apply', {
+      fieldManager: 'two',
+    });
+    const after = (await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      dep([{ name: 'a', image: 'a:2' }], true),
+      'apply',
+      {
+        fieldManager: 'one',
+      },
+    )) as KubeObject & {
+      spec: { template: { spec: { containers: Array<{ name: string; image: string }> } } };
+    };
+    expect(after.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
+      'a=a:2',
+      'c=c:1',
+    ]);
+  });
 }

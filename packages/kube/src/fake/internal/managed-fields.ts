@@ -326,13 +326,16 @@ export function serverSideApply(
   };
   for (const [k, p] of previous) {
     if (applied.has(k) || ownedElsewhere(p)) continue;
-    deleteAt(result, p);
-    for (let depth = p.length - 1; depth > 0; depth--) {
-      const ancestor = p.slice(0, depth);
+    // A list item nobody else owns anything under goes as a whole (its key fields included).
+    const itemDepth = p.findIndex((seg, i) => seg.startsWith('k:') && !ownedElsewhere(p.slice(0, i + 1)));
+    const target = itemDepth >= 0 ? p.slice(0, itemDepth + 1) : p;
+    if (valueAt(result, target) === undefined) continue;
+    deleteAt(result, target);
+    for (let depth = target.length - 1; depth > 0; depth--) {
+      const ancestor = target.slice(0, depth);
       const value = valueAt(result, ancestor);
       if (value === undefined) continue;
-      const itemGone = ancestor[ancestor.length - 1]!.startsWith('k:') && !ownedElsewhere(ancestor);
-      if ((isEmpty(value) || itemGone) && !ownedElsewhere(ancestor)) deleteAt(result, ancestor);
+      if (isEmpty(value) && !ownedElsewhere(ancestor)) deleteAt(result, ancestor);
       else break;
     }
   }
