@@ -1,5 +1,6 @@
 import { builtins, InvalidError } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type RealHarness, realKube } from '../test/real-harness.ts';
 import {
   badInputScenario,
   configMapScenario,
@@ -9,7 +10,6 @@ import {
 } from './client-scenarios.test-util.ts';
 import { newClient } from './new-client.ts';
 import { newNamespace } from './scenarios.test-util.ts';
-import { type RealHarness, realKube } from './test-support.test-util.ts';
 
 const harnesses: RealHarness[] = [];
 function harness(): RealHarness {

@@ -167,7 +167,7 @@ export interface Client<T extends KubeObject = KubeObject> extends Informer<T>, 
 export type Untyped = Client<KubeObject>;
 
 /**
- * An object filter that may change at run time. It is `@kubeloom/kube`'s {@link ObjectFilter}
+ * An object filter that may change at run time. It is `@kubeloom/kube`'s `ObjectFilter`
  * (`matches`, optional `subscribe`) plus an optional `hasSynced`: a filter that depends on other
  * informers (e.g. Namespace labels) is not authoritative before they synced, and a client's
  * `hasSynced` waits for it.

@@ -1,11 +1,11 @@
 import { afterEach, describe, it } from 'vitest';
+import { type RealHarness, realKube } from '../test/real-harness.ts';
 import {
   delayedClientPresentScenario,
   delayedClientScenario,
   dynamicFilterScenario,
   slowHandlerScenario,
 } from './scenarios.test-util.ts';
-import { type RealHarness, realKube } from './test-support.test-util.ts';
 
 const harnesses: RealHarness[] = [];
 function harness(): RealHarness {
