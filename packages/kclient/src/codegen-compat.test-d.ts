@@ -1,0 +1,43 @@
+// Compiles the shape of what `@kubeloom/codegen` emits for a CRD against kclient's API.
+import {
+  defineResource,
+  type KubeClient,
+  type ObjectMeta,
+  type TypedResourceDescriptor,
+} from '@kubeloom/kube';
+import { type Client, type ClientOptions, newClient } from './index.ts';
+
+/** A generated kind. */
+export interface Egress {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec: { cidr: string; ports?: number[] };
+  status?: { phase?: 'Ready' | 'Pending' };
+}
+
+export const EgressResource: TypedResourceDescriptor<Egress> = defineResource<Egress>({
+  group: 'example.com',
+  version: 'v1',
+  kind: 'Egress',
+  plural: 'egresses',
+  namespaced: true,
+  subresources: { status: false, scale: false },
+});
+
+export type EgressClient = Omit<Client<Egress>, 'updateStatus' | 'patchStatus' | 'applyStatus'>;
+
+export function newEgressClient(kube: KubeClient, options?: ClientOptions<Egress>): EgressClient {
+  return newClient(kube, EgressResource, options);
+}
+
+export async function usage(kube: KubeClient): Promise<void> {
+  const c = newEgressClient(kube, { namespace: 'ns', objectFilter: (e) => e.spec.cidr !== '' });
+  const e: Egress | undefined = c.get('a', 'ns');
+  const cidrs: string[] = c.list().map((x) => x.spec.cidr);
+  await c.apply({ metadata: { name: 'a', namespace: 'ns' }, spec: { ports: [1] } }, { fieldManager: 'm' });
+  // @ts-expect-error: status writes are omitted for kinds without a status subresource
+  await c.updateStatus({ spec: { cidr: '' } });
+  void e;
+  void cidrs;
+}
