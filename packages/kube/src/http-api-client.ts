@@ -403,6 +403,8 @@ export class HttpApiClient implements ApiClient {
     if (opts.preconditions) body.preconditions = opts.preconditions;
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
     if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+    // With a DeleteOptions body the apiserver reads dryRun from the body, not the query.
+    if (opts.dryRun) body.dryRun = [opts.dryRun];
     return (await this.#send(
       'DELETE',
       path,
