@@ -204,6 +204,19 @@ describe('constructors', () => {
       /needs opts.fieldManager/,
     );
     expect(kube.informers()).toEqual([]);
+    // a namespaced kind without a namespace is refused before any request
+    const requests = kube.cluster.requestCount('create') + kube.cluster.requestCount('patch');
+    await expect(writer.create({ metadata: { name: 'b' } })).rejects.toThrow(/ConfigMap is namespaced/);
+    await expect(writer.patch('b', undefined, 'merge', {})).rejects.toThrow(/namespace is required/);
+    await expect(writer.apply({ metadata: { name: 'b' } }, { fieldManager: 'me' })).rejects.toThrow(
+      /namespaced/,
+    );
+    await expect(writer.delete('b')).rejects.toThrow(/namespaced/);
+    expect(kube.cluster.requestCount('create') + kube.cluster.requestCount('patch')).toBe(requests);
+    // cluster-scoped kinds need none
+    const nodes = newWriteClient(kube, builtins.Node);
+    await nodes.create({ metadata: { name: 'n1' } });
+    await nodes.delete('n1');
   });
 
   it('newDelayed on a built-in kind is a normal client', async () => {

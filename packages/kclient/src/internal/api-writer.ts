@@ -45,6 +45,17 @@ function requirePatchKind(r: ResourceDescriptor, type: PatchKind, name: string):
   }
 }
 
+function requireNamespace(
+  r: ResourceDescriptor,
+  verb: string,
+  name: string,
+  namespace: string | undefined,
+): void {
+  if (r.namespaced && !namespace) {
+    throw new TypeError(`${verb} ${r.kind} ${name}: ${r.kind} is namespaced, so a namespace is required`);
+  }
+}
+
 function requireName(r: ResourceDescriptor, verb: string, obj: { metadata?: { name?: string } }): string {
   const name = obj.metadata?.name;
   if (!name) throw new TypeError(`${verb} ${r.kind}: metadata.name is required`);
@@ -83,19 +94,25 @@ export class ApiWriter<T extends KubeObject> implements Writer<T> {
 
   async create(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('create');
+    requireNamespace(
+      r,
+      'create',
+      obj.metadata?.name ?? obj.metadata?.generateName ?? '',
+      obj.metadata?.namespace,
+    );
     return await this.#kube.api.create<T>(r, withTypeMeta(r, obj), this.#opts(opts));
   }
 
   async update(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('update');
-    requireName(r, 'update', obj);
+    requireNamespace(r, 'update', requireName(r, 'update', obj), obj.metadata?.namespace);
     return await this.#kube.api.update<T>(r, withTypeMeta(r, obj), this.#opts(opts));
   }
 
   async updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('updateStatus');
     requireStatus(r, 'updateStatus');
-    requireName(r, 'updateStatus', obj);
+    requireNamespace(r, 'updateStatus', requireName(r, 'updateStatus', obj), obj.metadata?.namespace);
     return await this.#kube.api.update<T>(r, withTypeMeta(r, obj), {
       ...this.#opts(opts),
       subresource: 'status',
@@ -111,6 +128,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T> {
   ): Promise<T> {
     const r = await this.#resource('patch');
     requirePatchKind(r, type, name);
+    requireNamespace(r, 'patch', name, namespace);
     return await this.#kube.api.patch<T>(r, name, namespace, data, type, this.#opts(opts));
   }
 
@@ -124,6 +142,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T> {
     const r = await this.#resource('patchStatus');
     requireStatus(r, 'patchStatus');
     requirePatchKind(r, type, name);
+    requireNamespace(r, 'patchStatus', name, namespace);
     return await this.#kube.api.patch<T>(r, name, namespace, data, type, {
       ...this.#opts(opts),
       subresource: 'status',
@@ -147,6 +166,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T> {
     const r = await this.#resource(verb);
     if (subresource) requireStatus(r, verb);
     const name = requireName(r, verb, config);
+    requireNamespace(r, verb, name, config.metadata.namespace);
     if (!opts?.fieldManager) {
       throw new TypeError(`${verb} ${r.kind} ${name}: server-side apply needs opts.fieldManager`);
     }
@@ -160,6 +180,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T> {
 
   async delete(name: string, namespace?: string, opts?: DeleteOptions): Promise<void> {
     const r = await this.#resource('delete');
+    requireNamespace(r, 'delete', name, namespace);
     await this.#kube.api.delete(r, name, namespace, opts);
   }
 }
