@@ -17,7 +17,8 @@ export interface Violation {
   readonly to: string;
 }
 
-const TEST_FILE = '(\\.test\\.ts|\\.test-d\\.ts|/testing/|/fake/|/bench/|/test/)';
+const TEST_FILE =
+  '(\\.test\\.ts|\\.test-d\\.ts|\\.test-util\\.ts|/testing/|/fake/|/bench/|/test/|/conformance/)';
 
 interface PackageJson {
   name: string;

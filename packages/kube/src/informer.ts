@@ -133,4 +133,11 @@ export interface SharedInformer<T extends KubeObject = KubeObject> {
   health(): InformerHealth;
   /** The resourceVersion of the last list or event. */
   lastSyncResourceVersion(): string | undefined;
+  /** Every cached object, including those the client-wide object filter hides. */
+  listUnfiltered(): T[];
+  /**
+   * Ends a backoff wait at once and resets the backoff: use it when you know the cause of the
+   * failures is gone (e.g. a deleted CRD was installed again). No effect while healthy.
+   */
+  retryNow(): void;
 }

@@ -92,6 +92,11 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
     return index.get(value) ?? EMPTY;
   }
 
+  /** {@inheritDoc Store.hasIndex} */
+  hasIndex(name: string): boolean {
+    return this.#indexers.has(name);
+  }
+
   /** {@inheritDoc Store.addIndexer} */
   addIndexer(name: string, fn: IndexFunc<T>): void {
     if (this.#indexers.has(name)) throw new Error(`an index named "${name}" already exists`);

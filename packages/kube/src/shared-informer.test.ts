@@ -257,6 +257,23 @@ describe('Informer', () => {
     expect(informer.hasSynced()).toBe(true);
   });
 
+  it('retryNow() ends a backoff wait at once and resets the backoff', async () => {
+    const api = new ScriptedApi();
+    let fail = true;
+    api.listHandler = () => {
+      if (fail)
+        throw Object.assign(new Error('the server could not find the requested resource'), { code: 404 });
+      return { metadata: { resourceVersion: '1' }, items: [] };
+    };
+    const { informer, stop } = start(api, { tuning: { initialBackoffMs: 60_000, maxBackoffMs: 60_000 } });
+    informer.run(stop.signal);
+    await until('backoff', () => informer.health().state === 'backoff');
+    fail = false;
+    informer.retryNow();
+    expect(await informer.waitForSync(stop.signal)).toBe(true);
+    expect(api.lists).toHaveLength(2);
+  });
+
   it('stops cleanly: a pending list is cancelled, sync waiters get false, the watch ends', async () => {
     const api = new ScriptedApi();
     api.listHandler = (opts) =>
@@ -404,6 +421,11 @@ describe('Informer', () => {
     expect(informer.store.keysByIndex('name', 'c')).toEqual(['x/c']);
     expect(() => informer.store.byIndex('nope', 'x')).toThrow(/no index named "nope"/);
     expect(() => informer.store.addIndexer('app', () => [])).toThrow(/already exists/);
+    expect([
+      informer.store.hasIndex('app'),
+      informer.store.hasIndex('namespace'),
+      informer.store.hasIndex('nope'),
+    ]).toEqual([true, true, false]);
     const w = await api.watchNumber(0);
     w.push({ type: 'MODIFIED', object: labelled('a', 'x', 'db') });
     await until('reindexed', () => informer.store.byIndex('app', 'db').length === 2);

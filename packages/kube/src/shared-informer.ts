@@ -122,9 +122,28 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     return this.#store;
   }
 
-  /** Every cached object, including those the object filter hides. */
+  /** {@inheritDoc SharedInformer.listUnfiltered} */
   listUnfiltered(): T[] {
     return this.#store.listUnfiltered();
+  }
+
+  /** {@inheritDoc SharedInformer.retryNow} */
+  retryNow(): void {
+    this.#backoff.reset();
+    this.#wake?.abort();
+  }
+
+  #wake: AbortController | undefined;
+
+  /** Sleeps for a backoff delay; {@link Informer.retryNow} or the signal ends it early. */
+  async #backoffSleep(ms: number, signal: AbortSignal): Promise<void> {
+    const wake = new AbortController();
+    this.#wake = wake;
+    try {
+      await sleep(ms, AbortSignal.any([signal, wake.signal]));
+    } finally {
+      if (this.#wake === wake) this.#wake = undefined;
+    }
   }
 
   /** {@inheritDoc SharedInformer.addEventHandler} */
@@ -242,7 +261,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
         if (outcome === 'restart' || !productive) {
           // A watch that ended at once, or after bad data: don't spin.
           this.#state = 'backoff';
-          await sleep(this.#backoff.next(), signal);
+          await this.#backoffSleep(this.#backoff.next(), signal);
         }
       } catch (err) {
         if (signal.aborted) break;
@@ -264,7 +283,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
         });
         this.#state = 'backoff';
         if (!needList) this.#restarts++;
-        await sleep(wait, signal);
+        await this.#backoffSleep(wait, signal);
       }
     }
     this.#state = 'stopped';

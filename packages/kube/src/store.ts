@@ -28,6 +28,8 @@ export interface Store<T extends KubeObject = KubeObject> {
   byIndex(name: string, value: string): T[];
   /** The keys of the objects whose index `name` yields `value`. */
   keysByIndex(name: string, value: string): string[];
+  /** True when an index with this name exists. */
+  hasIndex(name: string): boolean;
   /** Adds an index; existing objects are indexed at once. @throws when the name is taken. */
   addIndexer(name: string, fn: IndexFunc<T>): void;
 }
