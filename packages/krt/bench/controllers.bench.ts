@@ -1,0 +1,333 @@
+/**
+ * The port of Istio's `BenchmarkControllers` (pkg/kube/krt/bench_test.go) on the fake cluster:
+ * Pods → Workloads (each pod joined with the services selecting it in its namespace), krt
+ * against a hand-written queue-based controller computing the same workloads.
+ *
+ * Data as in Istio: 1,000 pods `pod-<i>` in `ns-<i%2>` labelled `app: app-<i%25>`, 50 services
+ * `pod-<i>` in `ns-<i%2>` selecting `app: app-<i%25>` (every pod is selected by exactly one
+ * service); and the same at 10× (10,000 pods, 500 services, 250 app labels so that the
+ * topology stays one service per pod).
+ *
+ * Timed region as in Istio: start the informers, initial sync, the initial workload events, then
+ * `ITERS` rounds of updating every pod's IP through the API and waiting for one event per pod.
+ * Each measurement runs in a fresh process; retained heap is measured after a forced GC with the
+ * controller still alive, relative to the heap before the fake client was created (so it
+ * includes the fake cluster's storage and the informer caches, which both variants share).
+ *
+ * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 20 s).
+ */
+import { execFileSync } from 'node:child_process';
+import { createQueue, objectHandler } from '@kubeloom/controllers';
+import { newClient } from '@kubeloom/kclient';
+import { builtins, type KubeClient, noopLogger, type ObjectKey } from '@kubeloom/kube';
+import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import type { V1Pod, V1Service } from '@kubernetes/client-node';
+import { collection, deepEqual, filter, namespaceIndex, newInformer, selectsNonEmpty } from '../src/index.ts';
+
+const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
+
+class Workload {
+  readonly name: string;
+  readonly namespace: string;
+  readonly serviceNames: string[];
+  readonly ip: string;
+  constructor(name: string, namespace: string, serviceNames: string[], ip: string) {
+    this.name = name;
+    this.namespace = namespace;
+    this.serviceNames = serviceNames;
+    this.ip = ip;
+  }
+  resourceName(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+}
+
+/** Supplies the selector without reflection, as Istio's ServiceWrapper does. */
+class ServiceWrapper {
+  readonly svc: V1Service;
+  constructor(svc: V1Service) {
+    this.svc = svc;
+  }
+  getLabelSelector(): Record<string, string> | undefined {
+    return this.svc.spec?.selector;
+  }
+}
+
+let ipCounter = 10;
+function nextIp(): string {
+  const n = ipCounter++;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+function makePod(i: number, apps: number): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `pod-${i}`, namespace: `ns-${i % 2}`, labels: { app: `app-${i % apps}` } },
+    spec: { serviceAccountName: 'fake-sa', containers: [] },
+    status: { phase: 'Running', podIP: nextIp() },
+  };
+}
+
+function makeService(i: number, apps: number): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: `pod-${i}`, namespace: `ns-${i % 2}` },
+    spec: { selector: { app: `app-${i % apps}` } },
+  };
+}
+
+type Emit = () => void;
+
+function buildKrt(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
+  const pods = newInformer(kube, builtins.Pod, { signal, name: 'pods' });
+  const services = newInformer(kube, builtins.Service, {
+    signal,
+    name: 'services',
+    augment: (o) => new ServiceWrapper(o as V1Service),
+  });
+  const byNamespace = namespaceIndex(services);
+  const workloads = collection(
+    pods,
+    (ctx, pod) => {
+      const ip = pod.status?.podIP;
+      if (!ip) return undefined;
+      const svcs = byNamespace.fetch(
+        ctx,
+        pod.metadata!.namespace!,
+        filter.selectsNonEmpty(pod.metadata!.labels),
+      );
+      return new Workload(
+        pod.metadata!.name!,
+        pod.metadata!.namespace!,
+        svcs.map((s) => s.metadata!.name!),
+        ip,
+      );
+    },
+    { signal, name: 'workloads' },
+  );
+  workloads.register(() => emit());
+}
+
+function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
+  const pods = newClient(kube, builtins.Pod);
+  const services = newClient(kube, builtins.Service);
+  const state = new Map<string, Workload>();
+  const queue = createQueue<ObjectKey>({
+    name: 'pods',
+    logger: noopLogger,
+    reconciler: (key) => {
+      const k = `${key.namespace}/${key.name}`;
+      const pod = pods.get(key.name, key.namespace);
+      const ip = pod?.status?.podIP;
+      if (pod === undefined || !ip) {
+        if (state.delete(k)) emit();
+        return;
+      }
+      const labels = pod.metadata?.labels;
+      const names: string[] = [];
+      for (const svc of services.list(key.namespace)) {
+        if (selectsNonEmpty(svc.spec?.selector, labels)) names.push(svc.metadata!.name!);
+      }
+      const w = new Workload(key.name, key.namespace!, names, ip);
+      const old = state.get(k);
+      if (old !== undefined && deepEqual(old, w)) return;
+      state.set(k, w);
+      emit();
+    },
+  });
+  pods.addEventHandler(objectHandler((o) => queue.addObject(o)));
+  services.addEventHandler(
+    objectHandler((svc: V1Service) => {
+      const sel = svc.spec?.selector;
+      if (!sel || Object.keys(sel).length === 0) return;
+      for (const pod of pods.list(svc.metadata!.namespace, { matchLabels: sel })) queue.addObject(pod);
+    }),
+  );
+  void queue.run(signal);
+}
+
+/** The floor: the same informers and one event per pod change, no controller. */
+function buildFloor(kube: KubeClient, emit: Emit, _signal: AbortSignal): void {
+  const pods = newClient(kube, builtins.Pod);
+  newClient(kube, builtins.Service).addEventHandler({});
+  pods.addEventHandler({ onAdd: () => emit(), onUpdate: () => emit() });
+}
+
+const builders: Record<string, (kube: KubeClient, emit: Emit, signal: AbortSignal) => void> = {
+  floor: buildFloor,
+  legacy: buildLegacy,
+  krt: buildKrt,
+};
+
+interface Result {
+  ms: number;
+  retainedBytes: number;
+  events: number;
+}
+
+async function child(
+  variant: string,
+  nPods: number,
+  nServices: number,
+  apps: number,
+  iters: number,
+): Promise<Result> {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  gc();
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const stop = new AbortController();
+  const kube = createFakeKubeClient({ logger: noopLogger });
+  let events = 0;
+  let target = 0;
+  let wake: (() => void) | undefined;
+  const emit = (): void => {
+    events++;
+    if (events >= target && wake) {
+      const w = wake;
+      wake = undefined;
+      w();
+    }
+  };
+  // Waits until `n` more events than asked for so far have arrived (they may already have).
+  const drain = (n: number): Promise<void> => {
+    target += n;
+    if (events >= target) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${target - events} events`)),
+        smoke ? 10_000 : 300_000,
+      );
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  };
+  builders[variant]!(kube, emit, stop.signal);
+  const pods: V1Pod[] = [];
+  for (let i = 0; i < nPods; i++) {
+    // The API server ignores status on create: set it through the status subresource.
+    const want = makePod(i, apps);
+    const created = await kube.api.create(builtins.Pod, want);
+    pods.push(
+      await kube.api.update(builtins.Pod, { ...created, status: want.status }, { subresource: 'status' }),
+    );
+  }
+  for (let i = 0; i < nServices; i++) await kube.api.create(builtins.Service, makeService(i, apps));
+
+  const start = performance.now();
+  await kube.runAndWait(stop.signal);
+  await drain(nPods);
+  for (let it = 0; it < iters; it++) {
+    const done = drain(nPods);
+    for (let i = 0; i < nPods; i++) {
+      const p = pods[i]!;
+      const next: V1Pod = {
+        ...p,
+        metadata: { ...p.metadata, resourceVersion: undefined },
+        status: { ...p.status, podIP: nextIp() },
+      };
+      pods[i] = await kube.api.update(builtins.Pod, next, { subresource: 'status' });
+    }
+    await done;
+  }
+  const ms = performance.now() - start;
+  gc();
+  gc();
+  const retainedBytes = process.memoryUsage().heapUsed - heapBefore;
+  stop.abort();
+  kube.shutdown();
+  return { ms, retainedBytes, events };
+}
+
+function run(variant: string, scale: number, iters: number): Result {
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--conditions=@kubeloom/source',
+      '--expose-gc',
+      '--max-old-space-size=8192',
+      import.meta.filename,
+      'child',
+      variant,
+      String(scale),
+      String(iters),
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 24, env: process.env },
+  );
+  return JSON.parse(out.trim().split('\n').pop()!) as Result;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function sizes(scale: number): { pods: number; services: number; apps: number } {
+  if (smoke) return { pods: 100 * scale, services: 6 * scale, apps: 3 * scale };
+  return { pods: 1000 * scale, services: 50 * scale, apps: 25 * scale };
+}
+
+if (process.argv[2] === 'child') {
+  const [, , , variant, scaleArg, itersArg] = process.argv;
+  const scale = Number(scaleArg);
+  const s = sizes(scale);
+  const res = await child(variant!, s.pods, s.services, s.apps, Number(itersArg));
+  console.log(JSON.stringify(res));
+  process.exit(0);
+} else {
+  const runs = smoke ? 1 : 3;
+  const iters = smoke ? 2 : 10;
+  const scales = [1, 10];
+  const rows: string[] = [];
+  const perPod: Record<string, number[]> = {};
+  const fmt = (n: number, d = 1) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  console.log(
+    `Istio BenchmarkControllers port: ${iters} update rounds after the initial sync, median of ${runs} fresh processes per cell\n`,
+  );
+  console.log(
+    '| size | variant | time (ms) | time/pod/round (µs) | retained heap (MB) | time vs hand-written | memory vs hand-written | above the floor (time / memory) |',
+  );
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const scale of scales) {
+    const s = sizes(scale);
+    const res: Record<string, Result[]> = { floor: [], legacy: [], krt: [] };
+    for (let r = 0; r < runs; r++) {
+      for (const v of ['floor', 'legacy', 'krt']) {
+        const x = run(v, scale, iters);
+        if (x.events < s.pods * (iters + 1))
+          throw new Error(`${v}: ${x.events} events, want ${s.pods * (iters + 1)}`);
+        res[v]!.push(x);
+      }
+    }
+    const base = {
+      ms: median(res.legacy!.map((x) => x.ms)),
+      mem: median(res.legacy!.map((x) => x.retainedBytes)),
+    };
+    const floor = {
+      ms: median(res.floor!.map((x) => x.ms)),
+      mem: median(res.floor!.map((x) => x.retainedBytes)),
+    };
+    for (const v of ['floor', 'legacy', 'krt']) {
+      const ms = median(res[v]!.map((x) => x.ms));
+      const mem = median(res[v]!.map((x) => x.retainedBytes));
+      const us = (ms * 1000) / (s.pods * (iters + 1));
+      (perPod[v] ??= []).push(us);
+      const label = { floor: 'floor (informers only)', legacy: 'hand-written queue', krt: 'krt' }[v];
+      const over = v === 'floor' ? '–' : `${fmt(ms - floor.ms)} ms / ${fmt((mem - floor.mem) / 1e6)} MB`;
+      rows.push(
+        `| ${s.pods} pods, ${s.services} svcs | ${label} | ${fmt(ms)} | ${fmt(us, 2)} | ${fmt(mem / 1e6)} | ${fmt(ms / base.ms, 2)}× | ${fmt(mem / base.mem, 2)}× | ${over} |`,
+      );
+      console.log(rows[rows.length - 1]);
+    }
+  }
+  console.log('');
+  for (const v of ['floor', 'legacy', 'krt']) {
+    const [a, b] = perPod[v]!;
+    console.log(`${v}: time per pod per round at 10× is ${fmt(b! / a!, 2)}× the time at 1×`);
+  }
+}
