@@ -77,6 +77,18 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     this.#watcher = watcher;
     this.#load = options.load;
     if (watcher.knownOrCallback(gvr, () => this.#swap())) this.#swap();
+    // A CRD deleted and installed again: the loaded informer is backing off on 404s; retry now.
+    watcher.onChange((changed, present) => {
+      if (
+        present &&
+        this.#inner &&
+        changed.group === gvr.group &&
+        changed.version === gvr.version &&
+        changed.resource === gvr.resource
+      ) {
+        this.#inner.informer.retryNow();
+      }
+    });
   }
 
   /** True once the real informer took over. */

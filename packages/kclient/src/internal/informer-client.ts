@@ -42,12 +42,7 @@ export function deadRegistration(): HandlerRegistration {
 const INDEX_PREFIX = 'kclient/';
 
 function hasIndex(informer: SharedInformer, name: string): boolean {
-  try {
-    informer.store.keysByIndex(name, '');
-    return true;
-  } catch {
-    return false;
-  }
+  return informer.store.hasIndex(name);
 }
 
 interface ClientRegistration<T extends KubeObject> extends HandlerRegistration {
@@ -114,8 +109,7 @@ export class InformerClient<T extends KubeObject> extends ApiWriter<T> implement
 
   listUnfiltered(namespace?: string, selector?: LabelSelector): T[] {
     const match = labelMatcher(selector);
-    const inf = this.#informer as SharedInformer<T> & { listUnfiltered?: () => T[] };
-    const all = inf.listUnfiltered ? inf.listUnfiltered() : inf.store.list();
+    const all = this.#informer.listUnfiltered();
     return all.filter(
       (o) => (namespace === undefined || o.metadata?.namespace === namespace) && match(o.metadata?.labels),
     );
