@@ -3,7 +3,7 @@ import { quoteArg, renderDocComment } from './internal/jsdoc.ts';
 import type { ResourceModel, SchemaNode, VersionModel } from './ir.ts';
 import { isIntOrStringJunctor } from './structural.ts';
 
-/** Options for {@link resourceToTypeScript}. */
+/** Options for {@link resourcesToTypeScript} and {@link versionToTypeScript}. */
 export interface TypeScriptWriterOptions {
   /** Emit a runtime validator (`<Kind>Validator`). Default true. */
   readonly validator?: boolean;
