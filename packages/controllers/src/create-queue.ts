@@ -21,9 +21,6 @@ import type { RateLimiter } from './rate-limiter.ts';
 /** How many synchronous reconciles a worker runs in a row before it lets the event loop breathe. */
 const YIELD_EVERY = 1024;
 
-/** How many idle entries a queue keeps for reuse. */
-const POOL_SIZE = 1024;
-
 /** The sync marker's slot in the FIFO. */
 const SYNC = null;
 
@@ -56,24 +53,6 @@ function defaultKeyFunc(queue: string): (key: unknown) => string {
   };
 }
 
-/**
- * One key the queue knows about: waiting (`dirty`), being processed, or both (re-added while
- * processing). A key that is neither has no entry. The FIFO holds entries, so dequeuing needs no
- * lookup.
- */
-interface Entry<K> {
-  key: string;
-  /** The latest value added for the key. */
-  value: K;
-  /** Needs processing: queued, or re-added while processing. */
-  dirty: boolean;
-  processing: boolean;
-  /** When it entered the FIFO, with metrics. */
-  addedAt: number;
-  /** When its current reconcile started, with metrics. */
-  startedAt: number;
-}
-
 class WorkQueue<K> implements Queue<K> {
   readonly name: string;
   readonly closed: Promise<void>;
@@ -88,27 +67,32 @@ class WorkQueue<K> implements Queue<K> {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #metrics: QueueMetricsRecorder | undefined;
-  /** Entries waiting to be processed, in order, and the sync marker. */
-  readonly #fifo = new Fifo<Entry<K> | typeof SYNC>();
-  /** Every key that is waiting or being processed. */
-  readonly #entries = new Map<string, Entry<K>>();
-  /** Entries being processed (at most `workers`). */
-  readonly #inFlight: Array<Entry<K>> = [];
+  /** Keys waiting to be processed, in order, and the sync marker. */
+  readonly #fifo = new Fifo<string | typeof SYNC>();
+  /**
+   * Keys that need processing (waiting, or added again while being processed) with their latest
+   * value: client-go's dirty set. One map operation per add, whether or not it is a duplicate.
+   */
+  readonly #dirty = new Map<string, K>();
+  /** Keys being processed (at most `workers`), with their start time (0 without metrics). */
+  readonly #processing = new Map<string, number>();
+  /** Keys added again while being processed: queued once more when their reconcile ends. */
+  readonly #readded = new Set<string>();
+  /** When each waiting key entered the FIFO; only with metrics. */
+  readonly #addedAt: Map<string, number> | undefined;
   /** Keys the rate limiter has failures for (so successes only call `forget` when needed). */
   readonly #limited = new Set<string>();
   readonly #delayed = new DelayHeap<K>();
   #timer: TimerHandle | undefined;
   #timerAt: number | undefined;
   readonly #waiters: Array<() => void> = [];
-  /** Idle entries kept for reuse, so a busy queue allocates little. */
-  readonly #pool: Array<Entry<K>> = [];
   /** The context of every first attempt (the common case), shared to avoid an allocation per reconcile. */
   #firstAttempt: ReconcileContext | undefined;
   #state: State = 'new';
   #shuttingDown = false;
   #syncQueued = false;
   #synced = false;
-  #syncWaitFor: Set<Entry<K>> | undefined;
+  #syncWaitFor: Set<string> | undefined;
   #signal: AbortSignal | undefined;
 
   constructor(opts: QueueOptions<K>) {
@@ -129,18 +113,19 @@ class WorkQueue<K> implements Queue<K> {
       resolve = r;
     });
     this.#resolveClosed = resolve;
+    this.#addedAt = opts.metrics ? new Map() : undefined;
     this.#metrics = opts.metrics?.queue(this.name, {
       depth: () => this.len(),
       unfinishedWorkSeconds: () => {
         const now = this.#clock.now();
         let total = 0;
-        for (const e of this.#inFlight) total += now - e.startedAt;
+        for (const start of this.#processing.values()) total += now - start;
         return total / 1000;
       },
       longestRunningProcessorSeconds: () => {
         const now = this.#clock.now();
         let longest = 0;
-        for (const e of this.#inFlight) longest = Math.max(longest, now - e.startedAt);
+        for (const start of this.#processing.values()) longest = Math.max(longest, now - start);
         return longest / 1000;
       },
     });
@@ -149,26 +134,15 @@ class WorkQueue<K> implements Queue<K> {
   add(value: K): void {
     if (this.#shuttingDown) return;
     const key = this.#stringKeys && typeof value === 'string' ? value : this.#keyFunc(value);
-    const e = this.#entries.get(key);
-    if (e === undefined) {
-      let entry = this.#pool.pop();
-      if (entry === undefined)
-        entry = { key, value, dirty: true, processing: false, addedAt: 0, startedAt: 0 };
-      else {
-        entry.key = key;
-        entry.value = value;
-        entry.dirty = true;
-      }
-      this.#entries.set(key, entry);
-      this.#metrics?.add();
-      this.#push(entry);
+    const before = this.#dirty.size;
+    this.#dirty.set(key, value); // the latest value wins
+    if (this.#dirty.size === before) return; // already waiting (or already re-added)
+    this.#metrics?.add();
+    if (this.#processing.size !== 0 && this.#processing.has(key)) {
+      this.#readded.add(key); // #done queues it when the running reconcile ends
       return;
     }
-    e.value = value; // the latest value wins
-    if (e.dirty) return; // already waiting
-    // Not waiting, so being processed: #done queues it again when that ends.
-    e.dirty = true;
-    this.#metrics?.add();
+    this.#push(key);
   }
 
   addObject(this: Queue<ObjectKey>, obj: KubeObject): void {
@@ -257,7 +231,7 @@ class WorkQueue<K> implements Queue<K> {
     if (timeoutMs === 0 || this.#state === 'closed') return this.closed;
     return new Promise<void>((resolve, reject) => {
       const timer = this.#clock.setTimeout(
-        () => reject(new QueueCloseTimeoutError(this.name, timeoutMs, this.#inFlight.length)),
+        () => reject(new QueueCloseTimeoutError(this.name, timeoutMs, this.#processing.size)),
         timeoutMs,
       );
       void this.closed.then(() => {
@@ -276,25 +250,26 @@ class WorkQueue<K> implements Queue<K> {
   async #worker(): Promise<void> {
     let streak = 0;
     while (!this.#shuttingDown) {
-      const e = this.#fifo.shift();
-      if (e === undefined) {
+      const key = this.#fifo.shift();
+      if (key === undefined) {
         await new Promise<void>((resolve) => this.#waiters.push(resolve));
         continue;
       }
-      if (e === SYNC) {
+      if (key === SYNC) {
         this.#syncQueued = false;
         this.#onSyncMarker();
         continue;
       }
-      e.dirty = false;
-      e.processing = true;
-      this.#inFlight.push(e);
+      const value = this.#dirty.get(key) as K;
+      this.#dirty.delete(key);
+      let start = 0;
       if (this.#metrics) {
-        e.startedAt = this.#clock.now();
-        this.#metrics.observeQueueDuration((e.startedAt - e.addedAt) / 1000);
+        start = this.#clock.now();
+        const addedAt = this.#addedAt!.get(key);
+        this.#addedAt!.delete(key);
+        if (addedAt !== undefined) this.#metrics.observeQueueDuration((start - addedAt) / 1000);
       }
-      const key = e.key;
-      const value = e.value;
+      this.#processing.set(key, start);
       let result: unknown;
       let failed = false;
       let error: unknown;
@@ -327,7 +302,7 @@ class WorkQueue<K> implements Queue<K> {
         // A throwing rate limiter or keyFunc must not wedge the key in `processing`.
         this.#logger.error('queue bookkeeping failed after reconcile', { key: logKey(key), error: err });
       }
-      this.#done(e);
+      this.#done(key);
       if (streak >= YIELD_EVERY) {
         streak = 0;
         await yieldToEventLoop();
@@ -382,38 +357,26 @@ class WorkQueue<K> implements Queue<K> {
     forget();
   }
 
-  #done(e: Entry<K>): void {
-    e.processing = false;
-    const inFlight = this.#inFlight;
-    const i = inFlight.indexOf(e);
-    inFlight[i] = inFlight[inFlight.length - 1]!;
-    inFlight.pop();
-    if (this.#metrics) this.#metrics.observeWorkDuration((this.#clock.now() - e.startedAt) / 1000);
-    if (this.#syncWaitFor?.delete(e) && this.#syncWaitFor.size === 0) {
+  #done(key: string): void {
+    if (this.#metrics)
+      this.#metrics.observeWorkDuration((this.#clock.now() - this.#processing.get(key)!) / 1000);
+    this.#processing.delete(key);
+    if (this.#syncWaitFor?.delete(key) && this.#syncWaitFor.size === 0) {
       this.#syncWaitFor = undefined;
       this.#synced = true;
     }
-    if (e.dirty && !this.#shuttingDown) {
-      this.#push(e);
-      return;
-    }
-    if (this.#shuttingDown) return; // #entries was cleared
-    this.#entries.delete(e.key);
-    if (this.#pool.length < POOL_SIZE) {
-      e.value = undefined as K; // do not keep the value alive
-      this.#pool.push(e);
-    }
+    if (this.#readded.size !== 0 && this.#readded.delete(key) && !this.#shuttingDown) this.#push(key);
   }
 
   #onSyncMarker(): void {
     // Keys dequeued before the marker may still be running on other workers.
-    if (this.#inFlight.length === 0) this.#synced = true;
-    else this.#syncWaitFor = new Set(this.#inFlight);
+    if (this.#processing.size === 0) this.#synced = true;
+    else this.#syncWaitFor = new Set(this.#processing.keys());
   }
 
-  #push(e: Entry<K>): void {
-    this.#fifo.push(e);
-    if (this.#metrics) e.addedAt = this.#clock.now();
+  #push(key: string): void {
+    this.#fifo.push(key);
+    this.#addedAt?.set(key, this.#clock.now());
     if (this.#waiters.length !== 0) this.#waiters.pop()!();
   }
 
@@ -444,7 +407,9 @@ class WorkQueue<K> implements Queue<K> {
     this.#delayed.clear();
     this.#fifo.clear();
     this.#syncQueued = false;
-    this.#entries.clear();
+    this.#dirty.clear();
+    this.#readded.clear();
+    this.#addedAt?.clear();
     for (const wake of this.#waiters.splice(0)) wake();
   }
 
