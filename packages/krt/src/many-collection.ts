@@ -383,19 +383,22 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
       } else {
         const ok = this.keyOf(o);
         st.out = ok;
+        // Deletes first: a key change is delete then add (Istio P7).
+        if (oldOut !== undefined && oldOut !== ok) {
+          this.#forEachOut(oldOut, (k) => {
+            if (k !== ok) this.#deleteOutput(k, out);
+          });
+        }
         this.#setOutput(ok, o, out);
-        this.#forEachOut(oldOut, (k) => {
-          if (k !== ok) this.#deleteOutput(k, out);
-        });
       }
     } else {
       const next = new Map<string, O>();
       for (const o of result as Iterable<O>) next.set(this.keyOf(o), o);
       st.out = next.size === 0 ? undefined : next.size === 1 ? next.keys().next().value! : [...next.keys()];
-      for (const [ok, o] of next) this.#setOutput(ok, o, out);
       this.#forEachOut(oldOut, (k) => {
         if (!next.has(k)) this.#deleteOutput(k, out);
       });
+      for (const [ok, o] of next) this.#setOutput(ok, o, out);
     }
     this.#afterInput?.(key, input, ctx.extra);
   }
