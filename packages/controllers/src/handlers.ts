@@ -127,7 +127,7 @@ export function enqueueForParentHandler(
 }
 
 /**
- * The object inside a delete handler's argument, unwrapping a {@link Tombstone}; `undefined` for
+ * The object inside a delete handler's argument, unwrapping a tombstone; `undefined` for
  * `null`/`undefined`, or when `guard` rejects the object (Istio's `Extract`, which yields the zero
  * value when the conversion fails).
  */

@@ -107,6 +107,54 @@ describe('createQueue', () => {
     await run;
   });
 
+  it('keeps its guarantees under random adds and random reconcile durations with 4 workers', async () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    let clock = 0; // a sequence number, so "before" and "after" are exact
+    const running = new Set<string>();
+    const lastAdd = new Map<string, number>();
+    const lastStart = new Map<string, number>();
+    let overlaps = 0;
+    let reconciles = 0;
+    const q = createQueue<string>({
+      workers: 4,
+      reconciler: async (k) => {
+        if (running.has(k)) overlaps++;
+        running.add(k);
+        reconciles++;
+        lastStart.set(k, ++clock);
+        await new Promise((r) => setTimeout(r, Math.floor(random() * 50)));
+        running.delete(k);
+      },
+    });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    let adds = 0;
+    for (let i = 0; i < 2000; i++) {
+      setTimeout(
+        () => {
+          const k = `k${Math.floor(random() * 10)}`;
+          lastAdd.set(k, ++clock);
+          adds++;
+          q.add(k);
+        },
+        Math.floor(random() * 1000),
+      );
+    }
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(adds).toBe(2000);
+    expect(overlaps).toBe(0);
+    expect(running.size).toBe(0);
+    expect(reconciles).toBeLessThan(adds); // deduplicated
+    // Every key was reconciled after its last add.
+    for (const [k, added] of lastAdd) expect(lastStart.get(k)!).toBeGreaterThan(added);
+    ac.abort();
+    await run;
+  });
+
   it('runs distinct keys in parallel up to `workers`', async () => {
     const gate = deferred();
     let concurrent = 0;
