@@ -250,3 +250,19 @@ describe('collection', () => {
     outer.abort();
   });
 });
+
+describe('output key errors', () => {
+  it('an output without a key is a transformation error for that input only', async () => {
+    const signal = stop.signal;
+    const logger = recordingLogger();
+    const src = staticCollection(['good', 'bad'], { signal });
+    const c = collection(src, (_ctx, k) => (k === 'bad' ? ({ nokey: true } as unknown as string) : `${k}!`), {
+      signal,
+      name: 'keys',
+      logger,
+    });
+    await c.waitUntilSynced(signal);
+    expect(c.list()).toEqual(['good!']);
+    expect(logger.records[0]?.fields).toMatchObject({ collection: 'keys', key: 'bad' });
+  });
+});

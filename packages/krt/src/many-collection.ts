@@ -346,8 +346,18 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     const ctx = new TrackingContext(this as DerivedCollection<unknown, unknown>);
     let st = this.#inputs.get(key);
     let result: unknown;
+    // Output keys are derived inside the guarded section: a keyless output is a transformation error.
+    let single: { key: string; obj: O } | undefined;
+    let many: Map<string, O> | undefined;
     try {
       result = this.#transform(ctx, input);
+      if (!this.#multi) {
+        const o = result as O | undefined | null;
+        if (o !== undefined && o !== null) single = { key: this.keyOf(o), obj: o };
+      } else {
+        many = new Map<string, O>();
+        for (const o of result as Iterable<O>) many.set(this.keyOf(o), o);
+      }
     } catch (err) {
       this.#errors++;
       const message = err instanceof Error ? err.message : String(err);
@@ -376,12 +386,12 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
 
     const oldOut = st.out;
     if (!this.#multi) {
-      const o = result as O | undefined | null;
-      if (o === undefined || o === null) {
+      if (single === undefined) {
         st.out = undefined;
         this.#forEachOut(oldOut, (ok) => this.#deleteOutput(ok, out));
       } else {
-        const ok = this.keyOf(o);
+        const ok = single.key;
+        const o = single.obj;
         st.out = ok;
         // Deletes first: a key change is delete then add (Istio P7).
         if (oldOut !== undefined && oldOut !== ok) {
@@ -392,8 +402,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
         this.#setOutput(ok, o, out);
       }
     } else {
-      const next = new Map<string, O>();
-      for (const o of result as Iterable<O>) next.set(this.keyOf(o), o);
+      const next = many!;
       st.out = next.size === 0 ? undefined : next.size === 1 ? next.keys().next().value! : [...next.keys()];
       this.#forEachOut(oldOut, (k) => {
         if (!next.has(k)) this.#deleteOutput(k, out);
