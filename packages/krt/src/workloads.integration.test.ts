@@ -109,7 +109,7 @@ describe('krt on the real control plane', () => {
     const nextIp = () => `10.1.${ipN >> 8}.${ipN++ & 255}`;
 
     const createPod = async (name: string) => {
-      const created = await kube.api.create(builtins.Pod, {
+      const created = await kube.api.create<V1Pod>(builtins.Pod, {
         metadata: { name, namespace: ns, labels: { app: pick(apps) } },
         spec: { containers: [{ name: 'c', image: 'registry.invalid/x:1' }] },
       });
