@@ -136,6 +136,8 @@ class Elector implements LeaderElector {
   /** The Lease vanished after we saw it held: wait a lease duration before creating it. */
   #absentAfterHeld = false;
   #reportedLeader: string | undefined;
+  #lastWarning: string | undefined;
+  #lastWarningAt = Number.NEGATIVE_INFINITY;
 
   constructor(opts: LeaderElectionOptions) {
     this.#t = validate(opts);
@@ -357,10 +359,21 @@ class Elector implements LeaderElector {
   }
 
   #failed(what: string, err: unknown, leading: boolean, signal: AbortSignal): Attempt {
-    if (!signal.aborted) {
-      const fields = { error: err };
-      if (leading) this.#logger.warn(what, fields);
-      else this.#logger.debug(what, fields);
+    if (signal.aborted) return FAILED;
+    const fields = { error: err };
+    if (leading) {
+      this.#logger.warn(what, fields);
+      return FAILED;
+    }
+    // A candidate that cannot read or write the Lease (RBAC, a wrong namespace, an unreachable
+    // server) would otherwise wait silently forever: warn, at most once per lease duration for
+    // the same error.
+    const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
+    const now = this.#clock.now();
+    if (message !== this.#lastWarning || now - this.#lastWarningAt >= this.#t.leaseDurationMs) {
+      this.#lastWarning = message;
+      this.#lastWarningAt = now;
+      this.#logger.warn(`${what}; still campaigning`, fields);
     }
     return FAILED;
   }

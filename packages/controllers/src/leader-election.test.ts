@@ -473,3 +473,22 @@ function leaseHeldBy(holder: string, seconds = 15): KubeObject {
     spec: { holderIdentity: holder, leaseDurationSeconds: seconds, leaseTransitions: 3 },
   } as KubeObject;
 }
+
+describe('createLeaderElector: a candidate that cannot reach the Lease', () => {
+  it('warns (once per lease duration for the same error) instead of waiting silently', async () => {
+    const logger = recordingLogger();
+    api.cluster.failAlways('get', { code: 403, message: 'leases.coordination.k8s.io is forbidden' });
+    const e = createLeaderElector(base({ identity: 'a', logger }));
+    const ac = new AbortController();
+    const run = e.run(ac.signal);
+    await vi.advanceTimersByTimeAsync(20_000);
+    const warnings = logger.records.filter((r) => r.level === 'warn');
+    expect(warnings).toHaveLength(2); // at 0 s and at 16 s
+    expect(warnings[0]!.message).toBe('reading the Lease failed; still campaigning');
+    expect(String((warnings[0]!.fields.error as Error).message)).toMatch(/forbidden/);
+    expect(e.isLeader()).toBe(false);
+    ac.abort();
+    await run;
+    api.cluster.clearFailures();
+  });
+});
