@@ -27,7 +27,7 @@ export interface Index<K, O> {
   readonly name: string;
   /** The indexed collection. */
   readonly collection: Collection<O>;
-  /** Internal handle used by {@link filter.index}. */
+  /** @internal Handle used by `filter.index`. */
   readonly [INTERNAL]: { readonly view: IndexView<O>; readonly owner: number };
   /** The objects with this key, without recording a dependency. */
   lookup(key: K): O[];

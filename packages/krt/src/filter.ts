@@ -6,7 +6,7 @@ import type { Labels } from './labels.ts';
 
 /** One filter of a {@link fetch}; build them with {@link filter}. Filters of one fetch are ANDed. */
 export interface FetchOption {
-  /** Applies the filter (internal). */
+  /** @internal Applies the filter. */
   readonly [INTERNAL]: (spec: FilterSpec) => void;
 }
 
