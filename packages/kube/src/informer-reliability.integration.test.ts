@@ -28,7 +28,11 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+async function until(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -52,17 +56,29 @@ function replay(informer: SharedInformer): Map<string, string> {
 
 async function serverState(kube: KubeClient, namespace: string): Promise<Map<string, string>> {
   const list = await kube.api.list(builtins.ConfigMap, { namespace });
-  return new Map(list.items.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o.metadata!.resourceVersion!]));
+  return new Map(
+    list.items.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o.metadata!.resourceVersion!]),
+  );
 }
 
 function cacheState(informer: SharedInformer): Map<string, string> {
-  return new Map(informer.store.list().map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o.metadata!.resourceVersion!]));
+  return new Map(
+    informer.store
+      .list()
+      .map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o.metadata!.resourceVersion!]),
+  );
 }
 
 const sorted = (m: Map<string, string>) => [...m.entries()].sort(([a], [b]) => a.localeCompare(b));
 
 /** A writer that keeps creating, updating and deleting ConfigMaps until stopped. */
-function churn(kube: KubeClient, namespace: string, random: () => number, signal: AbortSignal, population = 30): Promise<number> {
+function churn(
+  kube: KubeClient,
+  namespace: string,
+  random: () => number,
+  signal: AbortSignal,
+  population = 30,
+): Promise<number> {
   return (async () => {
     let writes = 0;
     while (!signal.aborted) {
@@ -72,7 +88,10 @@ function churn(kube: KubeClient, namespace: string, random: () => number, signal
         if (roll < 0.5) {
           await kube.api.patch(builtins.ConfigMap, name, namespace, { data: { v: String(writes) } }, 'merge');
         } else if (roll < 0.8) {
-          await kube.api.create(builtins.ConfigMap, { metadata: { name, namespace }, data: { v: String(writes) } });
+          await kube.api.create(builtins.ConfigMap, {
+            metadata: { name, namespace },
+            data: { v: String(writes) },
+          });
         } else {
           await kube.api.delete(builtins.ConfigMap, name, namespace);
         }
@@ -130,7 +149,10 @@ describe('informer reliability through the fault-injection proxy', () => {
     const total = await writes;
     expect(total).toBeGreaterThan(20);
     const expected = sorted(await serverState(direct, namespace));
-    await until('the cache to equal the server', () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected));
+    await until(
+      'the cache to equal the server',
+      () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected),
+    );
     expect(sorted(replayed)).toEqual(expected);
     expect(proxy.count({ verb: 'list', namespace })).toBe(1);
     await proxy.waitForRequests(21, { verb: 'watch', namespace });
@@ -148,7 +170,9 @@ describe('informer reliability through the fault-injection proxy', () => {
     await until('malformed counted', () => informer.health().malformedLines === 1);
     await proxy.waitForWatches(1, { namespace });
     expect(proxy.injectError(500, { namespace, message: 'injected internal error' })).toBe(1);
-    await until('error counted', () => (informer.health().lastError ?? '').includes('injected internal error'));
+    await until('error counted', () =>
+      (informer.health().lastError ?? '').includes('injected internal error'),
+    );
     await direct.api.create(builtins.ConfigMap, { metadata: { name: 'after', namespace } });
     await until('recovered', () => informer.store.get(`${namespace}/after`) !== undefined);
     expect(informer.health()).toMatchObject({ malformedLines: 1, lists: 1 });
@@ -176,59 +200,73 @@ describe('informer reliability through the fault-injection proxy', () => {
     await proxy.waitForWatches(1, { namespace });
     const stall = proxy.stall({ watch: true, namespace });
     await direct.api.create(builtins.ConfigMap, { metadata: { name: 'during-stall', namespace } });
-    await until('an idle-timeout restart', () => (informer.health().lastError ?? '').includes('received no data'));
+    await until('an idle-timeout restart', () =>
+      (informer.health().lastError ?? '').includes('received no data'),
+    );
     stall.resume();
-    await until('the event after the stall', () => informer.store.get(`${namespace}/during-stall`) !== undefined);
+    await until(
+      'the event after the stall',
+      () => informer.store.get(`${namespace}/during-stall`) !== undefined,
+    );
     expect(informer.health().lists).toBe(1);
   });
 
-  it.each([11, 23, 37])('survives chaos (seed %i): the cache equals a fresh list and the replayed events', async (seed) => {
-    const random = mulberry32(seed);
-    const { namespace, viaProxy, informer, stop } = await setup(`chaos-${seed}`);
-    const replayed = replay(informer);
-    await viaProxy.runAndWait(stop.signal);
-    const writer = new AbortController();
-    const writes = churn(direct, namespace, mulberry32(seed * 7), writer.signal);
-    const faults: string[] = [];
-    try {
-      const end = Date.now() + 6_000;
-      while (Date.now() < end) {
-        const roll = random();
-        if (roll < 0.3) {
-          proxy.cut({ namespace });
-          faults.push('cut');
-        } else if (roll < 0.5) {
-          const s = proxy.stall({ watch: true, namespace });
-          await new Promise((r) => setTimeout(r, 50 + random() * 300));
-          if (random() < 0.5) s.cut();
-          else s.resume();
-          faults.push('stall');
-        } else if (roll < 0.7) {
-          proxy.injectError(410, { namespace });
-          faults.push('410');
-        } else if (roll < 0.85) {
-          proxy.respond(500, { namespace, verb: ['list', 'watch'], count: 1 });
-          faults.push('500');
-        } else {
-          proxy.respond(429, { namespace, verb: ['list', 'watch'], count: 1, retryAfterSeconds: 0 });
-          faults.push('429');
+  it.each([11, 23, 37])(
+    'survives chaos (seed %i): the cache equals a fresh list and the replayed events',
+    async (seed) => {
+      const random = mulberry32(seed);
+      const { namespace, viaProxy, informer, stop } = await setup(`chaos-${seed}`);
+      const replayed = replay(informer);
+      await viaProxy.runAndWait(stop.signal);
+      const writer = new AbortController();
+      const writes = churn(direct, namespace, mulberry32(seed * 7), writer.signal);
+      const faults: string[] = [];
+      try {
+        const end = Date.now() + 6_000;
+        while (Date.now() < end) {
+          const roll = random();
+          if (roll < 0.3) {
+            proxy.cut({ namespace });
+            faults.push('cut');
+          } else if (roll < 0.5) {
+            const s = proxy.stall({ watch: true, namespace });
+            await new Promise((r) => setTimeout(r, 50 + random() * 300));
+            if (random() < 0.5) s.cut();
+            else s.resume();
+            faults.push('stall');
+          } else if (roll < 0.7) {
+            proxy.injectError(410, { namespace });
+            faults.push('410');
+          } else if (roll < 0.85) {
+            proxy.respond(500, { namespace, verb: ['list', 'watch'], count: 1 });
+            faults.push('500');
+          } else {
+            proxy.respond(429, { namespace, verb: ['list', 'watch'], count: 1, retryAfterSeconds: 0 });
+            faults.push('429');
+          }
+          await new Promise((r) => setTimeout(r, 50 + random() * 250));
         }
-        await new Promise((r) => setTimeout(r, 50 + random() * 250));
+      } finally {
+        writer.abort();
+        proxy.clearRules();
       }
-    } finally {
-      writer.abort();
-      proxy.clearRules();
-    }
-    await writes;
-    const expected = sorted(await serverState(direct, namespace));
-    try {
-      await until('the cache to converge', () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected), 30_000);
-      expect(sorted(replayed)).toEqual(expected);
-    } catch (err) {
-      throw new Error(`chaos seed ${seed} failed after faults [${faults.join(',')}]: ${(err as Error).message}`);
-    }
-    expect(faults.length).toBeGreaterThan(5);
-  });
+      await writes;
+      const expected = sorted(await serverState(direct, namespace));
+      try {
+        await until(
+          'the cache to converge',
+          () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected),
+          30_000,
+        );
+        expect(sorted(replayed)).toEqual(expected);
+      } catch (err) {
+        throw new Error(
+          `chaos seed ${seed} failed after faults [${faults.join(',')}]: ${(err as Error).message}`,
+        );
+      }
+      expect(faults.length).toBeGreaterThan(5);
+    },
+  );
 });
 
 describe('informer relist after etcd compaction (410 Gone)', () => {
@@ -238,10 +276,16 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
   });
 
   it('relists once after a stalled watch outlives a compaction and emits the correct updates and deletes', async () => {
-    plane = await startControlPlane({ apiServerArgs: ['--etcd-compaction-interval=1s', '--watch-cache=false'] });
+    plane = await startControlPlane({
+      apiServerArgs: ['--etcd-compaction-interval=1s', '--watch-cache=false'],
+    });
     const proxy = await startFaultProxy({ upstream: plane });
     const direct = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
-    const viaProxy = createKubeClient({ kubeConfig: proxy.kubeConfig(), logger: noopLogger, tuning: fastTuning });
+    const viaProxy = createKubeClient({
+      kubeConfig: proxy.kubeConfig(),
+      logger: noopLogger,
+      tuning: fastTuning,
+    });
     const stop = new AbortController();
     try {
       const namespace = 'default';
@@ -257,7 +301,8 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
         },
         onUpdate: (_o, n) => events.push(`update ${n.metadata?.name}`),
         onDelete: (o) => {
-          if (isTombstone(o)) tombstones.push(`${o.obj.metadata?.name}:${(o.obj as { data?: { v?: string } }).data?.v}`);
+          if (isTombstone(o))
+            tombstones.push(`${o.obj.metadata?.name}:${(o.obj as { data?: { v?: string } }).data?.v}`);
           events.push(`delete ${(isTombstone(o) ? o.obj : o).metadata?.name}`);
         },
       });
@@ -270,12 +315,18 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
       await direct.api.delete(builtins.ConfigMap, 'vanish', namespace);
       await direct.api.create(builtins.ConfigMap, { metadata: { name: 'new', namespace } });
       // Push the revision forward and let the compactor pass it twice.
-      for (let i = 0; i < 5; i++) await direct.api.create(builtins.ConfigMap, { metadata: { name: `filler-${i}`, namespace: 'kube-public' } });
+      for (let i = 0; i < 5; i++)
+        await direct.api.create(builtins.ConfigMap, {
+          metadata: { name: `filler-${i}`, namespace: 'kube-public' },
+        });
       await new Promise((r) => setTimeout(r, 3500));
       expect(stall.cut()).toBeGreaterThanOrEqual(1);
       await until('relist', () => informer.health().lists === 2);
       const expected = sorted(await serverState(direct, namespace));
-      await until('convergence', () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected));
+      await until(
+        'convergence',
+        () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected),
+      );
       expect(sorted(replayed)).toEqual(expected);
       expect(events.sort()).toEqual(['add new', 'delete vanish', 'update change']);
       expect(tombstones).toEqual(['vanish:0']);
