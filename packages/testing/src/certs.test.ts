@@ -5,7 +5,11 @@ import { TinyCA } from './certs.ts';
 describe('TinyCA', () => {
   it('issues a serving certificate with IP and DNS SANs that verifies against the CA', () => {
     const ca = new TinyCA();
-    const pair = ca.issue({ commonName: 'kube-apiserver', hosts: ['127.0.0.1', 'localhost'], usage: 'server' });
+    const pair = ca.issue({
+      commonName: 'kube-apiserver',
+      hosts: ['127.0.0.1', 'localhost'],
+      usage: 'server',
+    });
     const cert = new X509Certificate(pair.certPem);
     const caCert = new X509Certificate(ca.certPem);
     expect(caCert.ca).toBe(true);
