@@ -5,8 +5,9 @@
  *
  * @packageDocumentation
  */
-export { createOrUpdate } from './create-or-update.ts';
+export { type CreateOrUpdateOptions, createOrUpdate } from './create-or-update.ts';
 export { ResourceNotServedError } from './errors.ts';
+export { EventRecorder, type EventRecorderOptions, type EventType } from './event-recorder.ts';
 export type {
   ApplyConfiguration,
   ApplyOptions,
@@ -18,10 +19,14 @@ export type {
   Index,
   Informer,
   PartialObjectMetadata,
+  Patcher,
   PatchKind,
   Reader,
   ReadWriter,
+  ScaleClient,
+  Scaler,
   Untyped,
+  WithScale,
   Writer,
 } from './interfaces.ts';
 export {
@@ -42,3 +47,6 @@ export {
 } from './new-client.ts';
 export { METADATA_TRANSFORM_NAME, toPartialObjectMetadata } from './partial-object-metadata.ts';
 export { type RetryOptions, retryOnConflict } from './retry-on-conflict.ts';
+export { newScaleClient, withScale } from './scale-client.ts';
+export { type HandlerShutdowner, shutdownAll } from './shutdown-all.ts';
+export { toPatcher } from './to-patcher.ts';

@@ -9,6 +9,7 @@ import type {
   TransformFunc,
   WriteOptions,
 } from '@kubeloom/kube';
+import type { V1Scale } from '@kubernetes/client-node';
 import type { LabelSelector } from './label-selector.ts';
 
 /**
@@ -155,6 +156,75 @@ export interface Informer<T extends KubeObject = KubeObject> extends Reader<T> {
    * informer; this is for informers created after it). Does not wait.
    */
   start(signal: AbortSignal): void;
+}
+
+/**
+ * Access to the `scale` subresource (autoscaling/v1 `Scale`: `spec.replicas`,
+ * `status.replicas`, `status.selector`) of a resource that serves it (Deployments, ReplicaSets,
+ * StatefulSets, CRDs with `subresources.scale`). Offered at the type level only by
+ * {@link ScaleClient} (from `newScaleClient` or `withScale`), which check the descriptor.
+ */
+export interface Scaler {
+  /** The object's current Scale, straight from the API server. */
+  getScale(
+    name: string,
+    namespace?: string,
+    opts?: { readonly signal?: AbortSignal | undefined },
+  ): Promise<V1Scale>;
+  /**
+   * Sets the desired replicas through the scale subresource (a merge patch of
+   * `spec.replicas`, as `kubectl scale` sends); resolves with the new Scale.
+   */
+  updateScale(
+    name: string,
+    namespace: string | undefined,
+    replicas: number,
+    opts?: WriteOptions,
+  ): Promise<V1Scale>;
+}
+
+/** A client type plus {@link Scaler}: `WithScale<Omit<Client<T>, 'updateStatus'>>` and so on. */
+export type WithScale<C> = C & Scaler;
+
+/**
+ * The typed client of a resource with a `scale` subresource: {@link Client} plus
+ * {@link Scaler}. Obtain one with `newScaleClient(kube, resource)` or `withScale(client)`; both
+ * throw a `TypeError` when `resource.subresources.scale` is not true.
+ */
+export type ScaleClient<T extends KubeObject = KubeObject> = WithScale<Client<T>>;
+
+/**
+ * A type-erased patcher (Istio's `kclient.Patcher`, from `toPatcher`): the patch writes of a
+ * client without its object type, each resolving with nothing.
+ */
+export interface Patcher {
+  /** {@link Writer.patch}, discarding the result. */
+  patch(
+    name: string,
+    namespace: string | undefined,
+    type: PatchKind,
+    data: unknown,
+    opts?: WriteOptions,
+  ): Promise<void>;
+  /** {@link Writer.patchStatus}, discarding the result. */
+  patchStatus(
+    name: string,
+    namespace: string | undefined,
+    type: PatchKind,
+    data: unknown,
+    opts?: WriteOptions,
+  ): Promise<void>;
+  /**
+   * {@link Writer.applyStatus} of `config` (an apply configuration, typically `{ status: … }`)
+   * for the object `namespace/name`, discarding the result. `force` defaults to false, as in
+   * `Writer.applyStatus` (Istio's `ApplyStatus` always forces: pass `force: true` for that).
+   */
+  applyStatus(
+    name: string,
+    namespace: string | undefined,
+    config: Readonly<Record<string, unknown>>,
+    opts: ApplyOptions,
+  ): Promise<void>;
 }
 
 /** Reads and writes without handlers. */

@@ -40,6 +40,7 @@ export class NamespaceSelectorFilter implements DynamicFilter {
   #match: LabelMatcher;
   #flushQueued = false;
   #closed = false;
+  #detachSignal: (() => void) | undefined;
 
   /** Creates the filter and registers a handler on the shared Namespace informer (no I/O). */
   constructor(kube: KubeClient, selector: LabelSelector, options: NamespaceSelectorFilterOptions = {}) {
@@ -50,9 +51,12 @@ export class NamespaceSelectorFilter implements DynamicFilter {
       onUpdate: (_old, ns) => this.#observe(ns),
       onDelete: (value) => this.#forget(extractTombstone(value)),
     });
-    if (options.signal) {
-      if (options.signal.aborted) this.close();
-      else options.signal.addEventListener('abort', () => this.close(), { once: true });
+    const signal = options.signal;
+    if (signal?.aborted) this.close();
+    else if (signal) {
+      const onAbort = (): void => this.close();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#detachSignal = () => signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -90,10 +94,15 @@ export class NamespaceSelectorFilter implements DynamicFilter {
     return this.#registration.hasSynced() && !this.#flushQueued;
   }
 
-  /** Unregisters from the Namespace informer and drops subscribers; the selection freezes. */
+  /**
+   * Unregisters from the Namespace informer, drops subscribers and stops listening to the
+   * signal; the selection freezes.
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#detachSignal?.();
+    this.#detachSignal = undefined;
     this.#registration.remove();
     this.#subscribers.clear();
   }

@@ -188,6 +188,7 @@ export function newDelayed<T extends KubeObject>(
     kube,
     resource,
     fieldManager: options.fieldManager,
+    filter: resolveFilter(options.objectFilter),
     load: () => buildInformerClient<T>(kube, resource, options),
   });
 }

@@ -1,12 +1,15 @@
 import {
   apiVersionOf,
   type DeleteOptions,
+  isNotFound,
   type KubeClient,
   type KubeObject,
   type ResourceDescriptor,
   type WriteOptions,
 } from '@kubeloom/kube';
-import type { ApplyConfiguration, ApplyOptions, PatchKind, Writer } from '../interfaces.ts';
+import type { V1Scale } from '@kubernetes/client-node';
+import type { ApplyConfiguration, ApplyOptions, PatchKind, Scaler, Writer } from '../interfaces.ts';
+import type { LatestReader } from './latest-reader.ts';
 
 /** Where a writer gets its resource: known now, or resolved at the first write (untyped by GVR). */
 export type ResourceSource = ResourceDescriptor | (() => Promise<ResourceDescriptor>);
@@ -29,6 +32,19 @@ function withTypeMeta<O extends KubeObject>(r: ResourceDescriptor, obj: O): O {
 function requireStatus(r: ResourceDescriptor, verb: string): void {
   if (r.subresources?.status === false) {
     throw new TypeError(`${r.kind} has no status subresource: ${verb} is not supported`);
+  }
+}
+
+/** Whether `r` serves the scale subresource (declared by its descriptor). */
+export function servesScale(r: ResourceDescriptor): boolean {
+  return r.subresources?.scale === true;
+}
+
+function requireScale(r: ResourceDescriptor, verb: string): void {
+  if (!servesScale(r)) {
+    throw new TypeError(
+      `${r.kind || r.plural} has no scale subresource (its descriptor does not declare subresources.scale): ${verb} is not supported`,
+    );
   }
 }
 
@@ -63,7 +79,7 @@ function requireName(r: ResourceDescriptor, verb: string, obj: { metadata?: { na
 }
 
 /** The {@link Writer} over `KubeClient.api`. Clients extend it. */
-export class ApiWriter<T extends KubeObject> implements Writer<T> {
+export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<T>, Scaler {
   readonly #kube: KubeClient;
   readonly #source: ResourceSource;
   readonly #fieldManager: string | undefined;
@@ -84,6 +100,27 @@ export class ApiWriter<T extends KubeObject> implements Writer<T> {
     const r = await (this.#source as () => Promise<ResourceDescriptor>)();
     this.#resolved = r;
     return r;
+  }
+
+  /** The descriptor, when known (an untyped client by GVR knows it after its first write). */
+  knownResource(): ResourceDescriptor | undefined {
+    return this.#resolved;
+  }
+
+  /** {@inheritDoc LatestReader.readLatest} */
+  async readLatest(
+    name: string,
+    namespace: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<T | undefined> {
+    const r = await this.#resource('get');
+    requireNamespace(r, 'get', name, namespace);
+    try {
+      return await this.#kube.api.get<T>(r, name, namespace, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
   }
 
   #opts<O extends WriteOptions>(opts: O | undefined): O {
@@ -175,6 +212,40 @@ export class ApiWriter<T extends KubeObject> implements Writer<T> {
       ...opts,
       force: opts.force === true,
       subresource,
+    });
+  }
+
+  async getScale(
+    name: string,
+    namespace?: string,
+    opts?: { readonly signal?: AbortSignal | undefined },
+  ): Promise<V1Scale> {
+    const r = await this.#resource('getScale');
+    requireScale(r, 'getScale');
+    requireNamespace(r, 'getScale', name, namespace);
+    return await this.#kube.api.get<V1Scale>(r, name, namespace, {
+      signal: opts?.signal,
+      subresource: 'scale',
+    });
+  }
+
+  async updateScale(
+    name: string,
+    namespace: string | undefined,
+    replicas: number,
+    opts?: WriteOptions,
+  ): Promise<V1Scale> {
+    const r = await this.#resource('updateScale');
+    requireScale(r, 'updateScale');
+    requireNamespace(r, 'updateScale', name, namespace);
+    if (!Number.isInteger(replicas) || replicas < 0) {
+      throw new TypeError(
+        `updateScale ${r.kind} ${name}: replicas must be a non-negative integer, got ${replicas}`,
+      );
+    }
+    return await this.#kube.api.patch<V1Scale>(r, name, namespace, { spec: { replicas } }, 'merge', {
+      ...this.#opts(opts),
+      subresource: 'scale',
     });
   }
 

@@ -1,5 +1,6 @@
 import {
   type CrdWatcher,
+  type GroupVersionResource,
   gvrOf,
   type HandlerRegistration,
   type KubeClient,
@@ -11,7 +12,7 @@ import { ResourceNotServedError } from '../errors.ts';
 import type { Client, Index } from '../interfaces.ts';
 import type { LabelSelector } from '../label-selector.ts';
 import { ApiWriter } from './api-writer.ts';
-import type { InformerClient } from './informer-client.ts';
+import type { InformerClient, ResolvedFilter } from './informer-client.ts';
 
 class DelayedRegistration<T extends KubeObject> implements HandlerRegistration {
   readonly handler: ResourceEventHandler<T>;
@@ -42,6 +43,8 @@ export interface DelayedClientOptions<T extends KubeObject> {
   readonly kube: KubeClient;
   readonly resource: ResourceDescriptor;
   readonly fieldManager?: string | undefined;
+  /** The client-side filter; before the CRD loads, `hasSynced` also waits for a dynamic one. */
+  readonly filter?: ResolvedFilter<T> | undefined;
   /** Builds the real client once the CRD is served. */
   readonly load: () => InformerClient<T>;
 }
@@ -58,8 +61,12 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
   readonly #load: () => InformerClient<T>;
   readonly #registrations = new Set<DelayedRegistration<T>>();
   readonly #indexes = new Map<string, DelayedIndex<T>>();
+  readonly #gvr: GroupVersionResource;
+  readonly #filter: ResolvedFilter<T> | undefined;
   #inner: InformerClient<T> | undefined;
   #startSignal: AbortSignal | undefined;
+  /** Unsubscribes from the CRD watcher's changes; set while this loaded client listens. */
+  #stopWatching: (() => void) | undefined;
 
   constructor(options: DelayedClientOptions<T>) {
     const watcher = options.kube.crdWatcher;
@@ -75,10 +82,21 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     });
     this.resource = options.resource;
     this.#watcher = watcher;
+    this.#gvr = gvr;
+    this.#filter = options.filter;
     this.#load = options.load;
     if (watcher.knownOrCallback(gvr, () => this.#swap())) this.#swap();
-    // A CRD deleted and installed again: the loaded informer is backing off on 404s; retry now.
-    watcher.onChange((changed, present) => {
+  }
+
+  /**
+   * Once loaded, listens to the CRD watcher so that a CRD deleted and installed again makes the
+   * informer (backing off on 404s) retry at once. {@link DelayedClient.shutdownHandlers} stops
+   * listening; registering a handler or an index again resumes it.
+   */
+  #watchReinstalls(): void {
+    if (!this.#inner || this.#stopWatching) return;
+    const gvr = this.#gvr;
+    this.#stopWatching = this.#watcher.onChange((changed, present) => {
       if (
         present &&
         this.#inner &&
@@ -101,6 +119,11 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     return this.#watcher.hasSynced() && !this.#inner;
   }
 
+  /** Before the CRD loads: the CRD watcher synced, and so did a dynamic filter. */
+  #syncedWhileMissing(): boolean {
+    return this.#watcher.hasSynced() && (this.#filter?.hasSynced?.() ?? true);
+  }
+
   #swap(): void {
     if (this.#inner) return;
     const inner = this.#load();
@@ -108,6 +131,7 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     for (const reg of this.#registrations) reg.inner = inner.addEventHandler(reg.handler);
     for (const [name, idx] of this.#indexes) idx.delegate = inner.index(name, idx.extract);
     if (this.#startSignal) inner.start(this.#startSignal);
+    this.#watchReinstalls();
   }
 
   get(name: string, namespace?: string): T | undefined {
@@ -126,19 +150,23 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     const reg = new DelayedRegistration(this, handler);
     this.#registrations.add(reg);
     if (this.#inner) reg.inner = this.#inner.addEventHandler(handler);
+    this.#watchReinstalls();
     return reg;
   }
 
   hasSynced(): boolean {
-    return this.#inner ? this.#inner.hasSynced() : this.#watcher.hasSynced();
+    return this.#inner ? this.#inner.hasSynced() : this.#syncedWhileMissing();
   }
 
   hasSyncedIgnoringHandlers(): boolean {
-    return this.#inner ? this.#inner.hasSyncedIgnoringHandlers() : this.#watcher.hasSynced();
+    return this.#inner ? this.#inner.hasSyncedIgnoringHandlers() : this.#syncedWhileMissing();
   }
 
+  /** Removes every handler registered through this client and stops listening to the CRD watcher. */
   shutdownHandlers(): void {
     for (const reg of [...this.#registrations]) this.shutdownHandler(reg);
+    this.#stopWatching?.();
+    this.#stopWatching = undefined;
   }
 
   shutdownHandler(registration: HandlerRegistration): void {
@@ -153,6 +181,7 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
       idx = { extract, delegate: this.#inner?.index(name, extract) };
       this.#indexes.set(name, idx);
     }
+    this.#watchReinstalls();
     const held = idx;
     return { name, lookup: (key) => held.delegate?.lookup(key) ?? [] };
   }

@@ -1,11 +1,33 @@
-import type { KubeObject } from '@kubeloom/kube';
+import type { KubeObject, ResourceDescriptor } from '@kubeloom/kube';
 import { ClientTestError } from '../testing/client-test-error.ts';
+import { ApiWriter } from './api-writer.ts';
 
-/** `Kind ns/name` for messages. */
-export function describeObject(obj: KubeObject | undefined, fallback = '?'): string {
+/**
+ * `Kind ns/name` for messages. The kind is the object's own, else `kind` (the resource's), else
+ * `object`.
+ */
+export function describeObject(obj: KubeObject | undefined, kind?: string, fallback = '?'): string {
   const ns = obj?.metadata?.namespace;
   const name = obj?.metadata?.name ?? obj?.metadata?.generateName ?? fallback;
-  return `${obj?.kind ?? 'object'} ${ns ? `${ns}/` : ''}${name}`;
+  return `${obj?.kind || kind || 'object'} ${ns ? `${ns}/` : ''}${name}`;
+}
+
+/** `Kind ns/name` from a name and a namespace. */
+export function describeName(kind: string | undefined, name: string, namespace?: string): string {
+  return `${kind || 'object'} ${namespace ? `${namespace}/` : ''}${name}`;
+}
+
+/**
+ * The resource a writer writes, when it can be known: an explicit descriptor, the client's
+ * `resource`, or what a kclient writer resolved.
+ */
+export function resourceOfWriter(writer: unknown): ResourceDescriptor | undefined {
+  if (writer instanceof ApiWriter) {
+    const known = writer.knownResource();
+    if (known?.kind) return known;
+  }
+  const r = (writer as { resource?: ResourceDescriptor } | undefined)?.resource;
+  return r && typeof r === 'object' && r.kind ? r : undefined;
 }
 
 /** Runs `fn`; turns a failure into a {@link ClientTestError} naming `what`. */

@@ -27,7 +27,7 @@ export function newDirectClient<T extends KubeObject>(
   resource: TypedResourceDescriptor<T>,
 ): DirectClient<T> {
   return {
-    ...testWriter(newWriteClient(kube, resource)),
+    ...testWriter(newWriteClient(kube, resource), resource),
     get: (name, namespace) =>
       must(`get ${resource.kind} ${namespace ? `${namespace}/` : ''}${name}`, async () => {
         try {

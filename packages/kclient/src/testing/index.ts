@@ -1,6 +1,6 @@
 /**
- * `@kubeloom/kclient/testing` (clienttest): writers that fail the test on errors, an uncached
- * direct client, an event tracker with ordered, unordered and predicate waits, and `makeCRD`
+ * `@kubeloom/kclient/testing` (clienttest): writers and wrapped clients (`wrap`) that fail the
+ * test on errors, an uncached direct client, `names`, an event tracker with ordered, unordered and predicate waits, and `makeCRD`
  * for the fake cluster or a real API server.
  *
  * @packageDocumentation
@@ -8,5 +8,7 @@
 export { ClientTestError } from './client-test-error.ts';
 export { type DirectClient, newDirectClient } from './direct-client.ts';
 export { EventTracker, type EventTrackerOptions, trackerHandler } from './event-tracker.ts';
-export { crdName, deleteCRD, type MakeCRDOptions, makeCRD } from './make-crd.ts';
+export { crdName, deleteCRD, type MakeCRDOptions, makeCRD, singularOf } from './make-crd.ts';
+export { names } from './names.ts';
+export { type TestClient, wrap } from './test-client.ts';
 export { newTestWriter, type TestWriter, testWriter } from './test-writer.ts';

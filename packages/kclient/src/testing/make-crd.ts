@@ -13,12 +13,26 @@ import { ClientTestError } from './client-test-error.ts';
 
 /** Options of {@link makeCRD}. */
 export interface MakeCRDOptions {
-  /** The kind. Default: the singular of the resource, capitalized (`widgets` → `Widget`). */
+  /** The kind. Default: the singular, capitalized (`widgets` → `Widget`). */
   readonly kind?: string | undefined;
+  /** The singular resource name. Default: {@link singularOf} the plural. */
+  readonly singular?: string | undefined;
   /** Namespaced (default) or cluster-scoped. */
   readonly namespaced?: boolean | undefined;
   /** Serve the status subresource. Default true. */
   readonly statusSubresource?: boolean | undefined;
+  /**
+   * Serve the scale subresource: `true` maps `.spec.replicas`, `.status.replicas` and
+   * `.status.selector`; or give the paths. Default false.
+   */
+  readonly scale?:
+    | boolean
+    | {
+        readonly specReplicasPath: string;
+        readonly statusReplicasPath: string;
+        readonly labelSelectorPath?: string | undefined;
+      }
+    | undefined;
   /** Annotations of the CRD object. */
   readonly annotations?: Readonly<Record<string, string>> | undefined;
   /** How long to wait for discovery to serve the resource, in ms. Default 15 000. */
@@ -27,11 +41,47 @@ export interface MakeCRDOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-function singularOf(resource: string): string {
-  if (resource.endsWith('ies')) return `${resource.slice(0, -3)}y`;
-  if (/(s|x|z|ch|sh)es$/.test(resource)) return resource.slice(0, -2);
-  if (resource.endsWith('s')) return resource.slice(0, -1);
-  return resource;
+/** Plurals that no suffix rule turns back into their singular. */
+const IRREGULAR_PLURALS: Readonly<Record<string, string>> = {
+  aliases: 'alias',
+  analyses: 'analysis',
+  buses: 'bus',
+  children: 'child',
+  criteria: 'criterion',
+  data: 'data',
+  indices: 'index',
+  matrices: 'matrix',
+  men: 'man',
+  metadata: 'metadata',
+  people: 'person',
+  quizzes: 'quiz',
+  statuses: 'status',
+  vertices: 'vertex',
+  women: 'woman',
+};
+
+/**
+ * The singular of an English plural resource name, for CRD names that do not give one:
+ * `policies` → `policy`, `classes` → `class`, `boxes` → `box`, `meshes` → `mesh`, `patches` →
+ * `patch`, `caches` → `cache`, `sizes` → `size`, `horses` → `horse`, `widgets` → `widget`.
+ * English is irregular: pass `MakeCRDOptions.singular` when the guess is wrong.
+ */
+export function singularOf(plural: string): string {
+  const lower = plural.toLowerCase();
+  const irregular = IRREGULAR_PLURALS[lower];
+  if (irregular !== undefined) return irregular;
+  // -ies → -y (policies, proxies), but not -eies/-aies (rare) handled by the plain rule
+  if (/[^aeiou]ies$/.test(lower)) return `${plural.slice(0, -3)}y`;
+  // -sses, -shes, -tches, -xes, -zzes: the plural added -es (classes, meshes, patches, boxes, buzzes)
+  if (/(ss|sh|tch|x|zz)es$/.test(lower)) return plural.slice(0, -2);
+  // -ches after a consonant (benches, churches) or a vowel pair (beaches, coaches, speeches)
+  // added -es; after a single vowel the singular ends in -che (caches, niches)
+  if (/([^aeiou]|[aeiou]{2})ches$/.test(lower)) return plural.slice(0, -2);
+  // a consonant + -uses is Latin -us (statuses, viruses, campuses); -auses/-ouses are -use
+  if (/[^aeiou]uses$/.test(lower)) return plural.slice(0, -2);
+  // everything else ending in -s only added -s: caches, sizes, horses, leases, widgets
+  if (lower.endsWith('s') && !lower.endsWith('ss')) return plural.slice(0, -1);
+  return plural;
 }
 
 /** The name of the CRD for `gvr`: `<resource>.<group>`. */
@@ -86,10 +136,22 @@ export async function makeCRD(
   gvr: GroupVersionResource,
   options: MakeCRDOptions = {},
 ): Promise<TypedResourceDescriptor<KubeObject & { spec?: unknown; status?: unknown }>> {
-  const singular = singularOf(gvr.resource);
+  const singular = options.singular ?? singularOf(gvr.resource);
   const kind = options.kind ?? singular.charAt(0).toUpperCase() + singular.slice(1);
   const namespaced = options.namespaced ?? true;
   const status = options.statusSubresource ?? true;
+  const scale =
+    options.scale === true
+      ? {
+          specReplicasPath: '.spec.replicas',
+          statusReplicasPath: '.status.replicas',
+          labelSelectorPath: '.status.selector',
+        }
+      : options.scale || undefined;
+  const subresources = {
+    ...(status ? { status: {} } : {}),
+    ...(scale ? { scale: { ...scale } } : {}),
+  };
   const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -107,7 +169,7 @@ export async function makeCRD(
           served: true,
           storage: true,
           schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          ...(status ? { subresources: { status: {} } } : {}),
+          ...(status || scale ? { subresources } : {}),
         },
       ],
     },
@@ -138,7 +200,7 @@ export async function makeCRD(
     singular,
     namespaced,
     listKind: `${kind}List`,
-    subresources: { status },
+    subresources: { status, scale: scale !== undefined },
   });
 }
 

@@ -1,12 +1,16 @@
 import {
-  isAlreadyExists,
+  isConflict,
   type KubeClient,
   type KubeObject,
+  type ResourceDescriptor,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
+import { createOrUpdate } from '../create-or-update.ts';
 import type { Writer } from '../interfaces.ts';
-import { describeObject as describe, must } from '../internal/must.ts';
+import { isLatestReader } from '../internal/latest-reader.ts';
+import { describeName, describeObject, must, resourceOfWriter } from '../internal/must.ts';
 import { newWriteClient } from '../new-client.ts';
+import { retryOnConflict } from '../retry-on-conflict.ts';
 
 /**
  * A writer for tests: every method resolves with the object the server returned, or rejects
@@ -20,37 +24,55 @@ export interface TestWriter<T extends KubeObject> {
   update(obj: T): Promise<T>;
   /** Replaces the object's status. */
   updateStatus(obj: T): Promise<T>;
-  /** Creates the object, or replaces it when it exists. */
+  /**
+   * Creates the object, or replaces it when it exists (kclient's `createOrUpdate`: the current
+   * resourceVersion is read and conflicts are retried, so it works for custom resources too).
+   */
   createOrUpdate(obj: T): Promise<T>;
-  /** {@link TestWriter.createOrUpdate}, then writes `obj.status` through the status subresource. */
+  /**
+   * {@link TestWriter.createOrUpdate}, then writes `obj.status` through the status subresource
+   * (conditional on the current resourceVersion, retried on conflicts).
+   */
   createOrUpdateStatus(obj: T): Promise<T>;
   /** Deletes the object. */
   delete(name: string, namespace?: string): Promise<void>;
 }
 
-/** Wraps a {@link Writer} (any client) so that write errors fail the test. */
-export function testWriter<T extends KubeObject>(writer: Writer<T>): TestWriter<T> {
-  const createOrUpdate = async (obj: T): Promise<T> => {
-    try {
-      return await writer.create(obj);
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-      return await writer.update(obj);
-    }
+/**
+ * Wraps a {@link Writer} (any client) so that write errors fail the test. Messages name the
+ * object's kind, or the resource's when the object has none (`resource`, default: the writer's).
+ */
+export function testWriter<T extends KubeObject>(
+  writer: Writer<T>,
+  resource: ResourceDescriptor | undefined = resourceOfWriter(writer),
+): TestWriter<T> {
+  const kind = (): string | undefined => resource?.kind ?? resourceOfWriter(writer)?.kind;
+  const describe = (obj: T): string => describeObject(obj, kind());
+  const updateStatusFrom = async (stored: T, status: unknown): Promise<T> => {
+    let base = stored;
+    return await retryOnConflict(
+      async (attempt) => {
+        if (attempt > 1 && isLatestReader<T>(writer)) {
+          const meta = stored.metadata;
+          base = (await writer.readLatest(meta?.name ?? '', meta?.namespace)) ?? base;
+        }
+        return await writer.updateStatus({ ...base, status } as T);
+      },
+      { retriable: (e) => isConflict(e) && isLatestReader(writer) },
+    );
   };
   return {
     create: (obj) => must(`create ${describe(obj)}`, () => writer.create(obj)),
     update: (obj) => must(`update ${describe(obj)}`, () => writer.update(obj)),
     updateStatus: (obj) => must(`updateStatus ${describe(obj)}`, () => writer.updateStatus(obj)),
-    createOrUpdate: (obj) => must(`createOrUpdate ${describe(obj)}`, () => createOrUpdate(obj)),
+    createOrUpdate: (obj) => must(`createOrUpdate ${describe(obj)}`, () => createOrUpdate(writer, obj)),
     createOrUpdateStatus: (obj) =>
       must(`createOrUpdateStatus ${describe(obj)}`, async () => {
-        const stored = await createOrUpdate(obj);
-        const status = (obj as { status?: unknown }).status;
-        return await writer.updateStatus({ ...stored, status } as T);
+        const stored = await createOrUpdate(writer, obj);
+        return await updateStatusFrom(stored, (obj as { status?: unknown }).status);
       }),
     delete: (name, namespace) =>
-      must(`delete ${namespace ? `${namespace}/` : ''}${name}`, () => writer.delete(name, namespace)),
+      must(`delete ${describeName(kind(), name, namespace)}`, () => writer.delete(name, namespace)),
   };
 }
 
@@ -59,5 +81,5 @@ export function newTestWriter<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
 ): TestWriter<T> {
-  return testWriter(newWriteClient(kube, resource));
+  return testWriter(newWriteClient(kube, resource), resource);
 }

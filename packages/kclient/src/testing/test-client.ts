@@ -1,0 +1,39 @@
+import type { KubeObject, ResourceDescriptor } from '@kubeloom/kube';
+import type { ReadWriter } from '../interfaces.ts';
+import type { LabelSelector } from '../label-selector.ts';
+import { type TestWriter, testWriter } from './test-writer.ts';
+
+/**
+ * A client for tests (Istio's `clienttest.TestClient`): the writes of {@link TestWriter}, which
+ * reject with a `ClientTestError` naming the operation and object, plus the wrapped client's
+ * reads, typed. Reads go through the wrapped client, so they are cached (and eventually
+ * consistent) when it is; use `newDirectClient` for uncached reads.
+ */
+export interface TestClient<T extends KubeObject> extends TestWriter<T> {
+  /** The object from the wrapped client, or `undefined` when it has none. */
+  get(name: string, namespace?: string): T | undefined;
+  /** The objects from the wrapped client, in one namespace (or all) matching `selector`. */
+  list(namespace?: string, selector?: LabelSelector): T[];
+}
+
+/**
+ * Wraps a client (or any {@link ReadWriter}) for tests: writes fail the test on error, reads are
+ * passed through (Istio's `clienttest.Wrap` and `WrapReadWriter`). The object type comes from
+ * the client, so no type arguments are needed.
+ *
+ * @example
+ * ```ts
+ * const cms = wrap(newClient(kube, builtins.ConfigMap));
+ * await cms.createOrUpdate({ metadata: { name: 'a', namespace: 'ns' } }); // throws ClientTestError on failure
+ * cms.get('a', 'ns'); // V1ConfigMap | undefined, from the cache
+ * ```
+ */
+export function wrap<T extends KubeObject>(
+  client: ReadWriter<T> & { readonly resource?: ResourceDescriptor },
+): TestClient<T> {
+  return {
+    ...testWriter(client, client.resource),
+    get: (name, namespace) => client.get(name, namespace),
+    list: (namespace, selector) => client.list(namespace, selector),
+  };
+}

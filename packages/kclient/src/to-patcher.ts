@@ -1,0 +1,32 @@
+import type { KubeObject } from '@kubeloom/kube';
+import type { ApplyConfiguration, Patcher, Writer } from './interfaces.ts';
+
+/**
+ * A type-erased {@link Patcher} over a writer (Istio's `kclient.ToPatcher`): code that only
+ * patches, e.g. a status writer shared by several kinds, can hold one `Patcher` per kind without
+ * their object types.
+ *
+ * @example
+ * ```ts
+ * const patchers: Record<string, Patcher> = {
+ *   Gateway: toPatcher(gateways),
+ *   HTTPRoute: toPatcher(routes),
+ * };
+ * await patchers[kind].applyStatus(name, ns, { status }, { fieldManager: 'my-ctrl', force: true });
+ * ```
+ */
+export function toPatcher<T extends KubeObject>(writer: Writer<T>): Patcher {
+  return {
+    patch: async (name, namespace, type, data, opts) => {
+      await writer.patch(name, namespace, type, data, opts);
+    },
+    patchStatus: async (name, namespace, type, data, opts) => {
+      await writer.patchStatus(name, namespace, type, data, opts);
+    },
+    applyStatus: async (name, namespace, config, opts) => {
+      const metadata = (config.metadata ?? {}) as Record<string, unknown>;
+      const full = { ...config, metadata: { ...metadata, name, namespace } } as ApplyConfiguration<T>;
+      await writer.applyStatus(full, opts);
+    },
+  };
+}
