@@ -1,6 +1,13 @@
-import { builtins, InvalidError } from '@kubeloom/kube';
+import { builtins, InvalidError, type KubeObject } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
+import {
+  configMapKind,
+  deploymentKind,
+  everyMethodScenario,
+  type KindUnderTest,
+  widgetKind,
+} from './client-methods.test-util.ts';
 import {
   badInputScenario,
   configMapScenario,
@@ -52,4 +59,13 @@ describe('Client on the real API server', () => {
     expect(fields).toContain('metadata.name');
     expect(fields).toContain('data[bad key!]');
   });
+});
+
+describe('every Reader, Writer and Informer method, on the real API server', () => {
+  for (const kind of [configMapKind, deploymentKind, widgetKind] as KindUnderTest<KubeObject>[]) {
+    it(kind.name, async () => {
+      const { kube, stop } = harness();
+      await everyMethodScenario(kube, stop.signal, kind);
+    });
+  }
 });

@@ -4,6 +4,7 @@
  */
 
 import { builtins, defineResource, type KubeClient, type KubeObject } from '@kubeloom/kube';
+import { createTestNamespace } from '@kubeloom/testing';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import { ResourceNotServedError } from './errors.ts';
@@ -13,8 +14,12 @@ import { uniqueSuffix, until } from './test-support.test-util.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
-/** Creates a namespace with a generated name and the given labels. */
+/**
+ * Creates a namespace with a generated name and the given labels: `createTestNamespace` on a
+ * real control plane, a plain create on the fake cluster (which has no kubeconfig).
+ */
 export async function newNamespace(kube: KubeClient, labels: Record<string, string> = {}): Promise<string> {
+  if (kube.kubeConfig) return await createTestNamespace(kube.kubeConfig, 'kclient', labels);
   const ns = await kube.api.create<KubeObject>(builtins.Namespace, {
     metadata: { generateName: 'kclient-', labels: { 'kubeloom.dev/test': 'true', ...labels } },
   });

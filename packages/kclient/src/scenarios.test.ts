@@ -1,4 +1,12 @@
+import type { KubeObject } from '@kubeloom/kube';
 import { afterEach, describe, it } from 'vitest';
+import {
+  configMapKind,
+  deploymentKind,
+  everyMethodScenario,
+  type KindUnderTest,
+  widgetKind,
+} from './client-methods.test-util.ts';
 import {
   badInputScenario,
   configMapScenario,
@@ -40,6 +48,15 @@ describe('scenarios on the fake cluster', () => {
     it(title, async () => {
       const { kube, stop } = fakeKube();
       await scenario(kube, stop.signal);
+    });
+  }
+});
+
+describe('every Reader, Writer and Informer method, on the fake cluster', () => {
+  for (const kind of [configMapKind, deploymentKind, widgetKind] as KindUnderTest<KubeObject>[]) {
+    it(kind.name, async () => {
+      const { kube, stop } = fakeKube();
+      await everyMethodScenario(kube, stop.signal, kind);
     });
   }
 });
