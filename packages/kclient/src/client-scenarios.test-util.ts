@@ -15,9 +15,12 @@ import { newClient, newFiltered, newMetadata, newUntyped, newWriteClient } from 
 import { retryOnConflict } from './retry-on-conflict.ts';
 import { newNamespace } from './scenarios.test-util.ts';
 import { uniqueSuffix, until } from './test-support.test-util.ts';
+import { ClientTestError } from './testing/client-test-error.ts';
 import { newDirectClient } from './testing/direct-client.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
+import { names } from './testing/names.ts';
+import { wrap } from './testing/test-client.ts';
 
 function deployment(name: string, namespace: string, image = 'nginx:1'): V1Deployment {
   return {
@@ -129,9 +132,11 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   expect(reg.hasSynced()).toBe(true);
 }
 
-/** createOrUpdate, the write client and the direct client. */
+/**
+ * createOrUpdate, the write client and the direct client, on a ConfigMap and on a custom kind
+ * (whose updates the API server refuses without a resourceVersion); `wrap` over a cached client.
+ */
 export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal): Promise<void> {
-  void signal;
   const ns = await newNamespace(kube);
   const writer = newWriteClient(kube, builtins.ConfigMap);
   const direct = newDirectClient(kube, builtins.ConfigMap);
@@ -143,7 +148,67 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
   expect((await direct.list(ns)).map((c) => c.metadata?.name).sort()).toEqual(['c', 'd']);
   expect((await direct.list(ns, 'k=v')).map((c) => c.kind)).toEqual(['ConfigMap']);
   await direct.delete('d', ns);
-  await expect(direct.delete('d', ns)).rejects.toThrow(/clienttest: delete .*d failed/);
+  await expect(direct.delete('d', ns)).rejects.toThrow(/clienttest: delete ConfigMap .*\/d failed/);
+
+  // a custom kind: an update without resourceVersion would be a 422
+  const gvr = { group: `cou-${uniqueSuffix()}.example.com`, version: 'v1', resource: 'caches' };
+  const Cache = await makeCRD(kube, gvr);
+  try {
+    expect(Cache.kind).toBe('Cache');
+    const caches = newWriteClient(kube, Cache);
+    const first = await createOrUpdate(caches, { metadata: { name: 'c', namespace: ns }, spec: { size: 1 } });
+    const second = await createOrUpdate(caches, {
+      metadata: { name: 'c', namespace: ns },
+      spec: { size: 2 },
+    });
+    expect(second.spec).toEqual({ size: 2 });
+    expect(second.metadata?.resourceVersion).not.toBe(first.metadata?.resourceVersion);
+    // an object that carries its own (stale) resourceVersion is updated conditionally
+    await expect(createOrUpdate(caches, { ...first, spec: { size: 3 } })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+
+    // clienttest writers share the implementation; createOrUpdateStatus too
+    const directCaches = newDirectClient(kube, Cache);
+    await directCaches.createOrUpdate({ metadata: { name: 'c', namespace: ns }, spec: { size: 4 } });
+    const withStatus = await directCaches.createOrUpdateStatus({
+      metadata: { name: 'c', namespace: ns },
+      spec: { size: 5 },
+      status: { phase: 'Ready' },
+    });
+    expect(withStatus.status).toEqual({ phase: 'Ready' });
+    expect(withStatus.spec).toEqual({ size: 5 });
+    const fresh = await directCaches.createOrUpdateStatus({
+      metadata: { name: 'fresh', namespace: ns },
+      spec: {},
+      status: { phase: 'New' },
+    });
+    expect(fresh.status).toEqual({ phase: 'New' });
+
+    // wrap: writes fail the test with the kind named, reads are the client's (cached)
+    const client = newClient(kube, Cache, { namespace: ns });
+    const cached = wrap(client);
+    client.start(signal);
+    await kube.waitForCacheSync('caches', signal, () => client.hasSynced());
+    await cached.createOrUpdate({ metadata: { name: 'c', namespace: ns }, spec: { size: 6 } });
+    await until(
+      'the update in the cache',
+      () => (cached.get('c', ns)?.spec as { size?: number })?.size === 6,
+    );
+    expect(names(cached.list(ns))).toEqual(new Set(['c', 'fresh']));
+    const failed = await cached
+      .update({ metadata: { name: 'missing', namespace: ns }, spec: {} })
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ClientTestError);
+    expect((failed as Error).message).toMatch(new RegExp(`^clienttest: update Cache ${ns}/missing failed`));
+    expect((failed as Error).cause).toBeInstanceOf(NotFoundError);
+    await cached.delete('fresh', ns);
+    await expect(cached.delete('fresh', ns)).rejects.toThrow(
+      new RegExp(`clienttest: delete Cache ${ns}/fresh failed`),
+    );
+  } finally {
+    await deleteCRD(kube, gvr);
+  }
 }
 
 /** Deployment: status writes, strategic merge on containers, server-side apply with two managers. */

@@ -16,7 +16,8 @@ export interface CreateOrUpdateOptions<T extends KubeObject> extends WriteOption
 }
 
 function withResourceVersion<T extends KubeObject>(obj: T, resourceVersion: string | undefined): T {
-  return { ...obj, metadata: { ...obj.metadata, resourceVersion } };
+  const { resourceVersion: _old, ...metadata } = obj.metadata ?? {};
+  return { ...obj, metadata: resourceVersion === undefined ? metadata : { ...metadata, resourceVersion } };
 }
 
 /**
@@ -49,8 +50,10 @@ export async function createOrUpdate<T extends KubeObject>(
       'createOrUpdate: this writer cannot read the current object (it is not a kclient writer); pass opts.get',
     );
   }
+  // the API server refuses a create that carries a resourceVersion
+  const toCreate = obj.metadata?.resourceVersion ? withResourceVersion(obj, undefined) : obj;
   try {
-    return await writer.create(obj, write);
+    return await writer.create(toCreate, write);
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
   }
@@ -60,7 +63,7 @@ export async function createOrUpdate<T extends KubeObject>(
   return await retryOnConflict(
     async () => {
       const current = await read(name, namespace);
-      if (current === undefined) return await writer.create(obj, write);
+      if (current === undefined) return await writer.create(toCreate, write);
       return await writer.update(withResourceVersion(obj, current.metadata?.resourceVersion), write);
     },
     { ...retry, signal: write.signal, retriable: (e) => isConflict(e) || isAlreadyExists(e) },
