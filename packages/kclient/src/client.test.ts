@@ -1,6 +1,9 @@
 import {
   builtins,
+  type CrdWatcher,
   defineResource,
+  isNotFound,
+  type KubeClient,
   type KubeObject,
   NamespaceFilter,
   UnknownResourceError,
@@ -9,8 +12,10 @@ import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResourceNotServedError } from './errors.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
+import type { DynamicFilter } from './interfaces.ts';
 import { newClient, newDelayed, newFiltered, newMetadata, newUntyped, newWriteClient } from './new-client.ts';
 import { toPartialObjectMetadata } from './partial-object-metadata.ts';
+import { shutdownAll } from './shutdown-all.ts';
 import { until } from './test-support.test-util.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { makeCRD } from './testing/make-crd.ts';
@@ -227,6 +232,40 @@ describe('constructors', () => {
   });
 });
 
+/** `kube` with a CRD watcher that counts its active `onChange` listeners. */
+function spyOnCrdWatcher(fake: KubeClient): { kube: KubeClient; listeners: () => number } {
+  let active = 0;
+  const real = fake.crdWatcher;
+  const watcher: CrdWatcher = {
+    knownOrCallback: (gvr, cb) => real.knownOrCallback(gvr, cb),
+    waitForCRD: (gvr, signal) => real.waitForCRD(gvr, signal),
+    known: (gvr) => real.known(gvr),
+    hasSynced: () => real.hasSynced(),
+    waitForSync: (signal) => real.waitForSync(signal),
+    onChange: (cb) => {
+      active++;
+      const off = real.onChange(cb);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        active--;
+        off();
+      };
+    },
+  };
+  const kube = new Proxy(fake, {
+    get: (target, prop) => {
+      if (prop === 'crdWatcher') return watcher;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { kube, listeners: () => active };
+}
+
+const thingGvr = { group: 'delayed.example.com', version: 'v1', resource: 'things' };
+
 describe('delayed client details', () => {
   const Thing = defineResource<KubeObject>({
     group: 'delayed.example.com',
@@ -236,13 +275,61 @@ describe('delayed client details', () => {
     namespaced: true,
   });
 
-  it('before the CRD watcher synced, writes go to the server (which decides)', async () => {
-    const { kube } = fakeKube();
+  it('before the CRD watcher synced, writes go to the server (which decides); after, nothing is sent', async () => {
+    const { kube, stop } = fakeKube();
     const things = newDelayed(kube, Thing);
     expect(kube.crdWatcher.hasSynced()).toBe(false);
     const err = await things.create({ metadata: { name: 'a', namespace: 'ns' } }).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(ResourceNotServedError);
-    expect(err).toBeInstanceOf(Error);
+    expect(isNotFound(err)).toBe(true); // the server's answer: the resource is not served
+    expect(kube.cluster.requestCount('create', Thing)).toBe(1);
+
+    await kube.runAndWait(stop.signal);
+    expect(await kube.crdWatcher.waitForSync(stop.signal)).toBe(true);
+    await expect(things.create({ metadata: { name: 'a', namespace: 'ns' } })).rejects.toBeInstanceOf(
+      ResourceNotServedError,
+    );
+    expect(kube.cluster.requestCount('create', Thing)).toBe(1);
+  });
+
+  it('before the CRD loads, hasSynced also waits for a dynamic object filter', async () => {
+    const { kube, stop } = fakeKube();
+    let filterSynced = false;
+    const filter: DynamicFilter = { matches: () => true, hasSynced: () => filterSynced };
+    const things = newDelayed(kube, Thing, { objectFilter: filter });
+    const reg = things.addEventHandler(trackerHandler(new EventTracker()));
+    await kube.runAndWait(stop.signal);
+    expect(await kube.crdWatcher.waitForSync(stop.signal)).toBe(true);
+    expect(things.hasSynced()).toBe(false);
+    expect(things.hasSyncedIgnoringHandlers()).toBe(false);
+    expect(reg.hasSynced()).toBe(true); // the handler itself has nothing to wait for
+    filterSynced = true;
+    expect(things.hasSynced()).toBe(true);
+    expect(things.hasSyncedIgnoringHandlers()).toBe(true);
+  });
+
+  it('listens to the CRD watcher only while loaded and until shutdownHandlers', async () => {
+    const { kube: fake, stop } = fakeKube();
+    const { kube, listeners } = spyOnCrdWatcher(fake);
+    const clients = [newDelayed(kube, Thing), newDelayed(kube, Thing), newDelayed(kube, Thing)];
+    const tracker = new EventTracker();
+    clients[0]!.addEventHandler(trackerHandler(tracker));
+    expect(listeners()).toBe(0); // nothing to retry before the CRD loads
+    await fake.runAndWait(stop.signal);
+    await makeCRD(fake, thingGvr, { kind: 'Thing' });
+    await fake.crdWatcher.waitForCRD(thingGvr, stop.signal);
+    await until('every client to load', () => listeners() === 3);
+    await newWriteClient(fake, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });
+    await tracker.waitOrdered('add/a');
+
+    for (const c of clients) c.shutdownHandlers();
+    expect(listeners()).toBe(0);
+    // registering again listens again; shutdownAll stops it
+    clients[1]!.index('by-name', (t) => [t.metadata?.name ?? '']);
+    clients[2]!.addEventHandler(trackerHandler(new EventTracker()));
+    expect(listeners()).toBe(2);
+    shutdownAll(...clients);
+    expect(listeners()).toBe(0);
   });
 
   it('start() before the CRD exists starts the real informer when it appears; removed handlers stay removed', async () => {

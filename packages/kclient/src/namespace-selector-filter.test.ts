@@ -1,7 +1,11 @@
+import { getEventListeners } from 'node:events';
 import { builtins } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import { NamespaceSelectorFilter } from './namespace-selector-filter.ts';
+import { newFiltered } from './new-client.ts';
+import { until } from './test-support.test-util.ts';
+import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 
 afterEach(closeFakes);
 
@@ -9,6 +13,12 @@ const ns = (name: string, labels: Record<string, string> = {}) => ({
   apiVersion: 'v1',
   kind: 'Namespace',
   metadata: { name, labels },
+});
+
+const cm = (name: string, namespace: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace },
 });
 
 describe('NamespaceSelectorFilter', () => {
@@ -64,5 +74,46 @@ describe('NamespaceSelectorFilter', () => {
     const closed = new NamespaceSelectorFilter(kube, '', { signal: stop.signal });
     closed.subscribe(() => notified++);
     expect(notified).toBe(0);
+  });
+
+  it('close() stops listening to the signal', () => {
+    const { kube } = fakeKube();
+    const stop = new AbortController();
+    const filters = [1, 2, 3].map(() => new NamespaceSelectorFilter(kube, '', { signal: stop.signal }));
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(3);
+    for (const f of filters) f.close();
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    filters[0]!.close(); // idempotent
+    stop.abort();
+  });
+
+  it('a client sees each object of a deleted namespace leave once', async () => {
+    const { kube, stop } = fakeKube({
+      objects: [ns('a', { team: 'x' }), ns('b', { team: 'x' }), cm('x', 'a'), cm('y', 'a'), cm('z', 'b')],
+    });
+    const filter = new NamespaceSelectorFilter(kube, 'team=x', { signal: stop.signal });
+    const cms = newFiltered(kube, builtins.ConfigMap, { objectFilter: filter });
+    const tracker = new EventTracker();
+    cms.addEventHandler(trackerHandler(tracker));
+    await kube.runAndWait(stop.signal);
+    await kube.waitForCacheSync('cms', stop.signal, () => cms.hasSynced());
+    await tracker.waitUnordered('add/x', 'add/y', 'add/z');
+
+    // the fake deletes the namespace's objects with it: both the object deletes and the
+    // namespace's deselection reach the client, in some order
+    await kube.api.delete(builtins.Namespace, 'a');
+    await until(
+      'the namespace and its objects to be gone',
+      () => !filter.selected.has('a') && filter.hasSynced() && cms.listUnfiltered('a').length === 0,
+    );
+    // a later event of the same informer: anything still pending for x and y came before it
+    await kube.api.create(builtins.ConfigMap, cm('sentinel', 'b'));
+    await tracker.waitUnordered('delete/x', 'delete/y', 'add/sentinel');
+    expect(
+      cms
+        .list()
+        .map((c) => c.metadata?.name)
+        .sort(),
+    ).toEqual(['sentinel', 'z']);
   });
 });
