@@ -1,0 +1,76 @@
+import { builtins, type KubeObject } from '@kubeloom/kube';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RealHarness, realKube } from '../test/real-harness.ts';
+import { deploymentKind } from './client-methods.test-util.ts';
+import { newDelayed } from './new-client.ts';
+import { newScaleClient, withScale } from './scale-client.ts';
+import { newNamespace } from './scenarios.test-util.ts';
+import { uniqueSuffix, until } from './test-support.test-util.ts';
+import { deleteCRD, makeCRD } from './testing/make-crd.ts';
+
+const harnesses: RealHarness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) await h.close();
+});
+function harness(): RealHarness {
+  const h = realKube();
+  harnesses.push(h);
+  return h;
+}
+
+describe('the scale subresource on the real API server', () => {
+  it('Deployment: getScale and updateScale', async () => {
+    const { kube, stop } = harness();
+    const ns = await newNamespace(kube);
+    const deploys = newScaleClient(kube, builtins.Deployment, { namespace: ns });
+    await deploys.create(deploymentKind.make('web', ns, {}));
+    const scale = await deploys.getScale('web', ns);
+    expect(scale).toMatchObject({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: { name: 'web', namespace: ns },
+      spec: { replicas: 1 },
+      status: { selector: 'app=web' },
+    });
+    const scaled = await deploys.updateScale('web', ns, 3);
+    expect(scaled.spec?.replicas).toBe(3);
+    expect((await kube.api.get<V1Deployment>(builtins.Deployment, 'web', ns)).spec?.replicas).toBe(3);
+    expect((await deploys.getScale('web', ns)).spec?.replicas).toBe(3);
+    // the cache follows
+    deploys.start(stop.signal);
+    await until('the scaled Deployment in the cache', () => deploys.get('web', ns)?.spec?.replicas === 3);
+  });
+
+  it('a CRD with a scale subresource, through a client and a delayed client', async () => {
+    const { kube } = harness();
+    const ns = await newNamespace(kube);
+    const gvr = { group: `scale-${uniqueSuffix()}.example.com`, version: 'v1', resource: 'replicators' };
+    const Replicator = await makeCRD(kube, gvr, { scale: true });
+    try {
+      expect(Replicator.subresources).toEqual({ status: true, scale: true });
+      const reps = newScaleClient(kube, Replicator, { namespace: ns });
+      await reps.create({ metadata: { name: 'r', namespace: ns }, spec: { replicas: 2 } });
+      await reps.patchStatus('r', ns, 'merge', { status: { replicas: 1, selector: 'app=r' } });
+      expect(await reps.getScale('r', ns)).toMatchObject({
+        apiVersion: 'autoscaling/v1',
+        kind: 'Scale',
+        spec: { replicas: 2 },
+        status: { replicas: 1, selector: 'app=r' },
+      });
+      const scaled = await reps.updateScale('r', ns, 5);
+      expect(scaled.spec?.replicas).toBe(5);
+      expect((await kube.api.get<KubeObject & { spec?: unknown }>(Replicator, 'r', ns)).spec).toEqual({
+        replicas: 5,
+      });
+      const delayed = withScale(newDelayed(kube, Replicator));
+      expect((await delayed.getScale('r', ns)).spec?.replicas).toBe(5);
+      await delayed.updateScale('r', ns, 0); // a Scale omits zero replicas: read the object
+      expect((await kube.api.get<KubeObject & { spec?: unknown }>(Replicator, 'r', ns)).spec).toEqual({
+        replicas: 0,
+      });
+    } finally {
+      await deleteCRD(kube, gvr);
+    }
+  });
+});

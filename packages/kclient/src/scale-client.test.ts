@@ -1,0 +1,48 @@
+import { builtins } from '@kubeloom/kube';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
+import type { Scaler } from './interfaces.ts';
+import { newClient, newDelayed, newUntyped, newWriteClient } from './new-client.ts';
+import { newScaleClient, withScale } from './scale-client.ts';
+
+afterEach(closeFakes);
+
+describe('scale clients', () => {
+  it('are refused for a kind without a scale subresource, before any request', async () => {
+    const { kube } = fakeKube();
+    expect(() => newScaleClient(kube, builtins.ConfigMap)).toThrow(
+      /ConfigMap has no scale subresource .*; use newClient/,
+    );
+    expect(() => withScale(newClient(kube, builtins.ConfigMap))).toThrow(TypeError);
+    expect(() => withScale(newWriteClient(kube, builtins.Service))).toThrow(
+      /Service has no scale subresource/,
+    );
+    expect(() => withScale({ getScale: () => {} })).toThrow(/not a kclient client/);
+    expect(() =>
+      withScale(newUntyped(kube, { group: 'x.example.com', version: 'v1', resource: 'xs' })),
+    ).toThrow(/does not know its resource yet/);
+    // the methods exist at run time on every client, and check the descriptor themselves
+    const untypedScale = newClient(kube, builtins.ConfigMap) as unknown as Scaler;
+    await expect(untypedScale.getScale('a', 'ns')).rejects.toThrow(
+      /no scale subresource .*: getScale is not supported/,
+    );
+    await expect(untypedScale.updateScale('a', 'ns', 1)).rejects.toThrow(
+      /no scale subresource .*: updateScale is not supported/,
+    );
+    expect(kube.cluster.requestCount('get') + kube.cluster.requestCount('patch')).toBe(0);
+  });
+
+  it('are offered for Deployments and other scalable kinds; replicas are checked', async () => {
+    const { kube } = fakeKube();
+    const deploys = newScaleClient(kube, builtins.Deployment);
+    expect(deploys.resource).toBe(builtins.Deployment);
+    const writeOnly = withScale(newWriteClient(kube, builtins.StatefulSet));
+    const delayed = withScale(newDelayed(kube, builtins.ReplicaSet));
+    for (const c of [deploys, writeOnly, delayed]) {
+      await expect(c.updateScale('a', 'ns', -1)).rejects.toThrow(/non-negative integer/);
+      await expect(c.updateScale('a', 'ns', 1.5)).rejects.toThrow(/non-negative integer/);
+      await expect(c.getScale('a')).rejects.toThrow(/namespace is required/);
+    }
+    expect(kube.cluster.requestCount('patch')).toBe(0);
+  });
+});
