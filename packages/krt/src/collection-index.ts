@@ -4,6 +4,7 @@ import { fetch } from './fetch.ts';
 import { type FetchOption, filter } from './filter.ts';
 import { BaseCollection } from './internal/base.ts';
 import { type CollectionDump, IndexSet, type IndexView, internalsOf } from './internal/internals.ts';
+import { namespaceOf } from './internal/namespace-of.ts';
 import { INTERNAL } from './internal/symbols.ts';
 import { whenSynced } from './internal/sync-flag.ts';
 import type { CollectionOptions } from './options.ts';
@@ -27,8 +28,11 @@ export interface Index<K, O> {
   readonly name: string;
   /** The indexed collection. */
   readonly collection: Collection<O>;
-  /** @internal Handle used by `filter.index`. */
-  readonly [INTERNAL]: { readonly view: IndexView<O>; readonly owner: number };
+  /**
+   * @internal Handle used by `filter.index`; `namespace` marks the namespace index, whose key
+   * also scopes the automatic label and selector indexes of a fetch.
+   */
+  readonly [INTERNAL]: { readonly view: IndexView<O>; readonly owner: number; readonly namespace: boolean };
   /** The objects with this key, without recording a dependency. */
   lookup(key: K): O[];
   /** The objects with this key, recording a dependency (plus any extra filters). */
@@ -56,26 +60,14 @@ export function index<K, O>(c: Collection<O>, name: string, extract: (obj: O) =>
     for (const k of ks) if (typeof k !== 'string') allStrings = false;
     return allStrings ? (ks as unknown as readonly string[]) : ks.map(keyString);
   });
-  return makeIndex(c, view, internals.uid, extract);
+  return makeIndex(c, view, internals.uid, extract, false);
 }
 
 /** The index of `c` by namespace (`metadata.namespace`, or `namespace`, `''` when absent). */
 export function namespaceIndex<O>(c: Collection<O>): Index<string, O> {
   const internals = internalsOf(c, 'namespaceIndex');
   const view = internals.index('namespace', (o) => [namespaceOf(o)]);
-  return makeIndex(c, view, internals.uid, (o) => [namespaceOf(o)]);
-}
-
-function namespaceOf(o: unknown): string {
-  if (o !== null && typeof o === 'object') {
-    const meta = (o as { metadata?: { namespace?: string } }).metadata;
-    if (meta) return meta.namespace ?? '';
-    const ns = (o as { namespace?: unknown }).namespace;
-    if (typeof ns === 'string') return ns;
-    const fn = (o as { getNamespace?: () => string }).getNamespace;
-    if (typeof fn === 'function') return fn.call(o);
-  }
-  return '';
+  return makeIndex(c, view, internals.uid, (o) => [namespaceOf(o)], true);
 }
 
 function makeIndex<K, O>(
@@ -83,11 +75,12 @@ function makeIndex<K, O>(
   view: IndexView<O>,
   owner: number,
   extract: (obj: O) => readonly K[],
+  namespace: boolean,
 ): Index<K, O> {
   const idx: Index<K, O> = {
     name: view.name,
     collection: c,
-    [INTERNAL]: { view, owner },
+    [INTERNAL]: { view, owner, namespace },
     lookup: (key) => view.lookup(keyString(key)),
     fetch: (ctx, key, ...opts) => fetch(ctx, c, filter.index(idx, key), ...opts),
     asCollection: (opts) => new IndexCollection<K, O>(c, view, extract, opts),

@@ -2,6 +2,7 @@ import type { Collection, HandlerContext } from './core.ts';
 import type { FetchOption } from './filter.ts';
 import { type FilterSpec, hasPredicates, matchesPredicates } from './internal/filter-spec.ts';
 import { type CollectionInternals, internalsOf } from './internal/internals.ts';
+import { labelCandidates, selectorCandidates } from './internal/label-index.ts';
 import type { DependencyRecorder } from './internal/recorder.ts';
 import { INTERNAL } from './internal/symbols.ts';
 
@@ -67,9 +68,14 @@ export function fetchOrList<T>(
   return listMatching(c, src, buildSpec(src as CollectionInternals<unknown>, c.name, opts));
 }
 
-/** The objects of `c` matching `spec`: keys, then index, then a full list; then predicates. */
+/**
+ * The objects of `c` matching `spec`. Candidates come from the cheapest source available: the
+ * keys; else the automatic selector or label index (scoped by the namespace index's key when the
+ * fetch uses it); else the index; else the full list. Every candidate is then checked against
+ * every filter the pre-selection did not answer.
+ */
 export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, spec: FilterSpec): T[] {
-  let out: T[];
+  let out: T[] | undefined;
   let indexChecked = false;
   if (spec.keys !== undefined) {
     out = [];
@@ -80,13 +86,19 @@ export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, s
   } else if (spec.key !== undefined) {
     const v = c.get(spec.key);
     out = v === undefined ? [] : [v];
-  } else if (spec.index !== undefined) {
-    out = spec.index.lookup(spec.indexKey!) as T[];
-    indexChecked = true;
-  } else {
-    out = c.list();
+  } else if (spec.index === undefined || spec.namespace !== undefined) {
+    // Without an index, or with the namespace index (whose key scopes the automatic indexes).
+    out = selectorCandidates(src, spec) ?? labelCandidates(src, spec);
   }
-  if (spec.index !== undefined && !indexChecked) {
+  if (out === undefined) {
+    if (spec.index !== undefined) {
+      out = spec.index.lookup(spec.indexKey!) as T[];
+      indexChecked = true;
+    } else {
+      out = c.list();
+    }
+  }
+  if (spec.index !== undefined && !indexChecked && out.length > 0) {
     const idx = spec.index;
     const ik = spec.indexKey!;
     out = out.filter((o) => idx.extract(o).includes(ik));

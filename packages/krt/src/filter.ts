@@ -61,6 +61,7 @@ export const filter = {
       s.index = view.view as never;
       s.indexKey = k;
       s.indexOwner = view.owner;
+      if (view.namespace) s.namespace = k;
     });
   },
   /** The objects whose labels include every label in `labels` (undefined or empty: all). */

@@ -11,7 +11,9 @@ import type { BatchHandler, Collection, Registration } from './core.ts';
 import { BaseCollection } from './internal/base.ts';
 import type { CollectionDump, IndexView } from './internal/internals.ts';
 import { newUid } from './internal/internals.ts';
+import { AUTO_INDEX_MARK } from './internal/label-index.ts';
 import { pollUntil } from './internal/poll.ts';
+import { TrackedIndexStore } from './internal/tracked-index-store.ts';
 import type { CollectionOptions } from './options.ts';
 
 /**
@@ -49,15 +51,33 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
   readonly #client: ClientInformer<T>;
   readonly #reg: HandlerRegistration;
   readonly #indexes = new Map<string, IndexView<T>>();
+  /**
+   * krt's automatic indexes (label and selector filters), kept here rather than in the shared
+   * informer: the informer's indexes can never be removed and are shared by name whatever the
+   * extract function, while these depend on this collection's augmentation and die with it.
+   * Updated by this collection's handler before it emits, so a recompute triggered by an event
+   * always sees the index as of that event.
+   */
+  readonly #auto: TrackedIndexStore<T>[] = [];
 
   constructor(client: ClientInformer<T>, opts: CollectionOptions) {
     super('informer', `Informer[${client.resource.kind}]`, opts);
     this.#client = client;
     this.start();
     this.#reg = client.addEventHandler({
-      onAdd: (obj) => this.emit([{ type: 'add', new: obj }]),
-      onUpdate: (old, obj) => this.emit([{ type: 'update', old, new: obj }]),
-      onDelete: (obj) => this.emit([{ type: 'delete', old: extractTombstone(obj) }]),
+      onAdd: (obj) => {
+        this.#file(obj, obj);
+        this.emit([{ type: 'add', new: obj }]);
+      },
+      onUpdate: (old, obj) => {
+        this.#file(obj, obj);
+        this.emit([{ type: 'update', old, new: obj }]);
+      },
+      onDelete: (obj) => {
+        const old = extractTombstone(obj);
+        this.#file(old, undefined);
+        this.emit([{ type: 'delete', old }]);
+      },
     });
     pollUntil(
       () => this.#reg.hasSynced(),
@@ -82,8 +102,22 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
     return this.handlers.insert(handler, snapshot);
   }
 
+  #file(obj: T, next: T | undefined): void {
+    const auto = this.#auto;
+    if (auto.length === 0) return;
+    const key = this.keyOf(obj);
+    for (let i = 0; i < auto.length; i++) auto[i]!.update(key, next);
+  }
+
   index(name: string, extract: (obj: T) => readonly string[]): IndexView<T> {
     let view = this.#indexes.get(name);
+    if (view === undefined && name.includes(AUTO_INDEX_MARK)) {
+      const store = new TrackedIndexStore<T>(name, extract);
+      for (const o of this.list()) store.update(this.keyOf(o), o);
+      this.#auto.push(store);
+      this.#indexes.set(name, store);
+      return store;
+    }
     if (view === undefined) {
       const idx = this.#client.index(name, extract);
       view = { id: newUid(), name, extract, lookup: (k) => idx.lookup(k) };
@@ -100,5 +134,7 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
 
   protected override onStop(): void {
     this.#reg.remove();
+    this.#auto.length = 0;
+    this.#indexes.clear();
   }
 }

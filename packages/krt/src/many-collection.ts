@@ -10,15 +10,10 @@ import {
   internalsOf,
 } from './internal/internals.ts';
 import type { DependencyRecorder } from './internal/recorder.ts';
+import { type Dependency, routeOf, SourceSub, sameRoute } from './internal/source-subscription.ts';
 import { INTERNAL } from './internal/symbols.ts';
 import { whenSynced } from './internal/sync-flag.ts';
 import type { CollectionOptions } from './options.ts';
-
-/** One fetch recorded by a transformation. */
-interface Dependency {
-  readonly sub: SourceSub;
-  readonly spec: FilterSpec;
-}
 
 /** What the collection remembers per input key. */
 interface InputState {
@@ -30,110 +25,13 @@ interface InputState {
   error: string | undefined;
 }
 
-/**
- * One subscription to a fetched collection (one per source per derived collection) and the
- * reverse index of the inputs that fetched it: by key, by index key, or (plain fetches) all.
- */
-class SourceSub {
-  readonly src: Collection<unknown>;
-  readonly si: CollectionInternals<unknown>;
-  reg: Registration | undefined;
-  /** Dependencies (across inputs) on this source. */
-  refs = 0;
-  /** True while the owner's initial sync waits for this subscription. */
-  gated = false;
-  readonly plain = new Set<string>();
-  readonly byKey = new Map<string, Set<string>>();
-  readonly byIndex = new Map<number, { view: IndexView<unknown>; map: Map<string, Set<string>> }>();
-
-  constructor(src: Collection<unknown>, si: CollectionInternals<unknown>) {
-    this.src = src;
-    this.si = si;
-  }
-
-  add(inKey: string, spec: FilterSpec): void {
-    if (spec.key !== undefined) addTo(this.byKey, spec.key, inKey);
-    else if (spec.keys !== undefined) for (const k of spec.keys) addTo(this.byKey, k, inKey);
-    else if (spec.index !== undefined) {
-      let e = this.byIndex.get(spec.index.id);
-      if (e === undefined) {
-        e = { view: spec.index, map: new Map() };
-        this.byIndex.set(spec.index.id, e);
-      }
-      addTo(e.map, spec.indexKey!, inKey);
-    } else this.plain.add(inKey);
-  }
-
-  remove(inKey: string, spec: FilterSpec): void {
-    if (spec.key !== undefined) removeFrom(this.byKey, spec.key, inKey);
-    else if (spec.keys !== undefined) for (const k of spec.keys) removeFrom(this.byKey, k, inKey);
-    else if (spec.index !== undefined) {
-      const e = this.byIndex.get(spec.index.id);
-      if (e !== undefined) {
-        removeFrom(e.map, spec.indexKey!, inKey);
-        if (e.map.size === 0) this.byIndex.delete(spec.index.id);
-      }
-    } else this.plain.delete(inKey);
-  }
-
-  /** Input keys that may depend on `obj` (to be confirmed against their filters). */
-  candidates(obj: unknown, into: Set<string>): void {
-    for (const k of this.plain) into.add(k);
-    if (this.byKey.size > 0) {
-      const s = this.byKey.get(this.si.keyOf(obj));
-      if (s !== undefined) for (const k of s) into.add(k);
-    }
-    for (const e of this.byIndex.values()) {
-      for (const ik of e.view.extract(obj)) {
-        const s = e.map.get(ik);
-        if (s !== undefined) for (const k of s) into.add(k);
-      }
-    }
-  }
-
-  /** Reverse-index entry counts, for tests and the dump. */
-  size(): number {
-    let n = this.plain.size;
-    for (const s of this.byKey.values()) n += s.size;
-    for (const e of this.byIndex.values()) for (const s of e.map.values()) n += s.size;
-    return n;
-  }
-}
-
-function addTo(m: Map<string, Set<string>>, k: string, v: string): void {
-  let s = m.get(k);
-  if (s === undefined) {
-    s = new Set();
-    m.set(k, s);
-  }
-  s.add(v);
-}
-
-function removeFrom(m: Map<string, Set<string>>, k: string, v: string): void {
-  const s = m.get(k);
-  if (s === undefined) return;
-  s.delete(v);
-  if (s.size === 0) m.delete(k);
-}
-
-function sameKeys(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined || a.size !== b.size) return false;
-  for (const k of a) if (!b.has(k)) return false;
-  return true;
-}
-
 /** True when two dependency lists have the same reverse-index entries. */
 function sameShape(a: readonly Dependency[], b: readonly Dependency[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    if (x.sub !== y.sub) return false;
-    const sx = x.spec;
-    const sy = y.spec;
-    if (sx.key !== sy.key || sx.index !== sy.index || sx.indexKey !== sy.indexKey) return false;
-    if (!sameKeys(sx.keys, sy.keys)) return false;
+    if (x.sub !== y.sub || !sameRoute(x.route, y.route)) return false;
   }
   return true;
 }
@@ -163,7 +61,20 @@ class TrackingContext implements HandlerContext, DependencyRecorder {
     const sub = this.#owner.subscribe(source);
     if (sub === undefined) return;
     if (this.deps === undefined) this.deps = [];
-    this.deps.push({ sub, spec });
+    this.deps.push({ sub, spec, route: routeOf(spec) });
+  }
+}
+
+/**
+ * Whether a changed object matches a recorded fetch. A filter that throws on it (an object
+ * without labels or selector) counts as a match: the recompute reports the error through the
+ * transformation, with the collection's name and the input's key.
+ */
+function matchesSafely(spec: FilterSpec, si: CollectionInternals<unknown>, obj: unknown): boolean {
+  try {
+    return matchesObject(spec, si, obj);
+  } catch {
+    return true;
   }
 }
 
@@ -299,7 +210,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
           const deps = this.#inputs.get(inKey)?.deps;
           if (deps === undefined) continue;
           for (const d of deps) {
-            if (d.sub === sub && matchesObject(d.spec, sub.si, item)) {
+            if (d.sub === sub && matchesSafely(d.spec, sub.si, item)) {
               affected.add(inKey);
               break;
             }
@@ -439,11 +350,11 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     if (next !== undefined) for (const d of next) d.sub.refs++;
     if (old !== undefined) {
       for (const d of old) {
-        d.sub.remove(key, d.spec);
+        d.sub.remove(key, d.route);
         d.sub.refs--;
       }
     }
-    if (next !== undefined) for (const d of next) d.sub.add(key, d.spec);
+    if (next !== undefined) for (const d of next) d.sub.add(key, d.route);
     if (old !== undefined) for (const d of old) if (d.sub.refs <= 0) this.#dropSub(d.sub);
     // Subscriptions created by a computation whose dependencies were not kept.
     if (next === undefined && old === undefined) this.#dropUnused();

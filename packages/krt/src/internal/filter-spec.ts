@@ -12,6 +12,11 @@ export interface FilterSpec {
   indexKey?: string | undefined;
   /** The collection the index belongs to. */
   indexOwner?: number | undefined;
+  /**
+   * The namespace the objects must be in, when the index filter is the namespace index: it
+   * scopes the automatic label and selector indexes (see `label-index.ts`).
+   */
+  namespace?: string | undefined;
   /** Labels the object must have. */
   labels?: Labels | undefined;
   /** The object's selector must select these labels (empty selector selects). */

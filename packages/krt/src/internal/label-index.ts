@@ -1,0 +1,259 @@
+/**
+ * krt's automatic inverted indexes for the label and selector filters of a fetch.
+ *
+ * List side: the fetched collection indexes each object under its (namespace, key=value) pairs:
+ * its selector's pairs for `selects`/`selectsNonEmpty` (an empty selector under a marker), its
+ * labels' pairs for `labels`. A fetch looks candidates up by the pairs it asks for and verifies
+ * the full filter on each, so its cost grows with the objects that share a pair with the query,
+ * not with the size of the namespace or the collection.
+ *
+ * Dependency side: an input that fetched by selector is recorded under each pair of the labels
+ * it asked about; a changed object finds the inputs recorded under the least used pair of its
+ * selector (a matching input has every pair). An input that fetched by labels is recorded under
+ * one pair of them; a changed object finds the inputs recorded under any of its labels. The
+ * candidates are then confirmed against the recorded filter with the object's old and new
+ * versions, so a selector change recomputes the inputs it used to select and those it now
+ * selects, and nothing else.
+ *
+ * Objects whose selector or labels cannot be read are indexed under a marker and are always
+ * candidates, so the fetch reports the error (as a plain scan would).
+ */
+import { getLabelSelector, getLabels, type Labels } from '../labels.ts';
+import type { FilterSpec } from './filter-spec.ts';
+import type { CollectionInternals, IndexView } from './internals.ts';
+import { namespaceOf } from './namespace-of.ts';
+
+/** Marks the names of automatic indexes (informer collections keep them themselves). */
+export const AUTO_INDEX_MARK = '\0krt/';
+
+const SELECTOR_BY_NAMESPACE = `${AUTO_INDEX_MARK}selector@namespace`;
+const SELECTOR_ANY_NAMESPACE = `${AUTO_INDEX_MARK}selector@any`;
+const LABELS_BY_NAMESPACE = `${AUTO_INDEX_MARK}labels@namespace`;
+const LABELS_ANY_NAMESPACE = `${AUTO_INDEX_MARK}labels@any`;
+
+/** Posting suffix of objects with an empty selector (selected by `selects`, never by `selectsNonEmpty`). */
+const EMPTY = '\u0001';
+/** Posting suffix of objects whose selector or labels cannot be read. */
+const BROKEN = '\u0002';
+/** The scope of a dependency that is not restricted to a namespace (not a valid namespace). */
+export const ANY_NAMESPACE = '\u0003';
+
+/** The posting key of one pair in one scope (label keys and values never contain NUL). */
+function pairKey(scope: string, k: string, v: string): string {
+  return `${scope}\0${k}\0${v}`;
+}
+
+function selectorPostings(obj: unknown, augment: ((o: unknown) => unknown) | undefined, scoped: boolean) {
+  const scope = scoped ? namespaceOf(obj) : '';
+  let sel: Labels;
+  try {
+    sel = getLabelSelector(augment ? augment(obj) : obj);
+  } catch {
+    return [scope + BROKEN];
+  }
+  const out: string[] = [];
+  for (const k in sel) out.push(pairKey(scope, k, sel[k]!));
+  if (out.length === 0) out.push(scope + EMPTY);
+  return out;
+}
+
+function labelPostings(obj: unknown, augment: ((o: unknown) => unknown) | undefined, scoped: boolean) {
+  const scope = scoped ? namespaceOf(obj) : '';
+  let labels: Labels;
+  try {
+    labels = getLabels(augment ? augment(obj) : obj);
+  } catch {
+    return [scope + BROKEN];
+  }
+  const out: string[] = [];
+  for (const k in labels) out.push(pairKey(scope, k, labels[k]!));
+  return out;
+}
+
+/** The four automatic indexes of a collection, created on first use. */
+interface AutoIndexes {
+  selector: [IndexView<unknown> | undefined, IndexView<unknown> | undefined];
+  labels: [IndexView<unknown> | undefined, IndexView<unknown> | undefined];
+}
+
+const autoIndexes = new WeakMap<CollectionInternals<unknown>, AutoIndexes>();
+
+function autoIndex<T>(
+  src: CollectionInternals<T>,
+  kind: 'selector' | 'labels',
+  scoped: boolean,
+): IndexView<T> {
+  const s = src as CollectionInternals<unknown>;
+  let a = autoIndexes.get(s);
+  if (a === undefined) {
+    a = { selector: [undefined, undefined], labels: [undefined, undefined] };
+    autoIndexes.set(s, a);
+  }
+  const slot = scoped ? 1 : 0;
+  let view = a[kind][slot];
+  if (view === undefined) {
+    const aug = s.augment;
+    view =
+      kind === 'selector'
+        ? s.index(scoped ? SELECTOR_BY_NAMESPACE : SELECTOR_ANY_NAMESPACE, (o) =>
+            selectorPostings(o, aug, scoped),
+          )
+        : s.index(scoped ? LABELS_BY_NAMESPACE : LABELS_ANY_NAMESPACE, (o) => labelPostings(o, aug, scoped));
+    a[kind][slot] = view;
+  }
+  return view as IndexView<T>;
+}
+
+/** Concatenates lookups, dropping duplicates (an object listed under several queried pairs). */
+function union<T>(parts: T[][]): T[] {
+  if (parts.length === 0) return [];
+  if (parts.length === 1) return parts[0]!;
+  const seen = new Set<T>();
+  const out: T[] = [];
+  for (const p of parts) {
+    for (const o of p) {
+      if (seen.has(o)) continue;
+      seen.add(o);
+      out.push(o);
+    }
+  }
+  return out;
+}
+
+/**
+ * The candidates of a fetch with a selector filter (`selectsNonEmpty`, else `selects`), from the
+ * automatic selector index: every object whose selector could select the queried labels, and
+ * possibly a few more (the caller verifies every filter). `undefined` when the spec has no
+ * selector filter.
+ */
+export function selectorCandidates<T>(src: CollectionInternals<T>, spec: FilterSpec): T[] | undefined {
+  const nonEmpty = spec.selectsNonEmpty !== undefined;
+  const labels = nonEmpty ? spec.selectsNonEmpty : spec.selects;
+  if (labels === undefined) return undefined;
+  const scoped = spec.namespace !== undefined;
+  const scope = spec.namespace ?? '';
+  const view = autoIndex(src, 'selector', scoped);
+  const parts: T[][] = [];
+  const add = (key: string): void => {
+    const found = view.lookup(key);
+    if (found.length > 0) parts.push(found);
+  };
+  for (const k in labels) add(pairKey(scope, k, labels[k]!));
+  if (!nonEmpty) add(scope + EMPTY);
+  add(scope + BROKEN);
+  return union(parts);
+}
+
+/**
+ * The candidates of a fetch with a label filter, from the automatic label index: the objects
+ * under the least used queried pair (plus those whose labels cannot be read). `undefined` when
+ * the spec has no label filter.
+ */
+export function labelCandidates<T>(src: CollectionInternals<T>, spec: FilterSpec): T[] | undefined {
+  const labels = spec.labels;
+  if (labels === undefined) return undefined;
+  const scoped = spec.namespace !== undefined;
+  const scope = spec.namespace ?? '';
+  const view = autoIndex(src, 'labels', scoped);
+  let best: T[] | undefined;
+  for (const k in labels) {
+    const found = view.lookup(pairKey(scope, k, labels[k]!));
+    if (best === undefined || found.length < best.length) best = found;
+    if (found.length === 0) break;
+  }
+  const broken = view.lookup(scope + BROKEN);
+  if (best === undefined) return broken;
+  return broken.length === 0 ? best : union([best, broken]);
+}
+
+/** The reverse-index keys of a dependency with a selector filter (see the file comment). */
+export function selectorRouteKeys(spec: FilterSpec): readonly string[] {
+  const nonEmpty = spec.selectsNonEmpty !== undefined;
+  const labels = (nonEmpty ? spec.selectsNonEmpty : spec.selects)!;
+  const scope = spec.namespace ?? ANY_NAMESPACE;
+  const out: string[] = [];
+  for (const k in labels) out.push(pairKey(scope, k, labels[k]!));
+  if (!nonEmpty) out.push(scope + EMPTY);
+  return out;
+}
+
+/** The reverse-index key of a dependency with a label filter: one of its pairs. */
+export function labelRouteKeys(spec: FilterSpec): readonly string[] {
+  const labels = spec.labels!;
+  const scope = spec.namespace ?? ANY_NAMESPACE;
+  for (const k in labels) return [pairKey(scope, k, labels[k]!)];
+  return [];
+}
+
+function addAll(s: ReadonlySet<string> | undefined, into: Set<string>): void {
+  if (s !== undefined) for (const k of s) into.add(k);
+}
+
+/**
+ * Adds to `into` the inputs of `routes` (selector dependencies) that `obj` may affect: those
+ * recorded under the least used pair of its selector, in its namespace or in any namespace.
+ */
+export function selectorDependants(
+  obj: unknown,
+  augment: ((o: unknown) => unknown) | undefined,
+  routes: ReadonlyMap<string, ReadonlySet<string>>,
+  into: Set<string>,
+): void {
+  let sel: Labels;
+  try {
+    sel = getLabelSelector(augment ? augment(obj) : obj);
+  } catch {
+    for (const s of routes.values()) addAll(s, into);
+    return;
+  }
+  const ns = namespaceOf(obj);
+  let inNs: ReadonlySet<string> | undefined;
+  let inAny: ReadonlySet<string> | undefined;
+  let best = Number.POSITIVE_INFINITY;
+  let empty = true;
+  for (const k in sel) {
+    empty = false;
+    const v = sel[k]!;
+    const a = routes.get(pairKey(ns, k, v));
+    const b = routes.get(pairKey(ANY_NAMESPACE, k, v));
+    const n = (a?.size ?? 0) + (b?.size ?? 0);
+    if (n === 0) return; // no input has this pair, so none is selected
+    if (n < best) {
+      best = n;
+      inNs = a;
+      inAny = b;
+    }
+  }
+  if (empty) {
+    addAll(routes.get(ns + EMPTY), into);
+    addAll(routes.get(ANY_NAMESPACE + EMPTY), into);
+    return;
+  }
+  addAll(inNs, into);
+  addAll(inAny, into);
+}
+
+/**
+ * Adds to `into` the inputs of `routes` (label dependencies) that `obj` may affect: those
+ * recorded under any of its labels, in its namespace or in any namespace.
+ */
+export function labelDependants(
+  obj: unknown,
+  augment: ((o: unknown) => unknown) | undefined,
+  routes: ReadonlyMap<string, ReadonlySet<string>>,
+  into: Set<string>,
+): void {
+  let labels: Labels;
+  try {
+    labels = getLabels(augment ? augment(obj) : obj);
+  } catch {
+    for (const s of routes.values()) addAll(s, into);
+    return;
+  }
+  const ns = namespaceOf(obj);
+  for (const k in labels) {
+    const v = labels[k]!;
+    addAll(routes.get(pairKey(ns, k, v)), into);
+    addAll(routes.get(pairKey(ANY_NAMESPACE, k, v)), into);
+  }
+}
