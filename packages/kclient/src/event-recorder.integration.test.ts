@@ -1,0 +1,68 @@
+import { builtins, type KubeObject } from '@kubeloom/kube';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RealHarness, realKube } from '../test/real-harness.ts';
+import { EventRecorder } from './event-recorder.ts';
+import { newNamespace } from './scenarios.test-util.ts';
+
+const harnesses: RealHarness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) await h.close();
+});
+
+interface StoredEvent extends KubeObject {
+  involvedObject: { kind?: string; name?: string; namespace?: string; uid?: string };
+  reason: string;
+  message: string;
+  type: string;
+  count: number;
+}
+
+describe('EventRecorder on the real API server', () => {
+  it('creates, deduplicates and aggregates core/v1 Events; cluster-scoped objects report in default', async () => {
+    const h = realKube();
+    harnesses.push(h);
+    const { kube } = h;
+    const ns = await newNamespace(kube);
+    const cm = await kube.api.create<KubeObject>(builtins.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'subject', namespace: ns },
+    });
+    const namespace = await kube.api.get<KubeObject>(builtins.Namespace, ns);
+    const recorder = new EventRecorder(kube, { component: 'kclient-it', maxSimilarEvents: 3 });
+    recorder.write(cm, 'Normal', 'Synced', 'all good');
+    recorder.write(cm, 'Normal', 'Synced', 'all good');
+    recorder.write(cm, 'Warning', 'Failed', 'first');
+    recorder.write(cm, 'Warning', 'Failed', 'second');
+    recorder.write(cm, 'Warning', 'Failed', 'third'); // the 3rd distinct message: aggregated
+    recorder.write(cm, 'Warning', 'Failed', 'fourth');
+    recorder.write(
+      { ...namespace, apiVersion: 'v1', kind: 'Namespace' },
+      'Normal',
+      'Observed',
+      'namespace seen',
+    );
+    await recorder.shutdown();
+
+    const inNs = (await kube.api.list<StoredEvent>(builtins.Event, { namespace: ns })).items;
+    const summary = inNs
+      .map(
+        (e) =>
+          `${e.type}/${e.reason}/${e.message}/${e.count}/${e.involvedObject.kind}/${e.involvedObject.name}`,
+      )
+      .sort();
+    expect(summary).toEqual([
+      'Normal/Synced/all good/2/ConfigMap/subject',
+      'Warning/Failed/(combined from similar events): fourth/2/ConfigMap/subject',
+      'Warning/Failed/first/1/ConfigMap/subject',
+      'Warning/Failed/second/1/ConfigMap/subject',
+    ]);
+    expect(inNs.every((e) => e.involvedObject.uid === cm.metadata?.uid)).toBe(true);
+    const inDefault = (
+      await kube.api.list<StoredEvent>(builtins.Event, { namespace: 'default' })
+    ).items.filter((e) => e.involvedObject.name === ns);
+    expect(inDefault.map((e) => [e.involvedObject.kind, e.reason, e.count])).toEqual([
+      ['Namespace', 'Observed', 1],
+    ]);
+  });
+});
