@@ -1,4 +1,11 @@
 // Compiles the shape of what `@kubeloom/codegen` emits for a CRD against kclient's API.
+//
+// This is a hand-written copy and may drift from codegen's real output. The authority is
+// codegen's own compile test (packages/codegen/src/golden.test.ts, "generated TypeScript compiles
+// under tsc --strict"), which generates clients and compiles them against kclient. kclient must
+// not depend on codegen (the dependency goes the other way), so this file only guards the kclient
+// side of the contract: `Client`, `ClientOptions`, `newClient` and, for kinds with a scale
+// subresource, `ScaleClient`/`WithScale` and `newScaleClient` (see scale-client.test-d.ts).
 import {
   defineResource,
   type KubeClient,

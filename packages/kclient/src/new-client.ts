@@ -163,12 +163,14 @@ const builtinKeys = new Set(
  *
  * - while the CRD is missing, `get` is undefined, `list` and index lookups are empty, writes
  *   fail with {@link ResourceNotServedError} (nothing is sent), and `hasSynced` is true once
- *   the CRD watcher synced, i.e. once the CRD is known to be missing;
+ *   the CRD watcher (and a dynamic `objectFilter`) synced, i.e. once the CRD is known to be
+ *   missing;
  * - when the CRD is established and discovery serves it, the real shared informer takes over;
  *   every handler and index registered before moves onto it, and `hasSynced` then waits for it;
  * - once loaded the client stays loaded. Deleting the CRD makes the API server delete every
- *   object (handlers see deletes); the informer retries with backoff and resumes when the CRD
- *   is reinstalled. Writes fail with {@link ResourceNotServedError} meanwhile.
+ *   object (handlers see deletes); the informer retries with backoff, and a reinstalled CRD
+ *   makes it retry at once. Writes fail with {@link ResourceNotServedError} meanwhile.
+ *   `shutdownHandlers()` also stops the client's CRD watcher listener.
  *
  * Built-in kinds are always served: for them this is {@link newClient}.
  */
