@@ -1,7 +1,7 @@
 import type { KubeClient, KubeObject, TypedResourceDescriptor } from '@kubeloom/kube';
 import type { ClientOptions, ScaleClient, WithScale } from './interfaces.ts';
 import { ApiWriter, servesScale } from './internal/api-writer.ts';
-import { resourceOfWriter } from './internal/must.ts';
+import { resourceOfWriter } from './internal/resource-of-writer.ts';
 import { newClient } from './new-client.ts';
 
 /**

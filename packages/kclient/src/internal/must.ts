@@ -1,6 +1,5 @@
-import type { KubeObject, ResourceDescriptor } from '@kubeloom/kube';
+import type { KubeObject } from '@kubeloom/kube';
 import { ClientTestError } from '../testing/client-test-error.ts';
-import { ApiWriter } from './api-writer.ts';
 
 /**
  * `Kind ns/name` for messages. The kind is the object's own, else `kind` (the resource's), else
@@ -15,19 +14,6 @@ export function describeObject(obj: KubeObject | undefined, kind?: string, fallb
 /** `Kind ns/name` from a name and a namespace. */
 export function describeName(kind: string | undefined, name: string, namespace?: string): string {
   return `${kind || 'object'} ${namespace ? `${namespace}/` : ''}${name}`;
-}
-
-/**
- * The resource a writer writes, when it can be known: an explicit descriptor, the client's
- * `resource`, or what a kclient writer resolved.
- */
-export function resourceOfWriter(writer: unknown): ResourceDescriptor | undefined {
-  if (writer instanceof ApiWriter) {
-    const known = writer.knownResource();
-    if (known?.kind) return known;
-  }
-  const r = (writer as { resource?: ResourceDescriptor } | undefined)?.resource;
-  return r && typeof r === 'object' && r.kind ? r : undefined;
 }
 
 /** Runs `fn`; turns a failure into a {@link ClientTestError} naming `what`. */

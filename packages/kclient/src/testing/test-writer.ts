@@ -8,7 +8,8 @@ import {
 import { createOrUpdate } from '../create-or-update.ts';
 import type { Writer } from '../interfaces.ts';
 import { isLatestReader } from '../internal/latest-reader.ts';
-import { describeName, describeObject, must, resourceOfWriter } from '../internal/must.ts';
+import { describeName, describeObject, must } from '../internal/must.ts';
+import { resourceOfWriter } from '../internal/resource-of-writer.ts';
 import { newWriteClient } from '../new-client.ts';
 import { retryOnConflict } from '../retry-on-conflict.ts';
 
