@@ -17,7 +17,7 @@
  * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 20 s).
  */
 import { execFileSync } from 'node:child_process';
-import { createQueue, objectHandler } from '@kubeloom/controllers';
+import { createQueue, extract, objectHandler } from '@kubeloom/controllers';
 import { newClient } from '@kubeloom/kclient';
 import { builtins, type KubeClient, noopLogger, type ObjectKey } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
@@ -113,9 +113,23 @@ function buildKrt(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
   workloads.register(() => emit());
 }
 
-function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
+/**
+ * The hand-written controller as a Go engineer would write it with kclient: a queue of pod keys,
+ * each reconcile recomputing one workload from the caches. `scan` is Istio's `NewLegacy` exactly
+ * (list every service of the pod's namespace and test each selector); otherwise the services
+ * carry a kclient index by `namespace/key=value` of each selector pair, the reconcile looks up
+ * the pod's label pairs and tests those candidates only (the same kind of index krt builds
+ * automatically). A service change enqueues the pods it selected before and after.
+ */
+function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal, scan: boolean): void {
   const pods = newClient(kube, builtins.Pod);
   const services = newClient(kube, builtins.Service);
+  const bySelectorPair = scan
+    ? undefined
+    : services.index('legacy-selector-pairs', (svc) => {
+        const ns = svc.metadata?.namespace ?? '';
+        return Object.entries(svc.spec?.selector ?? {}).map(([k, v]) => `${ns}/${k}=${v}`);
+      });
   const state = new Map<string, Workload>();
   const queue = createQueue<ObjectKey>({
     name: 'pods',
@@ -130,8 +144,26 @@ function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
       }
       const labels = pod.metadata?.labels;
       const names: string[] = [];
-      for (const svc of services.list(key.namespace)) {
-        if (selectsNonEmpty(svc.spec?.selector, labels)) names.push(svc.metadata!.name!);
+      if (bySelectorPair === undefined) {
+        for (const svc of services.list(key.namespace)) {
+          if (selectsNonEmpty(svc.spec?.selector, labels)) names.push(svc.metadata!.name!);
+        }
+      } else {
+        let seen: Set<V1Service> | undefined;
+        let first = true;
+        for (const lk in labels) {
+          const found = bySelectorPair.lookup(`${key.namespace}/${lk}=${labels[lk]}`);
+          if (found.length === 0) continue;
+          if (!first) seen ??= new Set();
+          first = false;
+          for (const svc of found) {
+            if (seen !== undefined) {
+              if (seen.has(svc)) continue;
+              seen.add(svc);
+            }
+            if (selectsNonEmpty(svc.spec?.selector, labels)) names.push(svc.metadata!.name!);
+          }
+        }
       }
       const w = new Workload(key.name, key.namespace!, names, ip);
       const old = state.get(k);
@@ -141,13 +173,19 @@ function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
     },
   });
   pods.addEventHandler(objectHandler((o) => queue.addObject(o)));
-  services.addEventHandler(
-    objectHandler((svc: V1Service) => {
-      const sel = svc.spec?.selector;
-      if (!sel || Object.keys(sel).length === 0) return;
-      for (const pod of pods.list(svc.metadata!.namespace, { matchLabels: sel })) queue.addObject(pod);
-    }),
-  );
+  const enqueueSelected = (svc: V1Service | undefined): void => {
+    const sel = svc?.spec?.selector;
+    if (!sel || Object.keys(sel).length === 0) return;
+    for (const pod of pods.list(svc!.metadata!.namespace, { matchLabels: sel })) queue.addObject(pod);
+  };
+  services.addEventHandler({
+    onAdd: (svc) => enqueueSelected(svc),
+    onUpdate: (old, svc) => {
+      enqueueSelected(old);
+      enqueueSelected(svc);
+    },
+    onDelete: (svc) => enqueueSelected(extract<V1Service>(svc)),
+  });
   void queue.run(signal);
 }
 
@@ -158,9 +196,19 @@ function buildFloor(kube: KubeClient, emit: Emit, _signal: AbortSignal): void {
   pods.addEventHandler({ onAdd: () => emit(), onUpdate: () => emit() });
 }
 
+/** Every variant, in the order each run measures them. */
+const VARIANTS = ['floor', 'legacy-scan', 'legacy', 'krt'] as const;
+const LABELS: Record<string, string> = {
+  floor: 'floor (informers only)',
+  'legacy-scan': "hand-written, Istio's scan",
+  legacy: 'hand-written, indexed (baseline)',
+  krt: 'krt',
+};
+
 const builders: Record<string, (kube: KubeClient, emit: Emit, signal: AbortSignal) => void> = {
   floor: buildFloor,
-  legacy: buildLegacy,
+  legacy: (kube, emit, signal) => buildLegacy(kube, emit, signal, false),
+  'legacy-scan': (kube, emit, signal) => buildLegacy(kube, emit, signal, true),
   krt: buildKrt,
 };
 
@@ -299,9 +347,9 @@ if (process.argv[2] === 'child') {
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const scale of scales) {
     const s = sizes(scale);
-    const res: Record<string, Result[]> = { floor: [], legacy: [], krt: [] };
+    const res: Record<string, Result[]> = Object.fromEntries(VARIANTS.map((v) => [v, []]));
     for (let r = 0; r < runs; r++) {
-      for (const v of ['floor', 'legacy', 'krt']) {
+      for (const v of VARIANTS) {
         const x = run(v, scale, iters);
         if (x.events < s.pods * (iters + 1))
           throw new Error(`${v}: ${x.events} events, want ${s.pods * (iters + 1)}`);
@@ -316,7 +364,7 @@ if (process.argv[2] === 'child') {
       ms: median(res.floor!.map((x) => x.ms)),
       mem: median(res.floor!.map((x) => x.retainedBytes)),
     };
-    for (const v of ['floor', 'legacy', 'krt']) {
+    for (const v of VARIANTS) {
       const ms = median(res[v]!.map((x) => x.ms));
       const mem = median(res[v]!.map((x) => x.retainedBytes));
       const us = (ms * 1000) / (s.pods * (iters + 1));
@@ -324,7 +372,7 @@ if (process.argv[2] === 'child') {
       perPod[v].push(us);
       if (!abovePerPod[v]) abovePerPod[v] = [];
       abovePerPod[v].push(((ms - floor.ms) * 1000) / (s.pods * (iters + 1)));
-      const label = { floor: 'floor (informers only)', legacy: 'hand-written queue', krt: 'krt' }[v];
+      const label = LABELS[v];
       const over = v === 'floor' ? '–' : `${fmt(ms - floor.ms)} ms / ${fmt((mem - floor.mem) / 1e6)} MB`;
       rows.push(
         `| ${s.pods} pods, ${s.services} svcs | ${label} | ${fmt(ms)} | ${fmt(us, 2)} | ${fmt(mem / 1e6)} | ${fmt(ms / base.ms, 2)}× | ${fmt(mem / base.mem, 2)}× | ${over} |`,
@@ -333,7 +381,7 @@ if (process.argv[2] === 'child') {
     }
   }
   console.log('');
-  for (const v of ['floor', 'legacy', 'krt']) {
+  for (const v of VARIANTS) {
     const [a, b] = perPod[v]!;
     console.log(`${v}: time per pod per round at 10× is ${fmt(b! / a!, 2)}× the time at 1×`);
     if (v !== 'floor') {

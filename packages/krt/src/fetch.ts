@@ -21,10 +21,7 @@ function buildSpec(
   opts: readonly FetchOption[],
 ): FilterSpec {
   const spec: FilterSpec = {};
-  for (const o of opts) o[INTERNAL](spec);
-  if (spec.indexOwner !== undefined && spec.indexOwner !== src.uid) {
-    throw new TypeError(`fetch: the index filter belongs to another collection than "${name}"`);
-  }
+  for (const o of opts) o[INTERNAL](spec, src.uid, name);
   return spec;
 }
 

@@ -6,11 +6,11 @@ import type { Labels } from './labels.ts';
 
 /** One filter of a {@link fetch}; build them with {@link filter}. Filters of one fetch are ANDed. */
 export interface FetchOption {
-  /** @internal Applies the filter. */
-  readonly [INTERNAL]: (spec: FilterSpec) => void;
+  /** @internal Applies the filter to the spec of a fetch on the collection with uid `source`. */
+  readonly [INTERNAL]: (spec: FilterSpec, source: number, sourceName: string) => void;
 }
 
-function opt(apply: (spec: FilterSpec) => void): FetchOption {
+function opt(apply: (spec: FilterSpec, source: number, sourceName: string) => void): FetchOption {
   return { [INTERNAL]: apply };
 }
 
@@ -54,13 +54,15 @@ export const filter = {
   index<K, O>(index: Index<K, O>, key: K): FetchOption {
     const view = index[INTERNAL];
     const k = typeof key === 'string' ? key : String(key);
-    return opt((s) => {
+    return opt((s, source, sourceName) => {
+      if (view.owner !== source) {
+        throw new TypeError(`fetch: the index filter belongs to another collection than "${sourceName}"`);
+      }
       if (s.index !== undefined) {
         throw new TypeError('fetch: only one index filter per fetch (use one fetch per index)');
       }
       s.index = view.view as never;
       s.indexKey = k;
-      s.indexOwner = view.owner;
       if (view.namespace) s.namespace = k;
     });
   },

@@ -10,7 +10,7 @@ import {
   internalsOf,
 } from './internal/internals.ts';
 import type { DependencyRecorder } from './internal/recorder.ts';
-import { type Dependency, routeOf, SourceSub, sameRoute } from './internal/source-subscription.ts';
+import { type Dependency, newDependency, SourceSub, sameRoute } from './internal/source-subscription.ts';
 import { INTERNAL } from './internal/symbols.ts';
 import { whenSynced } from './internal/sync-flag.ts';
 import type { CollectionOptions } from './options.ts';
@@ -28,11 +28,7 @@ interface InputState {
 /** True when two dependency lists have the same reverse-index entries. */
 function sameShape(a: readonly Dependency[], b: readonly Dependency[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.sub !== y.sub || !sameRoute(x.route, y.route)) return false;
-  }
+  for (let i = 0; i < a.length; i++) if (!sameRoute(a[i]!, b[i]!)) return false;
   return true;
 }
 
@@ -61,7 +57,7 @@ class TrackingContext implements HandlerContext, DependencyRecorder {
     const sub = this.#owner.subscribe(source);
     if (sub === undefined) return;
     if (this.deps === undefined) this.deps = [];
-    this.deps.push({ sub, spec, route: routeOf(spec) });
+    this.deps.push(newDependency(sub, spec));
   }
 }
 
@@ -346,15 +342,19 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     next: readonly Dependency[] | undefined,
   ): void {
     if (old === next) return;
-    if (old !== undefined && next !== undefined && sameShape(old, next)) return;
+    if (old !== undefined && next !== undefined && sameShape(old, next)) {
+      // Same entries: keep the filed (shared) entry strings, drop the fresh copies.
+      for (let i = 0; i < next.length; i++) next[i]!.keys = old[i]!.keys;
+      return;
+    }
     if (next !== undefined) for (const d of next) d.sub.refs++;
     if (old !== undefined) {
       for (const d of old) {
-        d.sub.remove(key, d.route);
+        d.sub.remove(key, d);
         d.sub.refs--;
       }
     }
-    if (next !== undefined) for (const d of next) d.sub.add(key, d.route);
+    if (next !== undefined) for (const d of next) d.sub.add(key, d);
     if (old !== undefined) for (const d of old) if (d.sub.refs <= 0) this.#dropSub(d.sub);
     // Subscriptions created by a computation whose dependencies were not kept.
     if (next === undefined && old === undefined) this.#dropUnused();

@@ -10,8 +10,6 @@ export interface FilterSpec {
   /** An index and the index key the object must have. */
   index?: IndexView<unknown> | undefined;
   indexKey?: string | undefined;
-  /** The collection the index belongs to. */
-  indexOwner?: number | undefined;
   /**
    * The namespace the objects must be in, when the index filter is the namespace index: it
    * scopes the automatic label and selector indexes (see `label-index.ts`).

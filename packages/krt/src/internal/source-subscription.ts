@@ -9,57 +9,87 @@ import { labelDependants, labelRouteKeys, selectorDependants, selectorRouteKeys 
  * one pair of a label filter; by index key; else with the plain fetches (every change to the
  * source is checked against it).
  */
-export interface Route {
-  /** Which reverse map the dependency is filed in. */
-  readonly kind: 'key' | 'selector' | 'labels' | 'index' | 'plain';
-  /** Its entries in that map. */
-  readonly keys: readonly string[];
-  /** The index, for `index` routes. */
-  readonly view?: IndexView<unknown> | undefined;
-}
+export type RouteKind = 'key' | 'selector' | 'labels' | 'index' | 'plain';
 
-const PLAIN: Route = { kind: 'plain', keys: [] };
-
-/** The route of a fetch's filters (see {@link Route}). */
-export function routeOf(spec: FilterSpec): Route {
-  if (spec.key !== undefined) return { kind: 'key', keys: [spec.key] };
-  if (spec.keys !== undefined) return { kind: 'key', keys: [...spec.keys] };
-  if (spec.selectsNonEmpty !== undefined || spec.selects !== undefined) {
-    return { kind: 'selector', keys: selectorRouteKeys(spec) };
-  }
-  if (spec.labels !== undefined) return { kind: 'labels', keys: labelRouteKeys(spec) };
-  if (spec.index !== undefined) return { kind: 'index', keys: [spec.indexKey!], view: spec.index };
-  return PLAIN;
-}
-
-/** True when two routes file a dependency under the same entries. */
-export function sameRoute(a: Route, b: Route): boolean {
-  if (a === b) return true;
-  if (a.kind !== b.kind || a.view !== b.view || a.keys.length !== b.keys.length) return false;
-  for (let i = 0; i < a.keys.length; i++) if (a.keys[i] !== b.keys[i]) return false;
-  return true;
-}
-
-/** One fetch recorded by a transformation. */
+/**
+ * One fetch recorded by a transformation: the subscription, the filters (to confirm that a
+ * changed object matches) and where it is filed in the reverse index. Kept per input for as long
+ * as the input's computation stands, so it is kept small: one entry is a plain string, and the
+ * strings are replaced by the reverse index's own once filed (see {@link SourceSub.add}).
+ */
 export interface Dependency {
   /** The subscription to the fetched collection. */
   readonly sub: SourceSub;
-  /** The fetch's filters, to confirm that a changed object matches. */
+  /** The fetch's filters. */
   readonly spec: FilterSpec;
-  /** Where it is filed in the reverse index. */
-  readonly route: Route;
+  /** Which reverse map the dependency is filed in (index routes: `spec.index`'s). */
+  readonly kind: RouteKind;
+  /** Its entries in that map: one, or several. */
+  keys: string | readonly string[];
 }
 
-function addTo(m: Map<string, Set<string>>, k: string, v: string): void {
+const NONE: readonly string[] = [];
+
+/** A dependency on `sub` with the filters of `spec`, routed (see {@link RouteKind}). */
+export function newDependency(sub: SourceSub, spec: FilterSpec): Dependency {
+  let kind: RouteKind;
+  let keys: string | readonly string[];
+  if (spec.key !== undefined) {
+    kind = 'key';
+    keys = spec.key;
+  } else if (spec.keys !== undefined) {
+    kind = 'key';
+    keys = [...spec.keys];
+  } else if (spec.selectsNonEmpty !== undefined || spec.selects !== undefined) {
+    kind = 'selector';
+    keys = selectorRouteKeys(spec);
+  } else if (spec.labels !== undefined) {
+    kind = 'labels';
+    keys = labelRouteKeys(spec);
+  } else if (spec.index !== undefined) {
+    kind = 'index';
+    keys = spec.indexKey!;
+  } else {
+    kind = 'plain';
+    keys = NONE;
+  }
+  if (typeof keys !== 'string' && keys.length === 1) keys = keys[0]!;
+  return { sub, spec, kind, keys };
+}
+
+/** True when two dependencies are filed under the same reverse-index entries. */
+export function sameRoute(a: Dependency, b: Dependency): boolean {
+  if (a.sub !== b.sub || a.kind !== b.kind) return false;
+  if (a.kind === 'index' && a.spec.index !== b.spec.index) return false;
+  const x = a.keys;
+  const y = b.keys;
+  if (typeof x === 'string' || typeof y === 'string') return x === y;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** The input keys filed under one reverse-index entry; it remembers its entry, for interning. */
+class Posting extends Set<string> {
+  readonly key: string;
+  constructor(key: string) {
+    super();
+    this.key = key;
+  }
+}
+
+/** Files `v` under `k`; returns the map's own copy of `k`. */
+function addTo(m: Map<string, Posting>, k: string, v: string): string {
   let s = m.get(k);
   if (s === undefined) {
-    s = new Set();
+    s = new Posting(k);
     m.set(k, s);
   }
   s.add(v);
+  return s.key;
 }
 
-function removeFrom(m: Map<string, Set<string>>, k: string, v: string): void {
+function removeFrom(m: Map<string, Posting>, k: string, v: string): void {
   const s = m.get(k);
   if (s === undefined) return;
   s.delete(v);
@@ -90,18 +120,18 @@ export class SourceSub {
   /** True while the owner's initial sync waits for this subscription. */
   gated = false;
   readonly plain = new Set<string>();
-  readonly byKey = new Map<string, Set<string>>();
-  readonly bySelector = new Map<string, Set<string>>();
-  readonly byLabels = new Map<string, Set<string>>();
-  readonly byIndex = new Map<number, { view: IndexView<unknown>; map: Map<string, Set<string>> }>();
+  readonly byKey = new Map<string, Posting>();
+  readonly bySelector = new Map<string, Posting>();
+  readonly byLabels = new Map<string, Posting>();
+  readonly byIndex = new Map<number, { view: IndexView<unknown>; map: Map<string, Posting> }>();
 
   constructor(src: Collection<unknown>, si: CollectionInternals<unknown>) {
     this.src = src;
     this.si = si;
   }
 
-  #map(r: Route, create: boolean): Map<string, Set<string>> | undefined {
-    switch (r.kind) {
+  #map(d: Dependency, create: boolean): Map<string, Posting> | undefined {
+    switch (d.kind) {
       case 'key':
         return this.byKey;
       case 'selector':
@@ -109,7 +139,7 @@ export class SourceSub {
       case 'labels':
         return this.byLabels;
       case 'index': {
-        const view = r.view!;
+        const view = d.spec.index!;
         let e = this.byIndex.get(view.id);
         if (e === undefined && create) {
           e = { view, map: new Map() };
@@ -122,24 +152,32 @@ export class SourceSub {
     }
   }
 
-  add(inKey: string, r: Route): void {
-    if (r.kind === 'plain') {
+  /**
+   * Files the dependency of input `inKey`, and swaps its entry strings for the reverse index's
+   * own: inputs that share an entry then share one string.
+   */
+  add(inKey: string, d: Dependency): void {
+    if (d.kind === 'plain') {
       this.plain.add(inKey);
       return;
     }
-    const m = this.#map(r, true)!;
-    for (const k of r.keys) addTo(m, k, inKey);
+    const m = this.#map(d, true)!;
+    const keys = d.keys;
+    if (typeof keys === 'string') d.keys = addTo(m, keys, inKey);
+    else d.keys = keys.map((k) => addTo(m, k, inKey));
   }
 
-  remove(inKey: string, r: Route): void {
-    if (r.kind === 'plain') {
+  remove(inKey: string, d: Dependency): void {
+    if (d.kind === 'plain') {
       this.plain.delete(inKey);
       return;
     }
-    const m = this.#map(r, false);
+    const m = this.#map(d, false);
     if (m === undefined) return;
-    for (const k of r.keys) removeFrom(m, k, inKey);
-    if (r.kind === 'index' && m.size === 0) this.byIndex.delete(r.view!.id);
+    const keys = d.keys;
+    if (typeof keys === 'string') removeFrom(m, keys, inKey);
+    else for (const k of keys) removeFrom(m, k, inKey);
+    if (d.kind === 'index' && m.size === 0) this.byIndex.delete(d.spec.index!.id);
   }
 
   /** Adds to `into` the input keys that may depend on `obj` (to be confirmed against their filters). */
