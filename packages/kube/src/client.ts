@@ -39,7 +39,7 @@ export interface InformerOptions {
 export interface InformerTuning {
   /** Page size of the initial list. Default 500. */
   readonly pageSize?: number;
-  /** Reconnect when a watch receives nothing, not even a bookmark, for this long. Default 5 min. */
+  /** Reconnect when a watch receives nothing, not even a bookmark, for this long. Default 120 s. */
   readonly idleTimeoutMs?: number;
   /** First reconnect delay. Default 800 ms. */
   readonly initialBackoffMs?: number;

@@ -11,6 +11,12 @@ export interface CrdWatcher {
    * CRD is seen).
    */
   knownOrCallback(gvr: GroupVersionResource, callback: () => void): boolean;
+  /**
+   * Like {@link CrdWatcher.knownOrCallback}, but returns a function that unregisters the
+   * callback (a no-op once it ran). Use it when the caller may give up waiting.
+   * @returns `true` when the CRD is already known (the callback is not registered), else the unregister function.
+   */
+  onceKnown(gvr: GroupVersionResource, callback: () => void): true | (() => void);
   /** Resolves true once the CRD exists and is served, false if `signal` aborts first. */
   waitForCRD(gvr: GroupVersionResource, signal: AbortSignal): Promise<boolean>;
   /** True when the CRD exists and serves `gvr.version` (from the informer cache). */

@@ -64,14 +64,29 @@ export function loadKubeConfig(
     kc.loadFromCluster();
     origin = 'the in-cluster service account';
   } else {
-    const file =
-      options.kubeconfigPath ?? (process.env.KUBECONFIG ? process.env.KUBECONFIG.split(':')[0] : undefined);
+    const file = options.kubeconfigPath;
+    const fromEnv = process.env.KUBECONFIG?.split(':').filter(Boolean) ?? [];
     kc = new KubeConfig();
-    if (file) {
-      if (!existsSync(file)) {
+    if (!file && fromEnv.length > 0) {
+      // $KUBECONFIG may list several files, merged in order (kubectl's rules); missing ones are skipped.
+      const present = fromEnv.filter((f) => existsSync(f));
+      if (present.length === 0) {
         throw new KubeConfigError(
-          `kubeconfig file ${file} does not exist${options.kubeconfigPath ? '' : ' (from $KUBECONFIG)'}: check the path`,
+          `none of the files in $KUBECONFIG exists (${fromEnv.join(', ')}): check the paths`,
         );
+      }
+      try {
+        kc.loadFromDefault();
+      } catch (err) {
+        throw new KubeConfigError(
+          `a kubeconfig file in $KUBECONFIG (${present.join(', ')}) is invalid: ${(err as Error).message}`,
+          { cause: err },
+        );
+      }
+      origin = `$KUBECONFIG (${present.join(', ')})`;
+    } else if (file) {
+      if (!existsSync(file)) {
+        throw new KubeConfigError(`kubeconfig file ${file} does not exist: check the path`);
       }
       try {
         kc.loadFromString(readFileSync(file, 'utf8'));

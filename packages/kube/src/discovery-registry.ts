@@ -70,8 +70,7 @@ export class DiscoveryRegistry implements ResourceRegistry {
   async forKind(gvk: GroupVersionKind): Promise<ResourceDescriptor> {
     const known = this.lookupKind(gvk);
     if (known) return known;
-    await this.#discover(gvk.group, gvk.version, true);
-    const found = this.lookupKind(gvk);
+    const found = await this.#lookupWithDiscovery(gvk.group, gvk.version, () => this.lookupKind(gvk));
     if (!found)
       throw new UnknownResourceError(`kind ${gvk.kind} in ${gvk.group ? `${gvk.group}/` : ''}${gvk.version}`);
     return found;
@@ -81,8 +80,7 @@ export class DiscoveryRegistry implements ResourceRegistry {
   async forResource(gvr: GroupVersionResource): Promise<ResourceDescriptor> {
     const known = this.lookupResource(gvr);
     if (known) return known;
-    await this.#discover(gvr.group, gvr.version, true);
-    const found = this.lookupResource(gvr);
+    const found = await this.#lookupWithDiscovery(gvr.group, gvr.version, () => this.lookupResource(gvr));
     if (!found)
       throw new UnknownResourceError(
         `resource ${gvr.resource} in ${gvr.group ? `${gvr.group}/` : ''}${gvr.version}`,
@@ -111,6 +109,23 @@ export class DiscoveryRegistry implements ResourceRegistry {
         this.#byResource.delete(resKey({ group: d.group, version: d.version, resource: d.plural }));
       }
     }
+  }
+
+  /**
+   * Discovers a group/version (once; concurrent callers share the request), and asks again once
+   * when a cached answer does not have what is looked for (a CRD installed since).
+   */
+  async #lookupWithDiscovery(
+    group: string,
+    version: string,
+    lookup: () => ResourceDescriptor | undefined,
+  ): Promise<ResourceDescriptor | undefined> {
+    const cached = this.#discovered.has(gvKey(group, version));
+    await this.#discover(group, version, false);
+    const found = lookup();
+    if (found || !cached) return found;
+    await this.#discover(group, version, true);
+    return lookup();
   }
 
   /** Asks discovery for one group/version; true when the server serves it. Cached; `refresh` forces a new request when the cache answered no. */

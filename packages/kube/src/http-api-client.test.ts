@@ -272,6 +272,41 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     down.close();
   });
 
+  it('refuses by-name requests on a namespaced resource without a namespace, before any request', async () => {
+    handler = (_req, res) => json(res, 200, {});
+    await expect(api.get(builtins.ConfigMap, 'x')).rejects.toThrow(
+      /get configmaps\/x: ConfigMap is namespaced, so a namespace is required/,
+    );
+    await expect(api.delete(builtins.ConfigMap, 'x')).rejects.toThrow(TypeError);
+    await expect(api.create(builtins.ConfigMap, { metadata: { name: 'x' } })).rejects.toThrow(
+      /create configmaps\/x/,
+    );
+    await expect(api.patch(builtins.ConfigMap, 'x', undefined, {}, 'merge')).rejects.toThrow(TypeError);
+    await api.get(builtins.Namespace, 'default');
+    await api.list(builtins.ConfigMap);
+    expect(seen.map((r) => r.url)).toEqual(['/api/v1/namespaces/default', '/api/v1/configmaps']);
+  });
+
+  it('close() lets in-flight requests finish and closes idle connections', async () => {
+    let release: () => void = () => {};
+    handler = (req, res) => {
+      if (req.url?.includes('slow')) {
+        release = () => json(res, 200, { metadata: { name: 'slow' } });
+      } else json(res, 200, { metadata: { name: 'fast' } });
+    };
+    await api.get(builtins.Namespace, 'fast');
+    const slow = api.get(builtins.Namespace, 'slow');
+    const deadline = Date.now() + 5000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    api.close();
+    release();
+    await expect(slow).resolves.toMatchObject({ metadata: { name: 'slow' } });
+    while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(sockets.size).toBe(0);
+    // The client stays usable after close().
+    await expect(api.get(builtins.Namespace, 'fast')).resolves.toMatchObject({ metadata: { name: 'fast' } });
+  });
+
   it('refuses server-side apply without a field manager and strategic merge on custom resources', async () => {
     handler = (_req, res) => json(res, 200, {});
     await expect(api.patch(builtins.ConfigMap, 'x', 'ns', {}, 'apply')).rejects.toThrow(

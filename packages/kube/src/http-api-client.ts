@@ -106,7 +106,13 @@ export class HttpApiClient implements ApiClient {
         if (opts.auth) out.auth = opts.auth;
         return out;
       })();
-      if (!this.#perRequestAuth) this.#baseOptions = pending;
+      if (!this.#perRequestAuth) {
+        this.#baseOptions = pending;
+        // A transient failure (an exec plugin, a credential file) must not stick forever.
+        pending.catch(() => {
+          if (this.#baseOptions === pending) this.#baseOptions = undefined;
+        });
+      }
       return await pending;
     }
     return await this.#baseOptions;
@@ -205,6 +211,7 @@ export class HttpApiClient implements ApiClient {
     namespace?: string,
     opts: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined } = {},
   ): Promise<T> {
+    requireNamespace(resource, namespace, 'get', name);
     const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
     return (await this.#send(
       'GET',
@@ -328,6 +335,7 @@ export class HttpApiClient implements ApiClient {
     opts: WriteOptions = {},
   ): Promise<T> {
     const namespace = obj.metadata?.namespace;
+    requireNamespace(resource, namespace, 'create', obj.metadata?.name ?? obj.metadata?.generateName);
     const path = resourcePath(resource, { namespace });
     return (await this.#send(
       'POST',
@@ -349,6 +357,7 @@ export class HttpApiClient implements ApiClient {
     const name = obj.metadata?.name;
     if (!name) throw new TypeError(`update ${resource.plural}: the object has no metadata.name`);
     const namespace = obj.metadata?.namespace;
+    requireNamespace(resource, namespace, 'update', name);
     const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
     return (await this.#send(
       'PUT',
@@ -378,6 +387,7 @@ export class HttpApiClient implements ApiClient {
         `patch ${resource.plural}/${name}: strategic merge patch is not supported for ${resource.kind} (custom resources accept merge, json and apply patches)`,
       );
     }
+    requireNamespace(resource, namespace, 'patch', name);
     const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
     const query: Query = { ...writeQuery(opts), force: type === 'apply' && opts.force ? 'true' : undefined };
     return (await this.#send(
@@ -398,6 +408,7 @@ export class HttpApiClient implements ApiClient {
     namespace?: string,
     opts: DeleteOptions = {},
   ): Promise<KubeObject | Status> {
+    requireNamespace(resource, namespace, 'delete', name);
     const path = resourcePath(resource, { namespace, name });
     const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
     if (opts.preconditions) body.preconditions = opts.preconditions;
@@ -431,9 +442,14 @@ export class HttpApiClient implements ApiClient {
 
   /** {@inheritDoc ApiClient.close} */
   close(): void {
-    this.#agent?.destroy();
+    const agent = this.#agent;
     this.#agent = undefined;
     this.#baseOptions = undefined;
+    if (!agent) return;
+    // Idle sockets close now; sockets of in-flight requests close when their response ends.
+    (agent as https.Agent & { keepAlive: boolean }).keepAlive = false;
+    for (const sockets of Object.values(agent.freeSockets))
+      for (const socket of sockets ?? []) socket.destroy();
   }
 }
 
@@ -462,6 +478,20 @@ function wrapTransport(err: unknown, server: string, context: string): unknown {
   const name = (err as Error)?.name;
   if (name === 'AbortError') return err;
   return new ConnectionError(server, context, err);
+}
+
+/** Refuses a by-name request on a namespaced resource without a namespace (it would silently hit the wrong URL). */
+function requireNamespace(
+  resource: ResourceDescriptor,
+  namespace: string | undefined,
+  verb: string,
+  name?: string,
+): void {
+  if (resource.namespaced && !namespace) {
+    throw new TypeError(
+      `${verb} ${resource.plural}${name ? `/${name}` : ''}: ${resource.kind} is namespaced, so a namespace is required (set metadata.namespace or pass one)`,
+    );
+  }
 }
 
 function writeQuery(opts: WriteOptions): Query {

@@ -93,17 +93,40 @@ export class InformerCrdWatcher implements CrdWatcher {
 
   /** {@inheritDoc CrdWatcher.knownOrCallback} */
   knownOrCallback(gvr: GroupVersionResource, callback: () => void): boolean {
+    return this.onceKnown(gvr, callback) === true;
+  }
+
+  /** {@inheritDoc CrdWatcher.onceKnown} */
+  onceKnown(gvr: GroupVersionResource, callback: () => void): true | (() => void) {
     if (this.hasSynced() && this.known(gvr)) return true;
     const key = keyOf(gvr);
     if (this.known(gvr)) {
       // Known but our own sync is not complete: answer false and call back at once.
-      queueMicrotask(callback);
-      return false;
+      let cancelled = false;
+      queueMicrotask(() => {
+        if (!cancelled) callback();
+      });
+      return () => {
+        cancelled = true;
+      };
     }
     const list = this.#callbacks.get(key) ?? [];
     list.push(callback);
     this.#callbacks.set(key, list);
-    return false;
+    return () => {
+      const current = this.#callbacks.get(key);
+      if (!current) return;
+      const i = current.indexOf(callback);
+      if (i !== -1) current.splice(i, 1);
+      if (current.length === 0) this.#callbacks.delete(key);
+    };
+  }
+
+  /** How many callbacks wait for CRDs that are not known yet (for leak checks). */
+  pendingCallbacks(): number {
+    let n = 0;
+    for (const list of this.#callbacks.values()) n += list.length;
+    return n;
   }
 
   /** {@inheritDoc CrdWatcher.waitForCRD} */
@@ -112,15 +135,19 @@ export class InformerCrdWatcher implements CrdWatcher {
     if (signal.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       let done = false;
+      let unregister: (() => void) | undefined;
       const finish = (v: boolean): void => {
         if (done) return;
         done = true;
         signal.removeEventListener('abort', onAbort);
+        unregister?.();
         resolve(v);
       };
       const onAbort = (): void => finish(false);
       signal.addEventListener('abort', onAbort, { once: true });
-      if (this.knownOrCallback(gvr, () => finish(true))) finish(true);
+      const result = this.onceKnown(gvr, () => finish(true));
+      if (result === true) finish(true);
+      else unregister = result;
     });
   }
 

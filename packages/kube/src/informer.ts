@@ -76,6 +76,10 @@ export interface InformerHealth {
   readonly unknownEvents: number;
   /** Exceptions thrown by handlers. */
   readonly handlerErrors: number;
+  /** Watches reconnected because nothing arrived for the idle timeout (not counted as errors). */
+  readonly idleTimeouts: number;
+  /** Objects that could not be ingested (a throwing transform, a non-object) and were skipped. */
+  readonly rejectedObjects: number;
   /** The last error, for display. */
   readonly lastError: string | undefined;
   /** Objects in the cache. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WatchIdleTimeoutError } from './api.ts';
 import { builtins } from './builtins.ts';
 import { apiErrorFromStatus } from './errors.ts';
 import { isTombstone, type Tombstone } from './informer.ts';
@@ -238,23 +239,139 @@ describe('Informer', () => {
     expect(informer.health()).toMatchObject({ errors: 5, synced: true, lists: 6 });
   });
 
-  it('honours Retry-After on 429', async () => {
+  it('honours Retry-After on 429, bounded by the maximum backoff', async () => {
     vi.useFakeTimers();
     const api = new ScriptedApi();
     let calls = 0;
     api.listHandler = () => {
       calls++;
       if (calls === 1) throw apiErrorFromStatus(429, { reason: 'TooManyRequests', code: 429 }, 'list', '7');
+      if (calls === 2)
+        throw apiErrorFromStatus(429, { reason: 'TooManyRequests', code: 429 }, 'list', '3600');
       return { metadata: { resourceVersion: '3' }, items: [] };
     };
-    const { informer, stop } = start(api);
+    const { informer, stop } = start(api, { tuning: { initialBackoffMs: 1, maxBackoffMs: 30_000 } });
     informer.run(stop.signal);
     await vi.advanceTimersByTimeAsync(6_900);
     expect(calls).toBe(1);
     expect(informer.health().state).toBe('backoff');
     await vi.advanceTimersByTimeAsync(200);
     expect(calls).toBe(2);
+    // An hour-long Retry-After is capped at the 30 s maximum.
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(1_200);
+    expect(calls).toBe(3);
     expect(informer.hasSynced()).toBe(true);
+  });
+
+  it('does not turn a persistent 410 into a LIST storm: relists back off', async () => {
+    vi.useFakeTimers();
+    const api = new ScriptedApi();
+    const { informer, stop } = start(api, {
+      tuning: { initialBackoffMs: 100, maxBackoffMs: 1_000, random: () => 1 },
+    });
+    // Every watch is refused with 410 at once.
+    for (let i = 0; i < 50; i++)
+      api.watchErrors.push(apiErrorFromStatus(410, { reason: 'Expired', code: 410 }));
+    informer.run(stop.signal);
+    await vi.advanceTimersByTimeAsync(5_000);
+    // 100 + 200 + 400 + 800 + 1000 + 1000 + … ms between relists: about 8 lists in 5 s, not thousands.
+    expect(api.lists.length).toBeGreaterThanOrEqual(5);
+    expect(api.lists.length).toBeLessThanOrEqual(10);
+  });
+
+  it('resets the backoff after a productive watch, even when it ends with an error', async () => {
+    vi.useFakeTimers();
+    const api = new ScriptedApi();
+    const delays: number[] = [];
+    const { informer, stop } = start(api, {
+      tuning: { initialBackoffMs: 100, maxBackoffMs: 10_000, random: () => 1 },
+    });
+    informer.run(stop.signal);
+    for (let i = 0; i < 5; i++) {
+      await vi.advanceTimersByTimeAsync(0);
+      const w = api.watches[i]!;
+      w.push({ type: 'ADDED', object: cm(`o${i}`, String(10 + i)) });
+      await vi.advanceTimersByTimeAsync(0);
+      w.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      const before = api.watches.length;
+      let waited = 0;
+      while (api.watches.length === before && waited < 60_000) {
+        await vi.advanceTimersByTimeAsync(10);
+        waited += 10;
+      }
+      delays.push(waited);
+    }
+    // Each watch delivered an event before failing, so every reconnect waits the initial delay.
+    expect(delays.every((d) => d <= 110)).toBe(true);
+    expect(informer.health().lists).toBe(1);
+  });
+
+  it('reconnects after an idle timeout at once, without counting it as an error', async () => {
+    const api = new ScriptedApi();
+    const { informer, stop } = start(api);
+    informer.run(stop.signal);
+    const w0 = await api.watchNumber(0);
+    w0.fail(new WatchIdleTimeoutError(120_000));
+    await api.watchNumber(1);
+    expect(informer.health()).toMatchObject({ idleTimeouts: 1, errors: 0, lists: 1 });
+  });
+
+  it('skips an object it cannot ingest, advances the resourceVersion and keeps going', async () => {
+    const api = new ScriptedApi();
+    api.listHandler = () => ({
+      metadata: { resourceVersion: '1' },
+      items: [cm('a', '1'), { metadata: {} } as never],
+    });
+    const { informer, stop, logger } = start(api, {
+      transform: (o) => {
+        if (o.metadata?.name === 'poison') throw new Error('transform bug');
+        return o;
+      },
+    });
+    informer.run(stop.signal);
+    expect(await informer.waitForSync(stop.signal)).toBe(true);
+    const w = await api.watchNumber(0);
+    w.push({ type: 'ADDED', object: cm('poison', '5') }, { type: 'ADDED', object: cm('b', '6') });
+    await until('b', () => informer.store.get('ns/b') !== undefined);
+    expect(informer.store.keys().sort()).toEqual(['ns/a', 'ns/b']);
+    expect(informer.health().rejectedObjects).toBe(2);
+    expect(informer.lastSyncResourceVersion()).toBe('6');
+    w.end();
+    const w1 = await api.watchNumber(1);
+    expect(w1.opts.resourceVersion).toBe('6');
+    expect(
+      logger.records.filter((r) => r.message === 'skipping an object that cannot be ingested'),
+    ).toHaveLength(2);
+  });
+
+  it('treats a handler added during the initial delivery as a late joiner, so it still sees every object', async () => {
+    const api = new ScriptedApi();
+    api.listHandler = () => ({
+      metadata: { resourceVersion: '1' },
+      items: [cm('a', '1'), cm('b', '1'), cm('c', '1')],
+    });
+    const { informer, stop } = start(api);
+    const nested: string[] = [];
+    let reg: ReturnType<typeof informer.addEventHandler> | undefined;
+    informer.addEventHandler({
+      onAdd: (o) => {
+        if (o.metadata?.name === 'b' && !reg)
+          reg = informer.addEventHandler({ onAdd: (n) => nested.push(n.metadata!.name!) });
+      },
+    });
+    informer.run(stop.signal);
+    await informer.waitForSync(stop.signal);
+    await until('nested sync', () => reg?.hasSynced() === true);
+    expect(nested.sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('rejects invalid tuning with clear errors', () => {
+    const api = new ScriptedApi();
+    expect(() => start(api, { tuning: { pageSize: 0 } })).toThrow(/pageSize must be a positive integer/);
+    expect(() => start(api, { tuning: { idleTimeoutMs: 0 } })).toThrow(/idleTimeoutMs must be between/);
+    expect(() => start(api, { tuning: { watchTimeoutSeconds: [10, 5] } })).toThrow(/watchTimeoutSeconds/);
   });
 
   it('retryNow() ends a backoff wait at once and resets the backoff', async () => {

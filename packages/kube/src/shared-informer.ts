@@ -1,4 +1,4 @@
-import type { ApiClient, WatchEvent } from './api.ts';
+import { type ApiClient, type WatchEvent, WatchIdleTimeoutError } from './api.ts';
 import type { InformerTuning } from './client.ts';
 import { describeInformerKey } from './client.ts';
 import { isGone, isTooManyRequests, toApiError } from './errors.ts';
@@ -75,6 +75,8 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   readonly #watchTimeout: readonly [number, number];
   readonly #random: () => number;
   readonly #backoff: Backoff;
+  readonly #initialBackoffMs: number;
+  readonly #maxBackoffMs: number;
   readonly #store: ObjectStore<T>;
   readonly #registrations = new Set<Registration<T>>();
   /** Keys currently visible through the filter (maintained only when there is a filter). */
@@ -93,6 +95,10 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   #malformed = 0;
   #unknown = 0;
   #handlerErrors = 0;
+  #idleTimeouts = 0;
+  #rejected = 0;
+  /** True while the initial list is being delivered; handlers added meanwhile join late. */
+  #deliveringInitial = false;
   #lastError: string | undefined;
 
   /** Creates an informer; nothing happens until {@link Informer.run}. */
@@ -107,12 +113,23 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     this.#idleTimeoutMs = t.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
     this.#watchTimeout = t.watchTimeoutSeconds ?? DEFAULTS.watchTimeoutSeconds;
     this.#random = t.random ?? Math.random;
-    this.#backoff = new Backoff(
-      t.initialBackoffMs ?? DEFAULTS.initialBackoffMs,
-      t.maxBackoffMs ?? DEFAULTS.maxBackoffMs,
-      this.#random,
-    );
-    if (!(this.#pageSize > 0)) throw new RangeError(`pageSize must be positive, got ${this.#pageSize}`);
+    this.#initialBackoffMs = t.initialBackoffMs ?? DEFAULTS.initialBackoffMs;
+    this.#maxBackoffMs = t.maxBackoffMs ?? DEFAULTS.maxBackoffMs;
+    this.#backoff = new Backoff(this.#initialBackoffMs, this.#maxBackoffMs, this.#random);
+    if (!(Number.isInteger(this.#pageSize) && this.#pageSize > 0)) {
+      throw new RangeError(`tuning.pageSize must be a positive integer, got ${this.#pageSize}`);
+    }
+    if (!(this.#idleTimeoutMs > 0) || this.#idleTimeoutMs >= 2 ** 31) {
+      throw new RangeError(
+        `tuning.idleTimeoutMs must be between 1 and 2^31-1 ms, got ${this.#idleTimeoutMs}`,
+      );
+    }
+    const [lo, hi] = this.#watchTimeout;
+    if (!(lo > 0 && hi >= lo)) {
+      throw new RangeError(
+        `tuning.watchTimeoutSeconds must be [min, max] with 0 < min <= max, got [${lo}, ${hi}]`,
+      );
+    }
     const filter = this.#filter;
     this.#store = new ObjectStore<T>(filter ? (obj) => filter.matches(obj) : undefined);
   }
@@ -161,7 +178,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       },
     };
     this.#registrations.add(reg);
-    if (!this.#synced) {
+    if (!this.#synced && !this.#deliveringInitial) {
       // Receives the initial list when it lands, then live events.
       reg.active = true;
     } else {
@@ -231,6 +248,8 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       malformedLines: this.#malformed,
       unknownEvents: this.#unknown,
       handlerErrors: this.#handlerErrors,
+      idleTimeouts: this.#idleTimeouts,
+      rejectedObjects: this.#rejected,
       lastError: this.#lastError,
       objects: this.#store.sizeUnfiltered,
     };
@@ -239,6 +258,11 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   async #loop(signal: AbortSignal): Promise<void> {
     let needList = true;
     while (!signal.aborted) {
+      // Productivity of the current list/watch cycle: a cycle that delivered events or stayed
+      // up for a while resets the backoff, whatever ended it.
+      const started = performance.now();
+      const before = this.#eventsSeen;
+      const productive = (): boolean => this.#eventsSeen > before || performance.now() - started > 10_000;
       try {
         if (needList) {
           this.#state = 'listing';
@@ -246,49 +270,68 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
           needList = false;
         }
         this.#state = 'watching';
-        const started = Date.now();
-        const before = this.#eventsSeen;
         const outcome = await this.#watchOnce(signal);
         if (signal.aborted) break;
         this.#restarts++;
+        if (productive()) this.#backoff.reset();
         if (outcome === 'gone') {
           this.#log.info('resourceVersion expired (410 Gone): relisting', { resourceVersion: this.#rv });
           needList = true;
+          // The first relist after a healthy period waits one short backoff step; a persistent
+          // 410 source backs off like any other failure instead of turning into a LIST storm.
+          this.#state = 'backoff';
+          await this.#backoffSleep(this.#backoff.next(), signal);
           continue;
         }
-        const productive = this.#eventsSeen > before || Date.now() - started > 10_000;
-        if (productive) this.#backoff.reset();
-        if (outcome === 'restart' || !productive) {
+        if (outcome === 'restart' || !productive()) {
           // A watch that ended at once, or after bad data: don't spin.
           this.#state = 'backoff';
           await this.#backoffSleep(this.#backoff.next(), signal);
         }
       } catch (err) {
         if (signal.aborted) break;
+        if (productive()) this.#backoff.reset();
+        if (err instanceof WatchIdleTimeoutError) {
+          // A quiet watch without bookmarks: expected, not an error. Resume at once.
+          this.#restarts++;
+          this.#idleTimeouts++;
+          this.#lastError = err.message;
+          this.#log.info('watch idle timeout: reconnecting from the last resourceVersion', {
+            resourceVersion: this.#rv,
+          });
+          continue;
+        }
         this.#recordError(err);
+        if (!needList) this.#restarts++;
         if (isGone(err)) {
           needList = true;
           this.#log.info('resourceVersion expired (410 Gone): relisting', { resourceVersion: this.#rv });
-          continue;
         }
         const apiErr = toApiError(err);
         const wait =
           isTooManyRequests(err) && apiErr?.retryAfterSeconds !== undefined
-            ? apiErr.retryAfterSeconds * 1000
+            ? this.#clampRetryAfter(apiErr.retryAfterSeconds)
             : this.#backoff.next();
-        this.#log.warn('list/watch failed; retrying', {
-          error: err,
-          retryInMs: Math.round(wait),
-          state: this.#state,
-        });
+        if (!isGone(err)) {
+          this.#log.warn('list/watch failed; retrying', {
+            error: err,
+            retryInMs: Math.round(wait),
+            state: this.#state,
+          });
+        }
         this.#state = 'backoff';
-        if (!needList) this.#restarts++;
         await this.#backoffSleep(wait, signal);
       }
     }
     this.#state = 'stopped';
     this.#unsubscribeFilter?.();
     for (const w of [...this.#syncWaiters]) w(false);
+  }
+
+  /** A server's Retry-After, bounded to [initial backoff, max backoff] so it can neither spin nor stall. */
+  #clampRetryAfter(seconds: number): number {
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : this.#maxBackoffMs;
+    return Math.min(Math.max(ms, this.#initialBackoffMs), this.#maxBackoffMs);
   }
 
   #eventsSeen = 0;
@@ -337,7 +380,6 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     this.#applyList(items, apiVersion);
     this.#rv = rv;
     this.#lastListTime = new Date();
-    this.#backoff.reset();
     if (!this.#synced) {
       this.#synced = true;
       for (const reg of this.#registrations) if (reg.active) reg.synced = true;
@@ -346,19 +388,58 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     }
   }
 
-  #ingest(raw: KubeObject, apiVersion?: string): T {
-    if (apiVersion && raw.apiVersion === undefined) {
-      raw.apiVersion = apiVersion;
-      raw.kind = this.key.resource.kind;
+  /**
+   * Transforms and freezes one object. An object that cannot be ingested (not an object, no
+   * name, a throwing transform) is logged, counted and skipped: one bad object must never wedge
+   * the informer.
+   */
+  #ingest(raw: KubeObject, apiVersion?: string): T | undefined {
+    try {
+      if (typeof raw !== 'object' || raw === null || !raw.metadata?.name) {
+        throw new TypeError('not a Kubernetes object with metadata.name');
+      }
+      if (apiVersion && raw.apiVersion === undefined) {
+        raw.apiVersion = apiVersion;
+        raw.kind = this.key.resource.kind;
+      }
+      const out = this.#transform(raw);
+      if (typeof out !== 'object' || out === null || !out.metadata?.name) {
+        throw new TypeError('the transform did not return a Kubernetes object with metadata.name');
+      }
+      return deepFreeze(out) as T;
+    } catch (err) {
+      this.#rejected++;
+      this.#errors++;
+      this.#lastError = `object skipped: ${err instanceof Error ? err.message : String(err)}`;
+      this.#log.error('skipping an object that cannot be ingested', {
+        error: err,
+        name: (raw as KubeObject | null)?.metadata?.name,
+        namespace: (raw as KubeObject | null)?.metadata?.namespace,
+        resourceVersion: (raw as KubeObject | null)?.metadata?.resourceVersion,
+      });
+      return undefined;
     }
-    return deepFreeze(this.#transform(raw)) as T;
   }
 
   #applyList(rawItems: KubeObject[], apiVersion: string): void {
     const initial = !this.#synced;
+    this.#deliveringInitial = initial;
+    try {
+      this.#applyListItems(rawItems, apiVersion, initial);
+    } finally {
+      this.#deliveringInitial = false;
+    }
+  }
+
+  #applyListItems(rawItems: KubeObject[], apiVersion: string, initial: boolean): void {
     const seen = new Set<string>();
     for (const raw of rawItems) {
       const obj = this.#ingest(raw, apiVersion);
+      if (obj === undefined) {
+        // Keep the cached version, if any, rather than reporting a delete for a bad object.
+        if (raw?.metadata?.name) seen.add(keyOf(raw));
+        continue;
+      }
       const key = keyOf(obj);
       seen.add(key);
       const old = this.#store.getUnfiltered(key);
@@ -408,6 +489,10 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       case 'MODIFIED': {
         this.#eventsSeen++;
         const obj = this.#ingest(event.object);
+        if (obj === undefined) {
+          this.#rv = rawResourceVersion(event.object) ?? this.#rv;
+          return undefined;
+        }
         const key = keyOf(obj);
         const old = this.#store.set(key, obj);
         this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
@@ -418,6 +503,10 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       case 'DELETED': {
         this.#eventsSeen++;
         const obj = this.#ingest(event.object);
+        if (obj === undefined) {
+          this.#rv = rawResourceVersion(event.object) ?? this.#rv;
+          return undefined;
+        }
         const key = keyOf(obj);
         this.#store.delete(key);
         this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
@@ -527,6 +616,11 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       void reg;
     }
   }
+}
+
+function rawResourceVersion(raw: unknown): string | undefined {
+  const rv = (raw as KubeObject | null)?.metadata?.resourceVersion;
+  return typeof rv === 'string' ? rv : undefined;
 }
 
 function keyOf(obj: KubeObject): string {

@@ -1,0 +1,79 @@
+import { CoreV1Api } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { builtins } from './builtins.ts';
+import { createFakeKubeClient } from './fake/index.ts';
+import { InformerCrdWatcher } from './informer-crd-watcher.ts';
+import { noopLogger } from './logger.ts';
+
+describe('KubeClient over the fake cluster', () => {
+  it('waitForCacheSync resolves true once every function is true, false when the signal aborts', async () => {
+    const kube = createFakeKubeClient({ logger: noopLogger });
+    let ready = false;
+    setTimeout(() => {
+      ready = true;
+    }, 30);
+    const stop = new AbortController();
+    expect(
+      await kube.waitForCacheSync(
+        'test',
+        stop.signal,
+        () => true,
+        () => ready,
+      ),
+    ).toBe(true);
+    const never = new AbortController();
+    setTimeout(() => never.abort(), 20);
+    expect(await kube.waitForCacheSync('never', never.signal, () => false)).toBe(false);
+    kube.shutdown();
+  });
+
+  it('shares informers, runs late ones at once, and stops them all with its signal', async () => {
+    const kube = createFakeKubeClient({ logger: noopLogger });
+    await kube.api.create(builtins.ConfigMap, { metadata: { name: 'a', namespace: 'ns' } });
+    const stop = new AbortController();
+    const early = kube.informer(builtins.ConfigMap, { namespace: 'ns' });
+    expect(await kube.runAndWait(stop.signal)).toBe(true);
+    expect(kube.isRunning()).toBe(true);
+    const late = kube.informer(builtins.Secret, { namespace: 'ns' });
+    expect(late.isStarted()).toBe(true);
+    expect(await late.waitForSync(stop.signal)).toBe(true);
+    expect(kube.informers()).toEqual([early, late]);
+    stop.abort();
+    const deadline = Date.now() + 5000;
+    while (kube.informers().some((i) => i.health().state !== 'stopped') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(kube.informers().map((i) => i.health().state)).toEqual(['stopped', 'stopped']);
+    expect(kube.isRunning()).toBe(false);
+  });
+
+  it('refuses a namespace on a cluster-scoped informer and explains the missing kubeconfig', () => {
+    const kube = createFakeKubeClient({ logger: noopLogger });
+    expect(() => kube.informer(builtins.Namespace, { namespace: 'x' })).toThrow(
+      /Namespace is cluster-scoped/,
+    );
+    expect(() => kube.makeApiClient(CoreV1Api)).toThrow(/no kubeconfig \(it is the fake cluster\)/);
+    expect(() => kube.objectApi()).toThrow(/use client.api/);
+    kube.shutdown();
+    expect(() => kube.informer(builtins.ConfigMap)).toThrow(/shut down/);
+  });
+
+  it('waitForCRD cleans up its callback when aborted', async () => {
+    const kube = createFakeKubeClient({ logger: noopLogger });
+    const stop = new AbortController();
+    await kube.runAndWait(stop.signal);
+    const watcher = kube.crdWatcher as InformerCrdWatcher;
+    expect(watcher).toBeInstanceOf(InformerCrdWatcher);
+    for (let i = 0; i < 20; i++) {
+      const attempt = new AbortController();
+      const waiting = watcher.waitForCRD(
+        { group: 'nope.example.com', version: 'v1', resource: 'nopes' },
+        attempt.signal,
+      );
+      attempt.abort();
+      expect(await waiting).toBe(false);
+    }
+    expect(watcher.pendingCallbacks()).toBe(0);
+    stop.abort();
+  });
+});
