@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadYaml } from '@kubernetes/client-node';
 import {
   type DeleteOptions,
@@ -27,12 +26,14 @@ import type {
 } from './fake-cluster-options.ts';
 import { clone, deepEqual, isObject, type JsonObject, toJson } from './internal/json.ts';
 import { applyJsonPatch, JsonPatchError } from './internal/json-patch.ts';
+import { type Shape, schemaShape, tableShape } from './internal/list-keys.ts';
 import {
   type ApplyConflict,
   describePath,
   type FieldScope,
   type ManagedEntry,
   readManagedFields,
+  requestedManagedFields,
   serverSideApply,
   trackUpdate,
   writeManagedFields,
@@ -45,9 +46,10 @@ import {
   parseLabelSelector,
   SelectorError,
 } from './internal/selectors.ts';
+import { sleep } from './internal/sleep.ts';
 import * as S from './internal/status.ts';
 import { applyStrategicMergePatch } from './internal/strategic-merge.ts';
-import { metadataCauses, nameCauses, randomSuffix } from './internal/validation.ts';
+import { dataKeyCauses, metadataCauses, nameCauses, randomSuffix } from './internal/validation.ts';
 import { WatchChannel } from './internal/watch-channel.ts';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -111,6 +113,14 @@ const REASON_BY_CODE: Record<number, string> = {
 
 const CRD_STORAGE_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 const NAMESPACE_STORAGE_KEY = '/namespaces';
+const SECRET_STORAGE_KEY = '/secrets';
+const CONFIGMAP_STORAGE_KEY = '/configmaps';
+
+/** What a selection of a list or watch needs: the predicate, and the one key a `metadata.name` field selector pins. */
+interface Selection {
+  readonly matches: ObjectPredicate;
+  readonly singleKey: string | undefined;
+}
 
 function meta(obj: JsonObject): JsonObject {
   if (!isObject(obj.metadata)) obj.metadata = {};
@@ -218,7 +228,7 @@ export class FakeCluster {
     this.#historyLimit = options.historyLimit ?? 10_000;
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.#strictNamespaces = options.strictNamespaces ?? false;
-    this.#defaultManager = options.defaultFieldManager ?? 'unknown';
+    this.#defaultManager = options.defaultFieldManager ?? 'kubeloom';
     this.#now = options.now ?? (() => new Date());
     this.#version = {
       major: '1',
@@ -268,6 +278,7 @@ export class FakeCluster {
       delete m.generateName;
       obj.apiVersion = apiVersionOf(served.descriptor);
       obj.kind = served.descriptor.kind;
+      this.#normalize(served, obj);
       this.#defaultsOnCreate(served, obj, false);
       this.#commit(served, 'ADDED', key, obj, undefined);
     }
@@ -451,7 +462,7 @@ export class FakeCluster {
   async list(resource: ResourceDescriptor, opts: ListOptions = {}): Promise<ObjectList> {
     await this.#enter({ verb: 'list', resource, namespace: opts.namespace, options: opts }, opts.signal);
     const served = this.#served(resource);
-    const matches = this.#predicate(served, opts);
+    const { matches, singleKey } = this.#selection(served, opts);
     let atRv = this.#rv;
     let after: string | undefined;
     if (opts.continue) {
@@ -488,21 +499,31 @@ export class FakeCluster {
       }
     }
     const snapshot = this.#snapshot(served.storageKey, atRv);
-    const keys = [...snapshot.keys()].sort();
-    const matching: Array<[string, JsonObject]> = [];
-    for (const k of keys) {
-      if (after !== undefined && k <= after) continue;
-      const o = snapshot.get(k)!;
-      if (matches(o)) matching.push([k, o]);
+    // The key range the apiserver reads: the namespace's (or all), or the one key a name pins.
+    const ns = served.descriptor.namespaced ? opts.namespace : undefined;
+    const inRange = (k: string, o: JsonObject) =>
+      (after === undefined || k > after) &&
+      (singleKey !== undefined ? k === singleKey : !ns || (o.metadata as JsonObject).namespace === ns);
+    const range = [...snapshot.entries()]
+      .filter(([k, o]) => inRange(k, o))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // resourceVersion=0 is served from the watch cache, which does not paginate.
+    const cached = !opts.continue && opts.resourceVersion === '0';
+    const limit = opts.limit && opts.limit > 0 && !cached ? opts.limit : undefined;
+    const page: Array<[string, JsonObject]> = [];
+    let scanned = 0;
+    for (const entry of range) {
+      if (limit !== undefined && page.length >= limit) break;
+      scanned++;
+      if (matches(entry[1])) page.push(entry);
     }
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
-    const page = limit === undefined ? matching : matching.slice(0, limit);
-    const more = limit !== undefined && matching.length > limit;
+    // Like the apiserver, a full page continues whenever keys remain, matching or not.
+    const more = limit !== undefined && page.length >= limit && scanned < range.length;
     const selectors = Boolean(opts.labelSelector || opts.fieldSelector);
     const listMeta: JsonObject = { resourceVersion: String(atRv) };
     if (more) {
       listMeta.continue = encodeContinue(atRv, page[page.length - 1]![0]);
-      if (!selectors) listMeta.remainingItemCount = matching.length - page.length;
+      if (!selectors) listMeta.remainingItemCount = range.length - scanned;
     }
     const custom = served.crd !== undefined;
     return {
@@ -564,6 +585,8 @@ export class FakeCluster {
     const namespace = str(meta(obj).namespace);
     await this.#enter({ verb: 'create', resource, namespace, name: str(meta(obj).name) }, opts.signal);
     const served = this.#served(resource);
+    // A POST to the cluster-wide collection of a namespaced resource is not allowed.
+    if (served.descriptor.namespaced && !namespace) throw S.toError(S.methodNotAllowed());
     return this.#create(served, obj, namespace, this.#ctx(opts), undefined);
   }
 
@@ -841,7 +864,7 @@ export class FakeCluster {
     for (const o of [...this.#observers]) o(req);
     for (const d of [...this.#delays]) {
       if ((!d.verbs || d.verbs.has(req.verb)) && matchesResource(d.resource, req.resource) && d.ms > 0) {
-        await sleep(d.ms, undefined, signal ? { signal } : {});
+        await sleep(d.ms, signal);
       }
     }
     for (const f of this.#failures) {
@@ -867,14 +890,12 @@ export class FakeCluster {
     throw S.toError(S.pathNotFound());
   }
 
+  /**
+   * The storage key of an object. Without a namespace, a namespaced resource's request goes to
+   * the cluster-wide path, where the apiserver serves no single objects: 404.
+   */
   #key(served: ServedResource, namespace: string | undefined, name: string): string {
-    if (served.descriptor.namespaced && !namespace) {
-      throw S.toError(
-        S.badRequest(
-          `a namespace is required for namespaced resource ${S.qualifiedResource(served.descriptor)}`,
-        ),
-      );
-    }
+    if (served.descriptor.namespaced && !namespace) throw S.toError(S.pathNotFound());
     return objectKeyOf(served.descriptor.namespaced ? namespace : undefined, name);
   }
 
@@ -928,16 +949,16 @@ export class FakeCluster {
     };
   }
 
-  #predicate(
+  #selection(
     served: ServedResource,
     opts: {
       namespace?: string | undefined;
       labelSelector?: string | undefined;
       fieldSelector?: string | undefined;
     },
-  ): ObjectPredicate {
+  ): Selection {
     let labels: ObjectPredicate;
-    let fields: ObjectPredicate;
+    let fields: ReturnType<typeof parseFieldSelector>;
     try {
       labels = parseLabelSelector(opts.labelSelector);
       fields = parseFieldSelector(opts.fieldSelector, served.descriptor.group, served.descriptor.plural);
@@ -945,8 +966,20 @@ export class FakeCluster {
       if (err instanceof SelectorError) throw S.toError(S.badRequest(err.message));
       throw err;
     }
-    const ns = served.descriptor.namespaced ? opts.namespace : undefined;
-    return (o) => (!ns || (o.metadata as JsonObject).namespace === ns) && labels(o) && fields(o);
+    const namespaced = served.descriptor.namespaced;
+    const ns = namespaced ? opts.namespace : undefined;
+    // A pinned name reads one key: with the namespace for namespaced resources, as the apiserver's KeyFunc needs.
+    const singleKey =
+      fields.singleName !== undefined && (!namespaced || ns) ? objectKeyOf(ns, fields.singleName) : undefined;
+    return {
+      matches: (o) => (!ns || (o.metadata as JsonObject).namespace === ns) && labels(o) && fields.matches(o),
+      singleKey,
+    };
+  }
+
+  /** How server-side apply merges the resource's lists and maps: the field-name table, or the CRD's schema. */
+  #shape(served: ServedResource): Shape {
+    return served.crd !== undefined ? schemaShape(served.schema) : tableShape();
   }
 
   /** The objects of a resource as they were at `rv` (undoing later events). */
@@ -1024,7 +1057,7 @@ export class FakeCluster {
   ): Promise<WatchChannel> {
     await this.#enter({ verb: 'watch', resource, namespace: opts.namespace, options: opts }, undefined);
     const served = this.#served(resource);
-    const matches = this.#predicate(served, opts);
+    const { matches } = this.#selection(served, opts);
     const rvText = opts.resourceVersion;
     if (rvText && !/^\d+$/.test(rvText))
       throw S.toError(S.badRequest(`Invalid value: "${rvText}": resourceVersion must be an integer`));
@@ -1048,7 +1081,7 @@ export class FakeCluster {
         opts.signal?.removeEventListener('abort', abort);
       }),
       touch: () => {
-        if (opts.idleTimeoutMs === undefined || channel.closed) return;
+        if (opts.idleTimeoutMs === undefined || channel.ended) return;
         if (idle) clearTimeout(idle);
         idle = setTimeout(
           () => channel.fail(new WatchIdleTimeoutError(opts.idleTimeoutMs!)),
@@ -1171,8 +1204,32 @@ export class FakeCluster {
     }
   }
 
+  /** Conversions the apiserver makes before validation: a Secret's `stringData` joins `data` (base64), its type defaults to `Opaque`. */
+  #normalize(served: ServedResource, obj: JsonObject): void {
+    if (served.storageKey !== SECRET_STORAGE_KEY) return;
+    if (isObject(obj.stringData)) {
+      const data: JsonObject = isObject(obj.data) ? { ...obj.data } : {};
+      for (const [k, v] of Object.entries(obj.stringData))
+        data[k] = Buffer.from(String(v)).toString('base64');
+      obj.data = data;
+    }
+    delete obj.stringData;
+    if (str(obj.type) === undefined) obj.type = 'Opaque';
+  }
+
+  /** What the apiserver validates besides names: labels, annotation keys, ConfigMap and Secret data keys. */
+  #objectCauses(served: ServedResource, obj: JsonObject): StatusCause[] {
+    const causes = metadataCauses(meta(obj));
+    if (served.storageKey === CONFIGMAP_STORAGE_KEY) causes.push(...dataKeyCauses(obj, 'ConfigMap'));
+    if (served.storageKey === SECRET_STORAGE_KEY) causes.push(...dataKeyCauses(obj, 'Secret'));
+    return causes;
+  }
+
   #validateCreate(served: ServedResource, obj: JsonObject, name: string): void {
-    const causes: StatusCause[] = [...nameCauses(name, served.storageKey), ...metadataCauses(meta(obj))];
+    const causes: StatusCause[] = [
+      ...nameCauses(name, served.storageKey),
+      ...this.#objectCauses(served, obj),
+    ];
     if (served.storageKey === CRD_STORAGE_KEY) {
       const spec = isObject(obj.spec) ? obj.spec : {};
       const names = isObject(spec.names) ? spec.names : {};
@@ -1227,6 +1284,7 @@ export class FakeCluster {
         ),
       );
     }
+    this.#normalize(served, obj);
     this.#validateCreate(served, obj, name);
     const key = this.#key(served, namespace, name);
     if (d.namespaced && this.#strictNamespaces) {
@@ -1273,12 +1331,11 @@ export class FakeCluster {
     const entries =
       managed ??
       trackUpdate(
-        [],
+        requestedManagedFields(obj, undefined) ?? [],
         undefined,
         obj,
         { manager: ctx.manager, apiVersion: apiVersionOf(d), time },
-        'all',
-        served.crd !== undefined,
+        this.#shape(served),
       );
     writeManagedFields(obj, entries);
     if (ctx.dryRun) return this.#out(served, obj);
@@ -1374,22 +1431,21 @@ export class FakeCluster {
     next.kind = d.kind;
     const nm = meta(next);
     nm.resourceVersion = old.resourceVersion;
-    const metaProblems = subresource === 'status' ? [] : metadataCauses(nm);
+    if (subresource !== 'status') this.#normalize(served, next);
+    const metaProblems = subresource === 'status' ? [] : this.#objectCauses(served, next);
     if (metaProblems.length > 0) throw S.toError(S.invalid(this.#who(served), metaProblems, name));
     if (this.#table.tracksGeneration(served) && !deepEqual(specOf(next), specOf(existing))) {
       nm.generation = (typeof old.generation === 'number' ? old.generation : 0) + 1;
     }
     const time = this.#timestamp();
-    const scope: FieldScope = subresource === 'status' ? 'status' : hasStatus ? 'main' : 'all';
     const entries =
       managed ??
       trackUpdate(
-        readManagedFields(existing),
+        requestedManagedFields(incoming, existing) ?? readManagedFields(existing),
         existing,
         next,
         { manager: ctx.manager, apiVersion: apiVersionOf(d), subresource: subresource || undefined, time },
-        scope,
-        served.crd !== undefined,
+        this.#shape(served),
       );
     writeManagedFields(next, entries);
     if (deepEqual(next, existing)) return this.#out(served, existing);
@@ -1447,17 +1503,17 @@ export class FakeCluster {
       time,
       force: opts.force === true,
     };
-    const custom = served.crd !== undefined;
+    const shape = this.#shape(served);
     if (!existing) {
       if (subresource) throw S.toError(S.notFound(d, name));
-      const result = serverSideApply(undefined, config, who, scope, custom);
+      const result = serverSideApply(undefined, config, who, scope, shape);
       const obj = result.object;
       const m = meta(obj);
       m.name = name;
       if (d.namespaced) m.namespace = namespace;
       return this.#create(served, obj, namespace, ctx, result.entries);
     }
-    const result = serverSideApply(existing, config, who, scope, custom);
+    const result = serverSideApply(existing, config, who, scope, shape);
     if (result.conflicts.length > 0) throw S.toError(this.#applyConflict(result.conflicts));
     const next = result.object;
     const m = meta(next);
@@ -1523,6 +1579,9 @@ export class FakeCluster {
         m.deletionTimestamp = this.#timestamp();
         m.deletionGracePeriodSeconds = 0;
         if (typeof m.generation === 'number') m.generation += 1;
+        // A namespace held by finalizers is Terminating, and refuses new content.
+        if (served.storageKey === NAMESPACE_STORAGE_KEY)
+          next.status = { ...(isObject(next.status) ? next.status : {}), phase: 'Terminating' };
       }
       if (dryRun) return this.#out(served, next);
       return this.#out(served, this.#commit(served, 'MODIFIED', key, next, existing));

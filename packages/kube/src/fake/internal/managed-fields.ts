@@ -1,5 +1,5 @@
 import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
-import { isSetList, keyOfItem, mergeKeysFor, sameKey } from './list-keys.ts';
+import { keyOfItem, type Shape, sameKey } from './list-keys.ts';
 
 /** A field path in `fieldsV1` notation: `f:spec`, `k:{"name":"x"}`, `v:"value"`. */
 export type FieldPath = readonly string[];
@@ -10,7 +10,8 @@ export interface ManagedEntry {
   readonly operation: 'Apply' | 'Update';
   readonly apiVersion: string;
   readonly subresource?: string | undefined;
-  time: string;
+  /** Absent only in entries a client sent without one. */
+  time?: string | undefined;
   fields: Map<string, FieldPath>;
 }
 
@@ -26,36 +27,41 @@ function sortedKey(key: Record<string, unknown>): string {
 }
 
 /**
- * The leaf field paths of an object, as server-side apply tracks them. `atomicLists` (custom
- * resources) treats every list as atomic. Identity and system metadata are not tracked.
+ * The leaf field paths of an object, as server-side apply tracks them: maps are walked (unless
+ * `shape` says they are atomic), lists merge by key or as sets where `shape` says so and are
+ * leaves otherwise. Identity and system metadata are not tracked.
  */
-export function leafPaths(obj: JsonObject, scope: FieldScope, atomicLists: boolean): Map<string, FieldPath> {
+export function leafPaths(obj: JsonObject, scope: FieldScope, shape: Shape): Map<string, FieldPath> {
   const out = new Map<string, FieldPath>();
   const add = (p: FieldPath) => out.set(pathKey(p), p);
-  const walk = (value: unknown, path: string[], field: string): void => {
+  const walk = (value: unknown, path: string[], here: Shape): void => {
     if (isObject(value)) {
       const keys = Object.keys(value).filter((k) => value[k] !== undefined && value[k] !== null);
-      if (keys.length === 0) {
+      if (keys.length === 0 || here.atomicMap()) {
         add(path);
         return;
       }
-      for (const k of keys) walk(value[k], [...path, `f:${k}`], k);
+      for (const k of keys) walk(value[k], [...path, `f:${k}`], here.field(k));
       return;
     }
-    if (Array.isArray(value) && !atomicLists) {
-      if (isSetList(field)) {
+    if (Array.isArray(value)) {
+      const kind = here.list(value);
+      if (kind.type === 'set') {
         for (const v of value) add([...path, `v:${JSON.stringify(v)}`]);
         if (value.length === 0) add(path);
         return;
       }
-      const keys = mergeKeysFor(field, value);
-      const itemKeys = keys ? value.map((item) => keyOfItem(item, keys)) : [];
-      if (keys && value.length > 0 && itemKeys.every((k) => k !== undefined)) {
+      const itemKeys = kind.type === 'map' ? value.map((item) => keyOfItem(item, kind.keys)) : [];
+      if (kind.type === 'map' && value.length > 0 && itemKeys.every((k) => k !== undefined)) {
+        const itemShape = here.item();
         value.forEach((item, i) => {
           const itemPath = [...path, `k:${sortedKey(itemKeys[i]!)}`];
           const fields = Object.keys(item as JsonObject);
-          if (fields.length === 0) add(itemPath);
-          for (const f of fields) walk((item as JsonObject)[f], [...itemPath, `f:${f}`], f);
+          if (fields.length === 0 || itemShape.atomicMap()) {
+            add(itemPath);
+            return;
+          }
+          for (const f of fields) walk((item as JsonObject)[f], [...itemPath, `f:${f}`], itemShape.field(f));
         });
         return;
       }
@@ -66,14 +72,15 @@ export function leafPaths(obj: JsonObject, scope: FieldScope, atomicLists: boole
     if (v === undefined || v === null || k === 'apiVersion' || k === 'kind') continue;
     if (k === 'metadata') {
       if (scope === 'status' || !isObject(v)) continue;
+      const metaShape = shape.field('metadata');
       for (const m of ['labels', 'annotations', 'finalizers', 'ownerReferences']) {
-        if (v[m] !== undefined && v[m] !== null) walk(v[m], ['f:metadata', `f:${m}`], m);
+        if (v[m] !== undefined && v[m] !== null) walk(v[m], ['f:metadata', `f:${m}`], metaShape.field(m));
       }
       continue;
     }
     if (scope === 'status' && k !== 'status') continue;
     if (scope === 'main' && k === 'status') continue;
-    walk(v, [`f:${k}`], k);
+    walk(v, [`f:${k}`], shape.field(k));
   }
   return out;
 }
@@ -156,9 +163,26 @@ export function readManagedFields(obj: JsonObject): ManagedEntry[] {
     operation: e.operation === 'Apply' ? 'Apply' : 'Update',
     apiVersion: String(e.apiVersion ?? ''),
     ...(typeof e.subresource === 'string' ? { subresource: e.subresource } : {}),
-    time: String(e.time ?? ''),
+    ...(typeof e.time === 'string' ? { time: e.time } : {}),
     fields: decodeFieldsV1(e.fieldsV1),
   }));
+}
+
+/**
+ * The entries a write asks for in its own `metadata.managedFields`, or `undefined` to keep the
+ * stored ones. As the apiserver does, an absent or empty list keeps them (clients unaware of the
+ * field must not wipe it), a list equal to the stored one keeps them, and any other list
+ * replaces them (a single empty entry `[{}]` strips them).
+ */
+export function requestedManagedFields(
+  incoming: JsonObject,
+  stored: JsonObject | undefined,
+): ManagedEntry[] | undefined {
+  const sent = isObject(incoming.metadata) ? incoming.metadata.managedFields : undefined;
+  if (!Array.isArray(sent) || sent.length === 0) return undefined;
+  const current = stored && isObject(stored.metadata) ? stored.metadata.managedFields : undefined;
+  if (deepEqual(sent, current)) return undefined;
+  return readManagedFields(incoming).filter((e) => e.manager !== '' && e.fields.size > 0);
 }
 
 /** Writes entries back as `metadata.managedFields` (entries without fields are dropped, as the apiserver does). */
@@ -174,7 +198,7 @@ export function writeManagedFields(obj: JsonObject, entries: readonly ManagedEnt
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
-    time: e.time,
+    ...(e.time !== undefined ? { time: e.time } : {}),
     fieldsType: 'FieldsV1',
     fieldsV1: encodeFieldsV1(e.fields.values()),
     ...(e.subresource ? { subresource: e.subresource } : {}),
@@ -199,11 +223,10 @@ export function trackUpdate(
   before: JsonObject | undefined,
   after: JsonObject,
   who: { manager: string; apiVersion: string; subresource?: string | undefined; time: string },
-  scope: FieldScope,
-  atomicLists: boolean,
+  shape: Shape,
 ): ManagedEntry[] {
-  const oldLeaves = before ? leafPaths(before, 'all', atomicLists) : new Map<string, FieldPath>();
-  const newLeaves = leafPaths(after, 'all', atomicLists);
+  const oldLeaves = before ? leafPaths(before, 'all', shape) : new Map<string, FieldPath>();
+  const newLeaves = leafPaths(after, 'all', shape);
   const changed = new Map<string, FieldPath>();
   for (const [k, p] of newLeaves) {
     if (!oldLeaves.has(k) || !deepEqual(valueAt(before, p), valueAt(after, p))) changed.set(k, p);
@@ -214,7 +237,6 @@ export function trackUpdate(
       if (!newLeaves.has(k) || changed.has(k)) e.fields.delete(k);
     }
   }
-  void scope;
   if (changed.size > 0) {
     let mine = out.find((e) => sameEntry(e, who.manager, 'Update', who.subresource));
     if (!mine) {
@@ -249,28 +271,30 @@ export interface ApplyResult {
   readonly conflicts: readonly ApplyConflict[];
 }
 
-function mergeApplied(target: unknown, config: unknown, field: string, atomicLists: boolean): unknown {
+function mergeApplied(target: unknown, config: unknown, shape: Shape): unknown {
   if (isObject(config)) {
+    if (shape.atomicMap()) return clone(config);
     const out: JsonObject = isObject(target) ? { ...target } : {};
     for (const [k, v] of Object.entries(config)) {
       if (v === null || v === undefined) continue;
-      out[k] = mergeApplied(out[k], v, k, atomicLists);
+      out[k] = mergeApplied(out[k], v, shape.field(k));
     }
     return out;
   }
-  if (Array.isArray(config) && !atomicLists && Array.isArray(target)) {
-    if (isSetList(field)) {
+  if (Array.isArray(config) && Array.isArray(target)) {
+    const kind = shape.list([...config, ...target]);
+    if (kind.type === 'set') {
       const out = [...target];
       for (const v of config) if (!out.some((x) => deepEqual(x, v))) out.push(clone(v));
       return out;
     }
-    const keys = mergeKeysFor(field, [...config, ...target]);
-    if (keys && config.every((c) => keyOfItem(c, keys))) {
+    if (kind.type === 'map' && config.every((c) => keyOfItem(c, kind.keys))) {
       const out = [...target];
+      const itemShape = shape.item();
       for (const item of config) {
-        const key = keyOfItem(item, keys);
-        const index = out.findIndex((t) => sameKey(keyOfItem(t, keys), key));
-        if (index >= 0) out[index] = mergeApplied(out[index], item, '', atomicLists);
+        const key = keyOfItem(item, kind.keys);
+        const index = out.findIndex((t) => sameKey(keyOfItem(t, kind.keys), key));
+        if (index >= 0) out[index] = mergeApplied(out[index], item, itemShape);
         else out.push(clone(item));
       }
       return out;
@@ -300,10 +324,10 @@ export function serverSideApply(
     force: boolean;
   },
   scope: FieldScope,
-  atomicLists: boolean,
+  shape: Shape,
 ): ApplyResult {
   const entries = live ? readManagedFields(live).map((e) => ({ ...e, fields: new Map(e.fields) })) : [];
-  const applied = leafPaths(config, scope, atomicLists);
+  const applied = leafPaths(config, scope, shape);
   const conflicts: ApplyConflict[] = [];
   const mineIndex = entries.findIndex((e) => sameEntry(e, who.manager, 'Apply', who.subresource));
   for (const e of entries) {
@@ -317,7 +341,7 @@ export function serverSideApply(
   }
   if (conflicts.length > 0) return { object: live ?? config, entries, conflicts };
   const previous = mineIndex >= 0 ? entries[mineIndex]!.fields : new Map<string, FieldPath>();
-  const result = mergeApplied(live ? clone(live) : {}, config, '', atomicLists) as JsonObject;
+  const result = mergeApplied(live ? clone(live) : {}, config, shape) as JsonObject;
   const others = entries.filter((_, i) => i !== mineIndex);
   const ownedElsewhere = (prefix: FieldPath): boolean => {
     const pre = JSON.stringify(prefix).slice(0, -1);

@@ -9,6 +9,8 @@ export interface ServedResource {
   readonly crd?: string | undefined;
   /** The version objects are stored in (all served versions share one store, without conversion). */
   readonly storageKey: string;
+  /** For custom resources: the served version's `openAPIV3Schema`, when the CRD gives one. */
+  readonly schema?: JsonObject | undefined;
 }
 
 /** Built-in kinds whose strategies maintain `metadata.generation`. */
@@ -34,8 +36,10 @@ export function storageKeyOf(d: { readonly group: string; readonly plural: strin
   return `${d.group}/${d.plural}`;
 }
 
-/** The descriptors a CRD object serves (one per served version). */
-export function descriptorsOfCrd(crd: JsonObject): ResourceDescriptor[] {
+/** The versions a CRD object serves: each one's descriptor and `openAPIV3Schema`. */
+export function servedVersionsOfCrd(
+  crd: JsonObject,
+): Array<{ descriptor: ResourceDescriptor; schema: JsonObject | undefined }> {
   const spec = isObject(crd.spec) ? crd.spec : {};
   const names = isObject(spec.names) ? spec.names : {};
   const group = String(spec.group ?? '');
@@ -46,7 +50,9 @@ export function descriptorsOfCrd(crd: JsonObject): ResourceDescriptor[] {
     .filter((v) => v.served !== false)
     .map((v) => {
       const sub = isObject(v.subresources) ? v.subresources : {};
-      return {
+      const schema =
+        isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined;
+      const descriptor = {
         group,
         version: String(v.name ?? ''),
         kind,
@@ -58,6 +64,7 @@ export function descriptorsOfCrd(crd: JsonObject): ResourceDescriptor[] {
         ...(Array.isArray(names.shortNames) ? { shortNames: names.shortNames.map(String) } : {}),
         strategicMergePatch: false,
       } satisfies ResourceDescriptor;
+      return { descriptor, schema };
     });
 }
 
@@ -97,8 +104,8 @@ export class ResourceTable {
   serveCrd(crd: JsonObject): void {
     const name = String((crd.metadata as JsonObject | undefined)?.name ?? '');
     this.unserveCrd(name);
-    for (const d of descriptorsOfCrd(crd))
-      this.#add({ descriptor: d, crd: name, storageKey: storageKeyOf(d) });
+    for (const { descriptor, schema } of servedVersionsOfCrd(crd))
+      this.#add({ descriptor, crd: name, storageKey: storageKeyOf(descriptor), schema });
   }
 
   /** Stops serving a CRD's resources. */

@@ -124,70 +124,124 @@ export function parseLabelSelector(selector: string | undefined): ObjectPredicat
   };
 }
 
-/** Field selectors each resource supports beyond `metadata.name` and `metadata.namespace` (a subset of the apiserver's tables). */
-const EXTRA_FIELDS: Record<string, readonly string[]> = {
-  '/pods': [
-    'spec.nodeName',
-    'spec.restartPolicy',
-    'spec.schedulerName',
-    'spec.serviceAccountName',
-    'spec.hostNetwork',
-    'status.phase',
-    'status.podIP',
-    'status.nominatedNodeName',
-  ],
-  '/secrets': ['type'],
-  '/namespaces': ['status.phase'],
-  '/nodes': ['spec.unschedulable'],
-  '/events': [
-    'involvedObject.kind',
-    'involvedObject.namespace',
-    'involvedObject.name',
-    'involvedObject.uid',
-    'involvedObject.apiVersion',
-    'involvedObject.resourceVersion',
-    'involvedObject.fieldPath',
-    'reason',
-    'reportingComponent',
-    'source',
-    'type',
-  ],
-  'apps/replicasets': ['status.replicas'],
-  'batch/jobs': ['status.successful'],
+type FieldGetter = (obj: JsonObject) => string;
+
+function at(path: string, absent = ''): FieldGetter {
+  const parts = path.split('.');
+  return (obj) => {
+    let cur: unknown = obj;
+    for (const part of parts) {
+      if (!isObject(cur)) return absent;
+      cur = cur[part];
+    }
+    return cur === undefined || cur === null ? absent : String(cur);
+  };
+}
+
+/** The field selectors a resource supports, and how the apiserver refuses another one. */
+interface FieldTable {
+  readonly fields: Readonly<Record<string, FieldGetter>>;
+  readonly unsupported: (field: string) => string;
+}
+
+const NAME: Record<string, FieldGetter> = { 'metadata.name': at('metadata.name') };
+const NAME_NAMESPACE: Record<string, FieldGetter> = {
+  ...NAME,
+  'metadata.namespace': at('metadata.namespace'),
+};
+/** The core kinds with their own field label conversion answer this way. */
+const coreUnsupported = (field: string) => `field label not supported: ${field}`;
+
+/** The apiserver's field selector tables for the built-ins that have more than the metadata fields. */
+const FIELD_TABLES: Readonly<Record<string, FieldTable>> = {
+  '/pods': {
+    fields: {
+      ...NAME_NAMESPACE,
+      'spec.nodeName': at('spec.nodeName'),
+      'spec.restartPolicy': at('spec.restartPolicy'),
+      'spec.schedulerName': at('spec.schedulerName'),
+      'spec.serviceAccountName': at('spec.serviceAccountName'),
+      'spec.hostNetwork': at('spec.hostNetwork', 'false'),
+      'status.phase': at('status.phase'),
+      'status.podIP': (o) => {
+        const ips = isObject(o.status) ? o.status.podIPs : undefined;
+        const first = Array.isArray(ips) && isObject(ips[0]) ? ips[0].ip : undefined;
+        return typeof first === 'string' ? first : at('status.podIP')(o);
+      },
+      'status.nominatedNodeName': at('status.nominatedNodeName'),
+    },
+    unsupported: coreUnsupported,
+  },
+  '/secrets': { fields: { ...NAME_NAMESPACE, type: at('type') }, unsupported: coreUnsupported },
+  '/namespaces': { fields: { ...NAME, 'status.phase': at('status.phase') }, unsupported: coreUnsupported },
+  '/nodes': {
+    fields: { ...NAME, 'spec.unschedulable': at('spec.unschedulable', 'false') },
+    unsupported: coreUnsupported,
+  },
+  '/services': {
+    fields: { ...NAME_NAMESPACE, 'spec.clusterIP': at('spec.clusterIP'), 'spec.type': at('spec.type') },
+    unsupported: coreUnsupported,
+  },
+  '/events': {
+    fields: {
+      ...NAME_NAMESPACE,
+      'involvedObject.kind': at('involvedObject.kind'),
+      'involvedObject.namespace': at('involvedObject.namespace'),
+      'involvedObject.name': at('involvedObject.name'),
+      'involvedObject.uid': at('involvedObject.uid'),
+      'involvedObject.apiVersion': at('involvedObject.apiVersion'),
+      'involvedObject.resourceVersion': at('involvedObject.resourceVersion'),
+      'involvedObject.fieldPath': at('involvedObject.fieldPath'),
+      reason: at('reason'),
+      reportingComponent: at('reportingComponent'),
+      source: at('source.component'),
+      type: at('type'),
+    },
+    unsupported: coreUnsupported,
+  },
+  'batch/jobs': {
+    fields: { ...NAME_NAMESPACE, 'status.successful': at('status.succeeded', '0') },
+    unsupported: (field) => `field label "${field}" not supported for Job`,
+  },
 };
 
-function fieldValue(obj: JsonObject, path: string): string {
-  let cur: unknown = obj;
-  for (const part of path.split('.')) {
-    if (!isObject(cur)) return '';
-    cur = cur[part];
-  }
-  if (cur === undefined || cur === null)
-    return path === 'spec.hostNetwork' || path === 'spec.unschedulable' ? 'false' : '';
-  return String(cur);
+const GENERIC: FieldTable = {
+  fields: NAME_NAMESPACE,
+  unsupported: (field) =>
+    `"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+};
+
+/** A parsed field selector: its predicate, and the name it pins with `metadata.name=` (if any). */
+export interface FieldSelector {
+  /** True for the objects the selector selects. */
+  readonly matches: ObjectPredicate;
+  /** The one name a `metadata.name=<name>` requirement pins, which lets the apiserver read a single key. */
+  readonly singleName: string | undefined;
 }
 
 /**
  * Parses a field selector for a resource (`group/plural`): `metadata.name`, `metadata.namespace`
- * and, for a few built-ins, the fields their strategies index. @throws SelectorError
+ * and, for some built-ins (pods, secrets, events, namespaces, nodes, services, jobs), the fields
+ * their strategies index, with the apiserver's error for any other field. @throws SelectorError
  */
 export function parseFieldSelector(
   selector: string | undefined,
   group: string,
   plural: string,
-): ObjectPredicate {
-  if (!selector || selector.trim() === '') return () => true;
-  const allowed = ['metadata.name', 'metadata.namespace', ...(EXTRA_FIELDS[`${group}/${plural}`] ?? [])];
+): FieldSelector {
+  if (!selector || selector.trim() === '') return { matches: () => true, singleName: undefined };
+  const table = FIELD_TABLES[`${group}/${plural}`] ?? GENERIC;
   const reqs = selector.split(',').map((raw) => {
     const m = /^\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(raw);
     if (!m) throw new SelectorError(`invalid selector: '${selector}'; can't understand '${raw}'`);
     const field = m[1]!;
-    if (!allowed.includes(field)) {
-      throw new SelectorError(
-        `"${field}" is not a known field selector: only ${allowed.map((f) => `"${f}"`).join(', ')}`,
-      );
-    }
-    return { field, negate: m[2] === '!=', value: m[3]! };
+    const get = table.fields[field];
+    if (!get) throw new SelectorError(table.unsupported(field));
+    return { field, get, negate: m[2] === '!=', value: m[3]! };
   });
-  return (obj) => reqs.every((r) => (fieldValue(obj, r.field) === r.value) !== r.negate);
+  const pinned = reqs.find((r) => r.field === 'metadata.name' && !r.negate);
+  return {
+    matches: (obj) => reqs.every((r) => (r.get(obj) === r.value) !== r.negate),
+    singleName: pinned?.value,
+  };
 }

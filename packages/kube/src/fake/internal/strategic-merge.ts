@@ -1,12 +1,18 @@
-import { clone, isObject, type JsonObject } from './json.ts';
-import { isSetList, keyOfItem, mergeKeysFor, sameKey } from './list-keys.ts';
+import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
+import { isSetList, patchMergeKeyFor } from './list-keys.ts';
+
+const ORDER_PREFIX = '$setElementOrder/';
+const DELETE_FROM_PREFIX = '$deleteFromPrimitiveList/';
 
 /**
- * Applies a strategic merge patch, for the common cases: maps merge like a merge patch; lists
- * whose field has a known merge key (containers, env, ports, volumes, …, see `list-keys.ts`) merge
- * item by item, `$patch: delete` removes an item, `$patch: replace` replaces a map or list;
- * `$deleteFromPrimitiveList/<field>` removes scalars; `finalizers` merge as a set; every other
- * list is replaced. `$setElementOrder` and `$retainKeys` directives are accepted and ignored.
+ * Applies a strategic merge patch to a built-in object, for the common cases: maps merge like a
+ * merge patch (`null` deletes, `$patch: replace` / `$patch: delete` replace or clear a map,
+ * `$retainKeys` clears the keys it does not list); lists whose field has a known merge key
+ * (containers, env, ports, volumes, conditions, ownerReferences, …, see `list-keys.ts`) merge
+ * item by item and `$patch: delete` removes an item; `finalizers` merge as a set and
+ * `$deleteFromPrimitiveList/<field>` removes scalars; every other list is replaced. Merged lists
+ * are ordered as the apiserver orders them: patched items in the patch's order (or the order of
+ * `$setElementOrder/<field>`), interleaved with the items only the server had in their order.
  */
 export function applyStrategicMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch);
@@ -19,50 +25,122 @@ function mergeMap(target: JsonObject, patch: JsonObject): JsonObject {
     return clone(stripDirectives(rest)) as JsonObject;
   }
   if (patch.$patch === 'delete') return {};
-  const out: JsonObject = { ...target };
+  let out: JsonObject = { ...target };
+  if (Array.isArray(patch.$retainKeys)) {
+    const retain = new Set(patch.$retainKeys.map(String));
+    out = Object.fromEntries(Object.entries(out).filter(([k]) => retain.has(k)));
+  }
   for (const [key, value] of Object.entries(patch)) {
-    if (key === '$patch' || key === '$retainKeys' || key.startsWith('$setElementOrder/')) continue;
-    if (key.startsWith('$deleteFromPrimitiveList/')) {
-      const field = key.slice('$deleteFromPrimitiveList/'.length);
-      const current = out[field];
-      if (Array.isArray(current) && Array.isArray(value)) {
-        out[field] = current.filter((v) => !value.includes(v));
-      }
-      continue;
+    if (!key.startsWith(DELETE_FROM_PREFIX)) continue;
+    const field = key.slice(DELETE_FROM_PREFIX.length);
+    const current = out[field];
+    if (Array.isArray(current) && Array.isArray(value)) {
+      out[field] = current.filter((v) => !value.some((d) => deepEqual(d, v)));
     }
+  }
+  for (const [key, value] of Object.entries(patch)) {
+    if (key.startsWith('$')) continue;
     if (value === null) {
       delete out[key];
       continue;
     }
     const current = out[key];
-    if (Array.isArray(value)) out[key] = mergeList(key, Array.isArray(current) ? current : undefined, value);
-    else if (isObject(value)) out[key] = mergeMap(isObject(current) ? current : {}, value);
+    if (Array.isArray(value)) {
+      const order = patch[`${ORDER_PREFIX}${key}`];
+      out[key] = mergeList(
+        key,
+        Array.isArray(current) ? current : [],
+        value,
+        Array.isArray(order) ? order : undefined,
+      );
+    } else if (isObject(value)) out[key] = mergeMap(isObject(current) ? current : {}, value);
     else out[key] = value;
+  }
+  // An order directive without the list itself reorders what the server has.
+  for (const [key, order] of Object.entries(patch)) {
+    if (!key.startsWith(ORDER_PREFIX) || !Array.isArray(order)) continue;
+    const field = key.slice(ORDER_PREFIX.length);
+    if (Object.hasOwn(patch, field) || !Array.isArray(out[field])) continue;
+    out[field] = mergeList(field, out[field] as unknown[], [], order);
   }
   return out;
 }
 
-function mergeList(field: string, current: unknown[] | undefined, patch: unknown[]): unknown[] {
+/** Where an item sits in a list, by merge key (maps) or by value (scalars); -1 when absent. */
+function indexIn(list: readonly unknown[], item: unknown, key: string | undefined): number {
+  if (key === undefined) return list.findIndex((x) => deepEqual(x, item));
+  if (!isObject(item)) return -1;
+  return list.findIndex((x) => isObject(x) && deepEqual(x[key], item[key]));
+}
+
+function mergeList(
+  field: string,
+  current: unknown[],
+  patch: unknown[],
+  order: unknown[] | undefined,
+): unknown[] {
   const replace = patch.find((p) => isObject(p) && p.$patch === 'replace');
   if (replace !== undefined) return patch.filter((p) => p !== replace).map((p) => clone(stripDirectives(p)));
+  let key: string | undefined;
+  let merged: unknown[];
+  let original: unknown[];
+  let patchItems: unknown[];
   if (isSetList(field)) {
-    const out = [...(current ?? [])];
-    for (const v of patch) if (!out.includes(v)) out.push(v);
-    return out;
-  }
-  const keys = mergeKeysFor(field, [...patch, ...(current ?? [])]);
-  if (!keys || !current)
-    return patch.filter((p) => !(isObject(p) && p.$patch === 'delete')).map((p) => clone(stripDirectives(p)));
-  const out = [...current];
-  for (const item of patch) {
-    const key = keyOfItem(item, keys);
-    const index = key ? out.findIndex((c) => sameKey(keyOfItem(c, keys), key)) : -1;
-    if (isObject(item) && item.$patch === 'delete') {
-      if (index >= 0) out.splice(index, 1);
-      continue;
+    key = undefined;
+    original = current;
+    patchItems = patch;
+    merged = [...current];
+    for (const v of patch) if (indexIn(merged, v, undefined) < 0) merged.push(clone(v));
+  } else {
+    key = patchMergeKeyFor(field, [...patch, ...current]);
+    if (key === undefined)
+      return patch
+        .filter((p) => !(isObject(p) && p.$patch === 'delete'))
+        .map((p) => clone(stripDirectives(p)));
+    const deletes = patch.filter((p) => isObject(p) && p.$patch === 'delete');
+    patchItems = patch.filter((p) => !deletes.includes(p));
+    original = current.filter((c) => !deletes.some((d) => indexIn([c], d, key) === 0));
+    merged = [...original];
+    for (const item of patchItems) {
+      const index = indexIn(merged, item, key);
+      if (index >= 0 && isObject(item) && isObject(merged[index]))
+        merged[index] = mergeMap(merged[index] as JsonObject, item);
+      else merged.push(clone(stripDirectives(item)));
     }
-    if (index >= 0 && isObject(item)) out[index] = mergeMap(out[index] as JsonObject, item);
-    else out.push(clone(stripDirectives(item)));
+  }
+  const patchOrder = order ?? patchItems;
+  const inPatch = merged.filter((m) => indexIn(patchOrder, m, key) >= 0);
+  const serverOnly = merged.filter((m) => indexIn(patchOrder, m, key) < 0);
+  const rank = (m: unknown) => {
+    const i = indexIn(patchOrder, m, key);
+    return i < 0 ? Number.POSITIVE_INFINITY : i;
+  };
+  inPatch.sort((a, b) => rank(a) - rank(b));
+  return mergeSorted(serverOnly, inPatch, original, key);
+}
+
+/**
+ * Interleaves the server-only items with the patched ones as the apiserver does: a server-only
+ * item goes first only when both are in the server's list and it came first there.
+ */
+function mergeSorted(
+  serverOnly: readonly unknown[],
+  patched: readonly unknown[],
+  serverOrder: readonly unknown[],
+  key: string | undefined,
+): unknown[] {
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < patched.length) {
+    if (i >= serverOnly.length) out.push(patched[j++]);
+    else if (j >= patched.length) out.push(serverOnly[i++]);
+    else {
+      const li = indexIn(serverOrder, serverOnly[i], key);
+      const ri = indexIn(serverOrder, patched[j], key);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(serverOnly[i++]);
+      else out.push(patched[j++]);
+    }
   }
   return out;
 }

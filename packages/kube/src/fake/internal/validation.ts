@@ -105,3 +105,51 @@ export function metadataCauses(meta: Record<string, unknown>): StatusCause[] {
   }
   return causes;
 }
+
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/** What the apiserver finds wrong with a ConfigMap or Secret data key (`IsConfigMapKey`). */
+function configKeyProblems(key: string): string[] {
+  const problems: string[] = [];
+  if (key.length > 253) problems.push('must be no more than 253 characters');
+  if (!CONFIG_KEY.test(key)) {
+    problems.push(
+      "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    );
+  }
+  if (key === '.') problems.push("must not be '.'");
+  else if (key === '..') problems.push("must not be '..'");
+  else if (key.startsWith('..')) problems.push("must not start with '..'");
+  return problems;
+}
+
+/**
+ * The causes that make the keys of a ConfigMap (`data`, `binaryData`, no key in both) or a Secret
+ * (`data`) invalid, as the apiserver words them. Keys are checked in sorted order (the apiserver
+ * walks a Go map, in no fixed order).
+ */
+export function dataKeyCauses(obj: Record<string, unknown>, kind: 'ConfigMap' | 'Secret'): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const keysOf = (value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort() : [];
+  const binary = kind === 'ConfigMap' ? keysOf(obj.binaryData) : [];
+  for (const field of kind === 'ConfigMap' ? ['data', 'binaryData'] : ['data']) {
+    for (const key of keysOf(obj[field])) {
+      const at = `${field}[${key}]`;
+      for (const problem of configKeyProblems(key))
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${key}": ${problem}`,
+          field: at,
+        });
+      if (field === 'data' && binary.includes(key)) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${key}": duplicate of key present in binaryData`,
+          field: at,
+        });
+      }
+    }
+  }
+  return causes;
+}

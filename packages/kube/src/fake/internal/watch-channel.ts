@@ -18,8 +18,8 @@ export class WatchChannel implements AsyncIterableIterator<WatchEvent> {
     this.#onClose = onClose;
   }
 
-  /** True once ended, failed or returned. */
-  get closed(): boolean {
+  /** True once the stream ended, failed or was returned by the consumer (no event is queued after that). */
+  get ended(): boolean {
     return this.#ended;
   }
 
