@@ -73,6 +73,8 @@ export {
   applyStatusWrite,
   type StatusWrite,
   type StatusWriter,
+  type StatusWriterLeaderElection,
   type StatusWriterOptions,
+  type StatusWriterStats,
   statusWriter,
 } from './status-writer.ts';
