@@ -21,6 +21,11 @@ describe('boundary check', () => {
           to: 'packages/krt/src/index.ts',
         }),
         expect.objectContaining({
+          rule: 'no-dev-dependency-in-production',
+          from: 'packages/kube/src/testdata/boundaries/dev-dependency-import.ts',
+          to: expect.stringContaining('vitest'),
+        }),
+        expect.objectContaining({
           rule: 'no-unresolvable',
           from: 'packages/kube/src/testdata/boundaries/undeclared-import.ts',
           to: '@kubeloom/kclient',

@@ -17,8 +17,9 @@ export interface Violation {
   readonly to: string;
 }
 
-const TEST_FILE =
-  '(\\.test\\.ts|\\.test-d\\.ts|\\.test-util\\.ts|/testing/|/fake/|/bench/|/test/|/conformance/)';
+// Files that are never published or only run in tests. The published test-double subpaths
+// (`fake/`, `testing/`) are production code: they may not import devDependencies.
+const TEST_FILE = '(\\.test\\.ts|\\.test-d\\.ts|\\.test-util\\.ts|/bench/|/test/|/conformance/)';
 
 interface PackageJson {
   name: string;
@@ -80,6 +81,13 @@ function rules(): IForbiddenRuleType[] {
       to: { couldNotResolve: true },
     },
     {
+      name: 'no-dev-dependency-in-production',
+      comment: 'published code importing a package that is only a devDependency: the tarball would break',
+      severity: 'error',
+      from: { path: '^packages/', pathNot: TEST_FILE },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm', 'npm-peer', 'npm-optional'] },
+    },
+    {
       name: 'no-undeclared-package',
       comment: 'an npm package that package.json does not list',
       severity: 'error',
@@ -128,7 +136,11 @@ export async function checkImports(root: string, includeFixtures = false): Promi
         validate: true,
         ruleSet: { forbidden: rules() },
         doNotFollow: { path: 'node_modules' },
-        exclude: { path: includeFixtures ? '(node_modules|/dist/)' : '(node_modules|/dist/|/testdata/)' },
+        exclude: {
+          path: includeFixtures
+            ? '^(packages|apps)/[^/]+/dist/'
+            : '^(packages|apps)/[^/]+/(dist/|src/.*/testdata/|src/testdata/)',
+        },
         tsPreCompilationDeps: true,
         combinedDependencies: false,
         preserveSymlinks: false,

@@ -27,12 +27,13 @@ if (process.env.KUBECONFIG) {
   kube = createKubeClient({ kubeConfig: plane.kubeConfig });
 }
 
+let namespace: string | undefined;
 try {
   const version = await kube.serverVersion();
   const ns = await kube.api.create<V1Namespace>(builtins.Namespace, {
     metadata: { generateName: 'kubeloom-demo-' },
   });
-  const namespace = ns.metadata!.name!;
+  namespace = ns.metadata!.name!;
   console.log(`server ${version.gitVersion}; created namespace ${namespace}`);
 
   const informer = kube.informer<V1ConfigMap>(builtins.ConfigMap, { namespace });
@@ -57,6 +58,8 @@ try {
   const h = informer.health();
   console.log(`informer health: synced=${h.synced} objects=${h.objects} lists=${h.lists} errors=${h.errors}`);
 } finally {
+  // Leave nothing behind in a real cluster (a throwaway control plane is deleted whole).
+  if (namespace && !plane) await kube.api.delete(builtins.Namespace, namespace).catch(() => undefined);
   stop.abort();
   kube.shutdown();
   await plane?.stop();

@@ -128,10 +128,21 @@ async function watch(): Promise<void> {
   if (variant === 'kubeloom') {
     // The informer lists first; give it an empty list at the start RV so it replays every event after it.
     const http = new HttpApiClient(kc);
-    const api = Object.assign(Object.create(http) as HttpApiClient, {
-      list: async (): Promise<ObjectList> => ({ metadata: { resourceVersion: startRV }, items: [] }),
-    });
-    api.watch = http.watch.bind(http);
+    // The real transport, except that the list is empty at the start resourceVersion.
+    const api: ApiClient = {
+      get: (...a) => http.get(...a),
+      list: async <T extends KubeObject>(): Promise<ObjectList<T>> => ({
+        metadata: { resourceVersion: startRV },
+        items: [],
+      }),
+      watch: (...a) => http.watch(...a),
+      create: (...a) => http.create(...a),
+      update: (...a) => http.update(...a),
+      patch: (...a) => http.patch(...a),
+      delete: (...a) => http.delete(...a),
+      request: (r) => http.request(r),
+      close: () => http.close(),
+    };
     const kube = newKubeClient({ api, logger: noopLogger, tuning: { watchTimeoutSeconds: [3600, 3600] } });
     const informer = kube.informer(resource, { namespace });
     informer.addEventHandler({ onAdd: onEvent, onUpdate: onEvent, onDelete: onEvent });

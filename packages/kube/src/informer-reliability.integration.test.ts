@@ -314,12 +314,35 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
       await direct.api.patch(builtins.ConfigMap, 'change', namespace, { data: { v: '1' } }, 'merge');
       await direct.api.delete(builtins.ConfigMap, 'vanish', namespace);
       await direct.api.create(builtins.ConfigMap, { metadata: { name: 'new', namespace } });
-      // Push the revision forward and let the compactor pass it twice.
-      for (let i = 0; i < 5; i++)
+      // Push the revision forward, then wait (bounded) until the compactor has passed the
+      // informer's resourceVersion: a watch from it is answered 410.
+      for (let i = 0; i < 5; i++) {
         await direct.api.create(builtins.ConfigMap, {
           metadata: { name: `filler-${i}`, namespace: 'kube-public' },
         });
-      await new Promise((r) => setTimeout(r, 3500));
+      }
+      const stale = informer.lastSyncResourceVersion();
+      await until(
+        'etcd compaction past the stalled watch',
+        async () => {
+          const probe = new AbortController();
+          try {
+            for await (const event of direct.api.watch(builtins.ConfigMap, {
+              namespace,
+              resourceVersion: stale,
+              signal: probe.signal,
+            })) {
+              return event.type === 'ERROR' && event.status.code === 410;
+            }
+            return false;
+          } catch (err) {
+            return (err as { code?: number }).code === 410;
+          } finally {
+            probe.abort();
+          }
+        },
+        30_000,
+      );
       expect(stall.cut()).toBeGreaterThanOrEqual(1);
       await until('relist', () => informer.health().lists === 2);
       const expected = sorted(await serverState(direct, namespace));

@@ -141,12 +141,22 @@ export function lookupBinary(binary: ControlPlaneBinary, options: FindBinaryOpti
   const store = setupEnvtestStore(env);
   searched.push(`setup-envtest store ${store}/<version>-linux-amd64/${binary}`);
   if (existsSync(store)) {
+    // Use one version directory for every binary (never etcd from one and kube-apiserver from
+    // another): kubeloom's own version first, then the newest that has the control plane.
     const versions = readdirSync(store)
       .filter((d) => d.endsWith('-linux-amd64'))
       .sort(compareVersionsDesc);
-    for (const v of versions) {
-      const candidate = path.join(store, v, binary);
-      if (existsSync(candidate)) return { path: candidate, searched };
+    const preferred = `${KUBERNETES_VERSION}-linux-amd64`;
+    const ordered = versions.includes(preferred)
+      ? [preferred, ...versions.filter((v) => v !== preferred)]
+      : versions;
+    for (const v of ordered) {
+      const dir = path.join(store, v);
+      if (existsSync(path.join(dir, 'kube-apiserver')) && existsSync(path.join(dir, 'etcd'))) {
+        const candidate = path.join(dir, binary);
+        if (existsSync(candidate)) return { path: candidate, searched };
+        break;
+      }
     }
   }
   for (const dir of [kubeloomAssetsDirectory(env), '/usr/local/kubebuilder/bin']) {

@@ -1,14 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, KubeConfig, type V1ConfigMap, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBinary } from './binaries.ts';
 import { type ControlPlane, startControlPlane } from './control-plane.ts';
-import { installCRDs } from './crds.ts';
+import { installCRDs, uninstallCRDs } from './crds.ts';
 import { createTestNamespace } from './namespace.ts';
 import { isPortClosed } from './ports.ts';
 import { processExists } from './process.ts';
 import { sharedControlPlane } from './shared.ts';
+import { KUBERNETES_VERSION } from './versions.ts';
 
 const WIDGET_CRD = `
 apiVersion: apiextensions.k8s.io/v1
@@ -107,6 +109,41 @@ describe('shared control plane (global setup)', () => {
     await installCRDs(kubeConfig, [{ yaml: WIDGET_CRD }]);
     const again = await installCRDs(kubeConfig, [{ yaml: WIDGET_CRD }]);
     expect(again).toHaveLength(1);
+  });
+
+  it('installs CRDs from a file, a directory and an object', async () => {
+    const { kubeConfig } = sharedControlPlane();
+    const dir = mkdtempSync(path.join(tmpdir(), 'kubeloom-crds-'));
+    try {
+      const doc = (plural: string, kind: string) =>
+        WIDGET_CRD.replaceAll('widgets', plural)
+          .replaceAll('Widget', kind)
+          .replaceAll('widget,', `${kind.toLowerCase()},`)
+          .replace('singular: widget', `singular: ${kind.toLowerCase()}`);
+      writeFileSync(path.join(dir, 'a.yaml'), doc('aparts', 'Apart'));
+      mkdirSync(path.join(dir, 'more'));
+      writeFileSync(path.join(dir, 'more', 'b.yaml'), doc('bparts', 'Bpart'));
+      writeFileSync(path.join(dir, 'more', 'ignored.txt'), 'not yaml');
+      const fromFile = await installCRDs(kubeConfig, [{ path: path.join(dir, 'a.yaml') }]);
+      const fromDir = await installCRDs(kubeConfig, [{ path: path.join(dir, 'more') }]);
+      const object = (await import('yaml')).parse(doc('cparts', 'Cpart'));
+      const fromObject = await installCRDs(kubeConfig, [object]);
+      expect([...fromFile, ...fromDir, ...fromObject].map((c) => c.metadata.name)).toEqual([
+        'aparts.test.kubeloom.dev',
+        'bparts.test.kubeloom.dev',
+        'cparts.test.kubeloom.dev',
+      ]);
+      await expect(installCRDs(kubeConfig, [{ path: path.join(dir, 'missing.yaml') }])).rejects.toThrow(
+        /does not exist/,
+      );
+      await uninstallCRDs(kubeConfig, [
+        'aparts.test.kubeloom.dev',
+        'bparts.test.kubeloom.dev',
+        'cparts.test.kubeloom.dev',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports a malformed CRD document clearly', async () => {
@@ -222,6 +259,29 @@ describe('binary discovery', () => {
     expect(() => findBinary('etcd', { env })).toThrow(
       /Cannot find the etcd binary\. Searched:[\s\S]*TEST_ASSET_ETCD[\s\S]*KUBEBUILDER_ASSETS[\s\S]*kubebuilder-envtest[\s\S]*pnpm control-plane:assets/,
     );
+  });
+
+  it("picks one setup-envtest version directory for all binaries, kubeloom's version first", () => {
+    const data = mkdtempSync(path.join(tmpdir(), 'kubeloom-envtest-'));
+    try {
+      const store = path.join(data, 'kubebuilder-envtest', 'k8s');
+      const make = (version: string, ...bins: string[]) => {
+        mkdirSync(path.join(store, `${version}-linux-amd64`), { recursive: true });
+        for (const b of bins)
+          writeFileSync(path.join(store, `${version}-linux-amd64`, b), '#!/bin/sh\n', { mode: 0o755 });
+      };
+      make('1.99.0', 'kube-apiserver'); // newest, but incomplete: no etcd
+      make('1.30.0', 'kube-apiserver', 'etcd');
+      const env = { HOME: '/nonexistent-home', XDG_CACHE_HOME: '/nonexistent-cache', XDG_DATA_HOME: data };
+      expect(findBinary('kube-apiserver', { env })).toBe(
+        path.join(store, '1.30.0-linux-amd64', 'kube-apiserver'),
+      );
+      expect(findBinary('etcd', { env })).toBe(path.join(store, '1.30.0-linux-amd64', 'etcd'));
+      make(KUBERNETES_VERSION, 'kube-apiserver', 'etcd');
+      expect(findBinary('etcd', { env })).toBe(path.join(store, `${KUBERNETES_VERSION}-linux-amd64`, 'etcd'));
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 
   it('prefers TEST_ASSET_* over KUBEBUILDER_ASSETS', () => {

@@ -364,10 +364,16 @@ async function startOnce(
           return res.status === 200;
         },
       );
-      await waitUntil('the default namespace to exist', apiServer, 5_000, options.signal, async () => {
-        const res = await get(`${server}/api/v1/namespaces/default`, tls);
-        return res.status === 200;
-      });
+      await waitUntil(
+        'the default namespace to exist',
+        apiServer,
+        startTimeoutMs,
+        options.signal,
+        async () => {
+          const res = await get(`${server}/api/v1/namespaces/default`, tls);
+          return res.status === 200;
+        },
+      );
     } catch (err) {
       if (isPortClash(apiServer)) throw new PortClashError();
       throw err;

@@ -23,13 +23,25 @@ export interface ManagedProcess {
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
+function killAll(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  // An aborted test run must not leave etcd or kube-apiserver behind.
-  process.on('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
+  // An aborted test run (exit, Ctrl-C, a CI timeout's SIGTERM) must not leave etcd or
+  // kube-apiserver behind. For signals, kill the children, then let the signal take its default
+  // course (re-raised once our listener is gone) unless someone else handles it.
+  process.on('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = (): void => {
+      killAll();
+      process.removeListener(signal, onSignal);
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
 }
 
 /** Starts `command` with `args`, writing its output to `logFile`. */

@@ -19,6 +19,7 @@ export async function request(
   path: string,
   body?: unknown,
   contentType = 'application/json',
+  timeoutMs = 30_000,
 ): Promise<RawResponse> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
@@ -49,6 +50,9 @@ export async function request(
         resolve({ status: res.statusCode ?? 0, body: text, json });
       });
     });
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(new Error(`${method} ${path}: no response from the apiserver within ${timeoutMs} ms`)),
+    );
     req.on('error', reject);
     if (payload !== undefined) req.write(payload);
     req.end();
