@@ -1,0 +1,109 @@
+/**
+ * The status writer's leadership gate, on static collections: `'manual'` leadership writes only
+ * within `lead(signal)`, resyncs when a term starts, aborts in-flight writes when it ends, and
+ * the low-level `isLeader()` hook still applies.
+ */
+import { noopLogger } from '@kubeloom/kube';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually, pod, type TestPod } from './internal/test-fixtures.test-util.ts';
+import { staticCollection } from './static.ts';
+import { statusCollection } from './status.ts';
+import { statusWriter } from './status-writer.ts';
+import { settle } from './testing/tracker.ts';
+
+let stop = new AbortController();
+afterEach(() => {
+  stop.abort();
+  stop = new AbortController();
+});
+
+describe('status writer leadership', () => {
+  it("'manual': writes only within lead(signal), resyncing when a term starts", async () => {
+    const signal = stop.signal;
+    const pods = staticCollection<TestPod>([pod('ns', 'a', {}, '1.1.1.1'), pod('ns', 'b', {}, '2.2.2.2')], {
+      signal,
+    });
+    const { status } = statusCollection(pods, (_ctx, p) => [{ ip: p.status?.podIP }, undefined], {
+      signal,
+      name: 'ips',
+    });
+    const writes: string[] = [];
+    let hookAllows = true;
+    const writer = statusWriter(status, {
+      signal,
+      leadership: 'manual',
+      isLeader: () => hookAllows,
+      logger: noopLogger,
+      write: async (obj, s) => {
+        writes.push(`${obj.metadata.name}=${s?.ip}`);
+      },
+    });
+    await eventually(() => writer.stats().skippedNotLeader === 2, 'both keys declined');
+    expect(writes).toEqual([]);
+    expect(writer.isWriting()).toBe(false);
+
+    const term = new AbortController();
+    const leading = writer.lead(term.signal);
+    expect(writer.isWriting()).toBe(true);
+    await eventually(() => writes.length === 2, 'the resync to write both');
+    expect(writes.sort()).toEqual(['a=1.1.1.1', 'b=2.2.2.2']);
+
+    pods.update(pod('ns', 'a', {}, '3.3.3.3'));
+    await eventually(() => writes.length === 3, 'the change to be written');
+    expect(writes[2]).toBe('a=3.3.3.3');
+
+    // The low-level hook gates too.
+    hookAllows = false;
+    pods.update(pod('ns', 'a', {}, '4.4.4.4'));
+    await eventually(() => writer.stats().skippedNotLeader === 3, 'the hook to decline');
+    hookAllows = true;
+
+    term.abort();
+    await leading;
+    expect(writer.isWriting()).toBe(false);
+    pods.update(pod('ns', 'b', {}, '5.5.5.5'));
+    pods.delete('ns/a');
+    await eventually(() => writer.stats().skippedNotLeader === 5, 'both changes declined');
+    expect(writes).toHaveLength(3);
+
+    // A new term writes what was declined, the clear of the deleted object included.
+    const term2 = new AbortController();
+    void writer.lead(term2.signal);
+    await eventually(() => writes.length === 5, 'the second resync');
+    expect(writes.slice(3).sort()).toEqual(['a=undefined', 'b=5.5.5.5']);
+    term2.abort();
+  });
+
+  it('losing leadership aborts the write in flight', async () => {
+    const signal = stop.signal;
+    const pods = staticCollection<TestPod>([pod('ns', 'a', {}, '1.1.1.1')], { signal });
+    const { status } = statusCollection(pods, (_ctx, p) => [{ ip: p.status?.podIP }, undefined], {
+      signal,
+    });
+    const started: string[] = [];
+    const aborted: string[] = [];
+    const writer = statusWriter(status, {
+      signal,
+      leadership: 'manual',
+      maxAttempts: 1,
+      logger: noopLogger,
+      write: (obj, _s, writeSignal) =>
+        new Promise<void>((_resolve, reject) => {
+          started.push(obj.metadata.name);
+          writeSignal.addEventListener('abort', () => {
+            aborted.push(obj.metadata.name);
+            reject(writeSignal.reason);
+          });
+        }),
+    });
+    const term = new AbortController();
+    const leading = writer.lead(term.signal);
+    await eventually(() => started.length === 1, 'the write to start');
+    await settle(2);
+    expect(aborted).toEqual([]);
+    term.abort();
+    await leading;
+    await eventually(() => aborted.length === 1, 'the write to be aborted');
+    expect(writer.stats().writes).toBe(0);
+  });
+});
