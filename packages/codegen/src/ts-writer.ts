@@ -368,7 +368,12 @@ export function versionToTypeScript(
     out += `\n/** The OpenAPI v3 schema of ${kind} ${v.name} (descriptions dropped). */\n`;
     out += `export const ${kind}Schema: JsonSchemaProps = ${schemaJson};\n`;
     out += `\n/** Validates ${kind} objects as the apiserver does: schema, formats, defaults and CEL rules (unevaluable rules are reported, never passed silently). */\n`;
-    out += `export const ${kind}Validator: ObjectValidator<${kind}> = createValidator<${kind}>(${kind}Schema);\n`;
+    const scale = v.scale
+      ? `, { scale: { ${Object.entries(sortKeys({ ...v.scale }) as Record<string, string>)
+          .map(([k, p]) => `${k}: ${JSON.stringify(p)}`)
+          .join(', ')} } }`
+      : '';
+    out += `export const ${kind}Validator: ObjectValidator<${kind}> = createValidator<${kind}>(${kind}Schema${scale});\n`;
   }
   if (withClient) {
     const omitted = hasStatus ? '' : "'updateStatus' | 'patchStatus' | 'applyStatus'";

@@ -1,5 +1,6 @@
 import { isIP as netIsIP } from 'node:net';
 import type { CelExpr } from './ast.ts';
+import { compileRe2 } from './re2.ts';
 
 /** A CEL duration (nanoseconds). */
 export class CelDuration {
@@ -99,7 +100,28 @@ function compareNum(a: bigint | number, b: bigint | number): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** CEL equality (heterogeneous numeric equality, deep lists and maps). */
+const UNORDERED = new WeakSet<object>();
+
+/**
+ * Marks a list as unordered (a Kubernetes `x-kubernetes-list-type` `set` or `map`): CEL equality
+ * with it ignores the order of the items. Returns the list.
+ */
+export function unorderedList(items: CelValue[]): CelValue[] {
+  UNORDERED.add(items);
+  return items;
+}
+
+function sameItems(a: readonly CelValue[], b: readonly CelValue[]): boolean {
+  const left = [...b];
+  for (const x of a) {
+    const i = left.findIndex((y) => celEquals(x, y));
+    if (i < 0) return false;
+    left.splice(i, 1);
+  }
+  return true;
+}
+
+/** CEL equality (heterogeneous numeric equality, deep lists and maps; set and map lists unordered). */
 export function celEquals(a: CelValue, b: CelValue): boolean {
   if (isNum(a) && isNum(b)) return compareNum(a, b) === 0;
   if (a === null || b === null) return a === b;
@@ -110,8 +132,11 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   }
   if (a instanceof Uint8Array)
     return b instanceof Uint8Array && a.length === b.length && a.every((x, i) => x === b[i]);
-  if (Array.isArray(a))
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => celEquals(x, b[i]!));
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    if (UNORDERED.has(a) || UNORDERED.has(b)) return sameItems(a, b);
+    return a.every((x, i) => celEquals(x, b[i]!));
+  }
   if (!isMap(b) || !isMap(a)) return false;
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
@@ -167,36 +192,12 @@ function int(v: CelValue, fn: string): number {
   return Number(v);
 }
 
-const regexCache = new Map<string, RegExp>();
-
-/** Compiles an RE2 pattern to a JavaScript RegExp (unanchored, like RE2 `MatchString`). */
-export function compileRe2(pattern: string): RegExp {
-  let re = regexCache.get(pattern);
-  if (!re) {
-    let src = pattern;
-    let flags = 'u';
-    const inline = /^\(\?([imsU]+)\)/.exec(src);
-    if (inline) {
-      src = src.slice(inline[0].length);
-      if (inline[1]!.includes('i')) flags += 'i';
-      if (inline[1]!.includes('s')) flags += 's';
-      if (inline[1]!.includes('m')) flags += 'm';
-    }
-    src = src.replace(/\\z/g, '$').replace(/\\A/g, '^');
-    try {
-      re = new RegExp(src, flags);
-    } catch {
-      try {
-        re = new RegExp(src, flags.replace('u', ''));
-      } catch (e) {
-        throw new CelEvalError(
-          `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`,
-        );
-      }
-    }
-    regexCache.set(pattern, re);
+function regex(pattern: string): RegExp {
+  try {
+    return compileRe2(pattern);
+  } catch (e) {
+    throw new CelUnsupportedError(`regular expression: ${(e as Error).message}`);
   }
-  return re;
 }
 
 function isIPString(s: string): boolean {
@@ -228,7 +229,7 @@ function callFunction(fn: string, target: CelValue | undefined, args: CelValue[]
     case 'matches': {
       const s = hasTarget ? str(t, fn) : str(args[0]!, fn);
       const re = hasTarget ? str(args[0]!, fn) : str(args[1]!, fn);
-      return compileRe2(re).test(s);
+      return regex(re).test(s);
     }
     case 'lowerAscii':
       return str(t, fn).replace(/[A-Z]/g, (c) => c.toLowerCase());

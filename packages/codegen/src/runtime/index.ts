@@ -13,19 +13,21 @@ export {
   CelUnsupportedError,
   type CelValue,
   celEquals,
-  compileRe2,
   evaluate,
   parseDuration,
 } from '../cel/evaluator.ts';
 export { parseCel } from '../cel/parser.ts';
-export { applyDefaults, prune } from './defaults.ts';
+export { compileRe2, Re2UnsupportedError } from '../cel/re2.ts';
+export type { UnevaluatedRule } from './cel-rules.ts';
+export { applyDefaults, prune, pruneNulls } from './defaults.ts';
 export { formatChecker, KUBERNETES_FORMATS } from './formats.ts';
 export type { JsonSchemaProps } from './json-schema.ts';
+export type { ScalePaths } from './scale.ts';
+export type { ValidationError } from './validation-error.ts';
 export {
   createValidator,
   type ObjectValidator,
-  type UnevaluatedRule,
   type ValidateOptions,
-  type ValidationError,
   type ValidationResult,
+  type ValidatorOptions,
 } from './validator.ts';

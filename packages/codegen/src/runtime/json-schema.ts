@@ -13,6 +13,30 @@ export interface JsonSchemaProps {
   default?: unknown;
   /** Allowed values. */
   enum?: unknown[];
+  /** Numeric lower bound. */
+  minimum?: number;
+  /** Numeric upper bound. */
+  maximum?: number;
+  /** The lower bound is exclusive. */
+  exclusiveMinimum?: boolean;
+  /** The upper bound is exclusive. */
+  exclusiveMaximum?: boolean;
+  /** Numbers must be a multiple of this. */
+  multipleOf?: number;
+  /** Minimum string length (characters). */
+  minLength?: number;
+  /** Maximum string length (characters). */
+  maxLength?: number;
+  /** An RE2 regular expression strings must match. */
+  pattern?: string;
+  /** Minimum list length. */
+  minItems?: number;
+  /** Maximum list length. */
+  maxItems?: number;
+  /** Minimum number of object keys. */
+  minProperties?: number;
+  /** Maximum number of object keys. */
+  maxProperties?: number;
   /** Fields. */
   properties?: Record<string, JsonSchemaProps>;
   /** Required fields. */
@@ -40,6 +64,6 @@ export interface JsonSchemaProps {
     fieldPath?: string;
     optionalOldSelf?: boolean;
   }>;
-  /** Any other keyword (bounds, pattern, junctors, …). */
+  /** Any other keyword (junctors, title, …). */
   [key: string]: unknown;
 }

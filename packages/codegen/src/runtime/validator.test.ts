@@ -31,6 +31,14 @@ const schema: JsonSchemaProps = {
 };
 const v = createValidator<{ spec: { size: number } }>(schema);
 
+/** A validator of one field `x` under `spec`. */
+function field(x: JsonSchemaProps, extra: Partial<JsonSchemaProps> = {}) {
+  return createValidator({
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { x }, ...extra } },
+  });
+}
+
 describe('createValidator', () => {
   it('accepts a valid object, applying defaults and pruning unknown fields', () => {
     const r = v.validate({ spec: { size: 3, unknown: 1, port: 'http' } });
@@ -39,10 +47,11 @@ describe('createValidator', () => {
     expect(v.is({ spec: { size: 3 } })).toBe(true);
   });
 
-  it('reports schema errors with paths', () => {
+  it('reports schema errors with paths, and skips CEL when the apiserver would (enum errors)', () => {
     const r = v.validate({ spec: { size: 11, min: 0, mode: 'c', at: 'yesterday', name: 'ABC' } });
     const paths = r.errors.map((e) => e.path).sort();
-    expect(paths).toEqual(['spec.at', 'spec.min', 'spec.mode', 'spec.name', 'spec.size']);
+    expect(paths).toEqual(['<root>', 'spec.at', 'spec.min', 'spec.mode', 'spec.name', 'spec.size']);
+    expect(r.errors.at(-1)?.message).toMatch(/some validation rules were not checked/);
     expect(v.validate({ spec: {} }).errors[0]).toMatchObject({
       path: 'spec.size',
       message: 'Required value',
@@ -53,7 +62,7 @@ describe('createValidator', () => {
     expect(v.validate({ spec: { size: 2, min: 3 } }).errors).toEqual([
       expect.objectContaining({
         source: 'cel',
-        message: 'Invalid value: min must not exceed size',
+        message: 'Invalid value: "object": min must not exceed size',
         path: 'spec',
       }),
     ]);
@@ -61,17 +70,254 @@ describe('createValidator', () => {
     expect(
       v.validate({ spec: { size: 2, id: 'b' } }, { oldObject: { spec: { size: 2, id: 'a' } } }).errors[0]
         ?.message,
-    ).toBe('Invalid value: id is immutable');
+    ).toBe('Invalid value: "string": id is immutable');
   });
 
-  it('says when a rule is not evaluated client-side instead of passing it silently', () => {
+  it('says when a rule is not evaluated client-side instead of passing it silently, and is() does not narrow then', () => {
     const r = v.validate({ spec: { size: 2, url: 'http://x' } });
     expect(r.valid).toBe(true);
+    expect(r.complete).toBe(false);
     expect(r.notEvaluated).toEqual([
       expect.objectContaining({
         rule: '!has(self.url) || isURL(self.url)',
         reason: expect.stringMatching(/^not evaluated client-side/),
       }),
     ]);
+    expect(v.is({ spec: { size: 2, url: 'http://x' } })).toBe(false);
+    expect(v.is({ spec: { size: 2 } })).toBe(true);
+  });
+});
+
+describe('list types', () => {
+  it('rejects duplicate items in a set, once per repeated value at its second appearance', () => {
+    const s = field({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } });
+    expect(s.validate({ spec: { x: ['a', 'b'] } }).valid).toBe(true);
+    expect(s.validate({ spec: { x: ['a', 'b', 'a', 'a'] } }).errors).toEqual([
+      { path: 'spec.x[2]', message: 'Duplicate value: "a"', source: 'list' },
+    ]);
+    const objects = field({
+      type: 'array',
+      'x-kubernetes-list-type': 'set',
+      items: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { a: { type: 'string' } } },
+    });
+    expect(objects.validate({ spec: { x: [{ a: 'x' }, { a: 'x' }] } }).errors[0]).toMatchObject({
+      path: 'spec.x[1]',
+      message: 'Duplicate value: {"a":"x"}',
+    });
+    expect(s.validate({ spec: { x: ['1', 1] } }).errors.filter((e) => e.source === 'list')).toEqual([]);
+  });
+
+  it('rejects duplicate keys in a map list, with defaulted keys and missing keys', () => {
+    const m = field({
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name', 'port'],
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string' },
+          port: { type: 'integer', default: 80 },
+          v: { type: 'string' },
+        },
+      },
+    });
+    expect(m.validate({ spec: { x: [{ name: 'a' }, { name: 'a', port: 81 }] } }).valid).toBe(true);
+    expect(m.validate({ spec: { x: [{ name: 'a' }, { name: 'a', port: 80, v: 'x' }] } }).errors).toEqual([
+      { path: 'spec.x[1]', message: 'Duplicate value: {"name":"a","port":80}', source: 'list' },
+    ]);
+    const one = field({
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: { type: 'object', properties: { name: { type: 'string' }, v: { type: 'string' } } },
+    });
+    expect(one.validate({ spec: { x: [{ v: '1' }, { v: '2' }] } }).errors).toEqual([
+      { path: 'spec.x[1]', message: 'Duplicate value: {}', source: 'list' },
+    ]);
+    expect(one.validate({ spec: { x: [{ name: 'a' }, 'b'] } }).valid).toBe(false);
+  });
+});
+
+describe('embedded resources', () => {
+  const e = field({
+    type: 'object',
+    'x-kubernetes-embedded-resource': true,
+    'x-kubernetes-preserve-unknown-fields': true,
+  });
+  const errs = (x: unknown) => e.validate({ spec: { x } }).errors.map((er) => `${er.path}: ${er.message}`);
+
+  it('requires apiVersion and kind', () => {
+    expect(errs({})).toEqual([
+      'spec.x.apiVersion: Required value',
+      'spec.x.kind: Required value',
+      '<root>: Invalid value: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    ]);
+    expect(errs({ apiVersion: 'v1', kind: '' })).toEqual([
+      'spec.x.kind: Invalid value: "": must not be empty',
+    ]);
+    expect(errs({ apiVersion: 'a/b/c', kind: 'X' })).toEqual([
+      'spec.x.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
+    ]);
+    expect(errs({ apiVersion: 'v1', kind: 'Bad_Kind' })[0]).toMatch(
+      /spec\.x\.kind: .*should otherwise match/,
+    );
+    expect(errs({ apiVersion: 'apps/v1', kind: 'Deployment', other: 1 })).toEqual([]);
+  });
+
+  it('decodes metadata as ObjectMeta: unknown fields dropped, labels and names checked', () => {
+    const r = e.validate({
+      spec: { x: { apiVersion: 'v1', kind: 'X', metadata: { name: 'UPPER', foo: 1 } } },
+    });
+    expect(r.errors).toEqual([]);
+    expect(r.object).toEqual({ spec: { x: { apiVersion: 'v1', kind: 'X', metadata: { name: 'UPPER' } } } });
+    expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { labels: { 'bad key!': 'x' } } })[0]).toMatch(
+      /^spec\.x\.metadata\.labels: Invalid value: "bad key!"/,
+    );
+    expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { name: 'a/b' } })[0]).toMatch(
+      /may not contain '\/'/,
+    );
+    expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { labels: 'x' } })[0]).toMatch(
+      /must be a map of strings/,
+    );
+  });
+});
+
+describe('nulls, numbers, enums and formats as the apiserver treats them', () => {
+  it('drops nulls of non-nullable fields and map values, keeps nullable ones, rejects null items', () => {
+    const n = createValidator({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            s: { type: 'string' },
+            d: { type: 'string', default: 'dflt' },
+            n: { type: 'string', nullable: true },
+            m: { type: 'object', additionalProperties: { type: 'string' }, minProperties: 1 },
+            l: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+    });
+    const r = n.validate({ spec: { s: null, d: null, n: null } });
+    expect(r.errors).toEqual([]);
+    expect(r.object).toEqual({ spec: { d: 'dflt', n: null } });
+    expect(n.validate({ spec: { m: { a: null } } }).errors[0]?.path).toBe('spec.m');
+    expect(n.validate({ spec: { l: ['a', null] } }).errors[0]?.path).toBe('spec.l[1]');
+  });
+
+  it('rejects null for an enum even when it is nullable and lists null', () => {
+    const en = field({ type: 'string', nullable: true, enum: ['a', null] });
+    expect(en.validate({ spec: { x: null } }).errors[0]?.message).toMatch(/^Unsupported value: null/);
+    expect(en.validate({ spec: { x: 'a' } }).valid).toBe(true);
+  });
+
+  it('checks multipleOf with a tolerance for floats and integer arithmetic for integers', () => {
+    const tenth = field({ type: 'number', multipleOf: 0.1 });
+    expect(tenth.validate({ spec: { x: 0.3 } }).valid).toBe(true);
+    expect(tenth.validate({ spec: { x: 0.35 } }).valid).toBe(false);
+    expect(tenth.validate({ spec: { x: 3 } }).valid).toBe(false);
+    const three = field({ type: 'integer', multipleOf: 3 });
+    expect(three.validate({ spec: { x: 9 } }).valid).toBe(true);
+    expect(three.validate({ spec: { x: 4 } }).errors[0]?.message).toMatch(/should be a multiple of 3/);
+  });
+
+  it('checks the range of int32, int64 and float values', () => {
+    expect(field({ type: 'integer', format: 'int32' }).validate({ spec: { x: 2 ** 31 } }).valid).toBe(false);
+    expect(field({ type: 'integer', format: 'int32' }).validate({ spec: { x: 2 ** 31 - 1 } }).valid).toBe(
+      true,
+    );
+    expect(field({ type: 'integer', format: 'uint32' }).validate({ spec: { x: -1 } }).valid).toBe(true);
+    expect(field({ type: 'number', format: 'float' }).validate({ spec: { x: 1e39 } }).valid).toBe(false);
+    expect(field({ type: 'number', format: 'double' }).validate({ spec: { x: 1e39 } }).valid).toBe(true);
+  });
+
+  it('checks formats like go-openapi (request URIs, sloppy IPv4, RFC 3339 date-times)', () => {
+    const ok = (format: string, x: string) =>
+      field({ type: 'string', format }).validate({ spec: { x } }).valid;
+    expect(ok('uri', '/x')).toBe(true);
+    expect(ok('uri', 'not a uri')).toBe(false);
+    expect(ok('ipv4', '010.0.0.1')).toBe(true);
+    expect(ok('ipv6', 'fe80::1%eth0')).toBe(false);
+    expect(ok('date-time', '2024-01-01t00:00:00z')).toBe(true);
+    expect(ok('date-time', '2024-01-01 00:00:00Z')).toBe(false);
+    expect(ok('date-time', '2023-02-29T00:00:00Z')).toBe(false);
+    expect(ok('byte', '')).toBe(false);
+    expect(ok('duration', '5 seconds')).toBe(true);
+    expect(ok('hexcolor', 'fff')).toBe(true);
+    expect(ok('IPv4', 'not checked: formats are case-sensitive')).toBe(true);
+  });
+});
+
+describe('CEL as Kubernetes binds it', () => {
+  it('escapes property names that are CEL keywords or contain dashes', () => {
+    const c = field(
+      { type: 'string' },
+      {
+        properties: { namespace: { type: 'string' }, 'a-b': { type: 'string' } },
+        'x-kubernetes-validations': [
+          { rule: '!has(self.__namespace__) || self.__namespace__ == self.a__dash__b' },
+        ],
+      },
+    );
+    expect(c.validate({ spec: { namespace: 'x', 'a-b': 'x' } }).errors).toEqual([]);
+    expect(c.validate({ spec: { namespace: 'x', 'a-b': 'y' } }).errors[0]?.source).toBe('cel');
+  });
+
+  it('translates RE2 inline flags anywhere in the pattern', () => {
+    const c = field({
+      type: 'string',
+      'x-kubernetes-validations': [{ rule: "self.matches(r'^(?i)\\.?[a-z_][a-z_0-9]*$')" }],
+    });
+    expect(c.validate({ spec: { x: 'Foo_1' } }).errors).toEqual([]);
+    expect(c.validate({ spec: { x: '1foo' } }).errors[0]?.source).toBe('cel');
+  });
+
+  it('types date-time strings as timestamps and compares set lists without order', () => {
+    const t = field({
+      type: 'string',
+      format: 'date-time',
+      'x-kubernetes-validations': [{ rule: "self > timestamp('2020-01-01T00:00:00Z')" }],
+    });
+    expect(t.validate({ spec: { x: '2024-01-01T00:00:00Z' } }).errors).toEqual([]);
+    expect(t.validate({ spec: { x: '2019-01-01T00:00:00Z' } }).errors[0]?.source).toBe('cel');
+    const set = field({
+      type: 'array',
+      'x-kubernetes-list-type': 'set',
+      items: { type: 'string' },
+      'x-kubernetes-validations': [{ rule: 'self == oldSelf' }],
+    });
+    expect(
+      set.validate({ spec: { x: ['a', 'b'] } }, { oldObject: { spec: { x: ['b', 'a'] } } }).errors,
+    ).toEqual([]);
+    expect(set.validate({ spec: { x: ['a', 'c'] } }, { oldObject: { spec: { x: ['b', 'a'] } } }).valid).toBe(
+      false,
+    );
+  });
+
+  it('reports a pattern it cannot translate as not evaluated client-side', () => {
+    const p = field({ type: 'string', pattern: '(?U)a+' });
+    const r = p.validate({ spec: { x: 'aaa' } });
+    expect(r.valid).toBe(true);
+    expect(r.notEvaluated[0]).toMatchObject({ path: 'spec.x', reason: expect.stringMatching(/ungreedy/) });
+  });
+});
+
+describe('scale subresource', () => {
+  const s = createValidator(
+    {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } } },
+    },
+    { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+  );
+  it('checks the replica counts as non-negative int32 values', () => {
+    expect(s.validate({ spec: { replicas: 3 } }).valid).toBe(true);
+    expect(s.validate({ spec: { replicas: -1 } }).errors[0]).toMatchObject({
+      path: '.spec.replicas',
+      message: 'Invalid value: -1: should be a non-negative integer',
+    });
+    expect(s.validate({ spec: { replicas: 2 ** 31 } }).valid).toBe(false);
   });
 });

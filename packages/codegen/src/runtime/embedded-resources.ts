@@ -1,0 +1,84 @@
+import type { JsonSchemaProps } from './json-schema.ts';
+import { coerceObjectMeta, validateObjectMeta } from './object-meta.ts';
+import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+function checkTypeMeta(x: Record<string, unknown>, path: string, out: ValidationError[]): void {
+  const invalid = (k: string, v: unknown, detail: string) =>
+    out.push({
+      path: childPath(path, k),
+      message: `Invalid value: ${goJson(v)}: ${detail}`,
+      source: 'embedded',
+    });
+  for (const k of ['apiVersion', 'kind']) {
+    if (!(k in x)) out.push({ path: childPath(path, k), message: 'Required value', source: 'embedded' });
+  }
+  const av = x.apiVersion;
+  if ('apiVersion' in x) {
+    if (typeof av !== 'string') invalid('apiVersion', av, 'must be a string');
+    else if (av === '') invalid('apiVersion', av, 'must not be empty');
+    else if (av !== '/' && av.split('/').length > 2)
+      invalid('apiVersion', av, `unexpected GroupVersion string: ${av}`);
+  }
+  const kind = x.kind;
+  if ('kind' in x) {
+    if (typeof kind !== 'string') invalid('kind', kind, 'must be a string');
+    else if (kind === '') invalid('kind', kind, 'must not be empty');
+    else if (kind.length > 63 || !DNS1035_LABEL.test(kind.toLowerCase()))
+      invalid(
+        'kind',
+        kind,
+        "may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+      );
+  }
+}
+
+function visit(x: unknown, schema: JsonSchemaProps | undefined, path: string, out: ValidationError[]): void {
+  if (!schema) return;
+  if (Array.isArray(x)) {
+    x.forEach((item, i) => {
+      visit(item, schema.items, childPath(path, i), out);
+    });
+    return;
+  }
+  if (!isObject(x)) return;
+  if (schema['x-kubernetes-embedded-resource']) {
+    checkTypeMeta(x, path, out);
+    if ('metadata' in x) {
+      const meta = coerceObjectMeta(x.metadata, childPath(path, 'metadata'), out);
+      if (meta === undefined) delete x.metadata;
+      else {
+        x.metadata = meta;
+        validateObjectMeta(meta, childPath(path, 'metadata'), out);
+      }
+    }
+  }
+  for (const [k, v] of Object.entries(x)) {
+    const sub = schema.properties?.[k];
+    if (sub) visit(v, sub, childPath(path, k), out);
+    else if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+      visit(v, schema.additionalProperties, keyPath(path, k), out);
+  }
+}
+
+/**
+ * Checks the objects marked `x-kubernetes-embedded-resource` as the apiserver does: `apiVersion`
+ * and `kind` are required non-empty strings (a valid group/version, a DNS-1035 kind ignoring
+ * case), and `metadata` is decoded as `ObjectMeta` (unknown fields dropped, in place) and
+ * validated. Returns the errors.
+ */
+export function validateEmbeddedResources(value: unknown, schema: JsonSchemaProps): ValidationError[] {
+  const out: ValidationError[] = [];
+  if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const sub = schema.properties?.[k];
+      if (sub && k !== 'metadata') visit(v, sub, k, out);
+    }
+  }
+  return out;
+}

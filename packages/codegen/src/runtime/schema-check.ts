@@ -1,0 +1,308 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { compileRe2 } from '../cel/re2.ts';
+import { formatChecker } from './formats.ts';
+import type { JsonSchemaProps } from './json-schema.ts';
+import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
+
+const DROP = new Set([
+  'description',
+  'example',
+  'externalDocs',
+  'title',
+  'x-kubernetes-validations',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+  'default',
+]);
+
+const MULTIPLE_OF = 'x-kubeloom-multiple-of';
+const NUMERIC_RANGE = 'x-kubeloom-numeric-range';
+
+const INT32 = 2 ** 31;
+const INT64 = 2n ** 63n;
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/**
+ * kube-openapi `IsValueValidAgainstRange`: an integer must fit int32 (format `int32`) or int64
+ * (any other format), a `float` number must fit float32.
+ */
+export function inNumericRange(value: number, type: string, format: string | undefined): boolean {
+  if (type === 'integer') {
+    if (!Number.isInteger(value)) return false;
+    if (format === 'int32') return value >= -INT32 && value < INT32;
+    const big = BigInt(value);
+    return big >= -INT64 && big < INT64;
+  }
+  if (format === 'float') return Math.abs(value) <= FLOAT32_MAX;
+  return true;
+}
+
+/** go-openapi `swag.IsFloat64AJSONInteger`: an integer up to a relative error of 1e-9. */
+function nearInteger(f: number): boolean {
+  if (!Number.isFinite(f) || Math.abs(f) > 2 ** 53) return false;
+  if (Number.isInteger(f)) return true;
+  if (f < 0) return false;
+  const g = Math.trunc(f);
+  const diff = Math.abs(f - g);
+  if (g === 0) return diff < 1e-9 * Number.MIN_VALUE;
+  return diff / (Math.abs(f) + Math.abs(g)) < 1e-9;
+}
+
+/**
+ * kube-openapi `MultipleOfNativeType`: an integral value is checked with integer arithmetic
+ * against the truncated factor (so a factor below 1 rejects every integer), other values with
+ * a relative tolerance.
+ */
+export function isMultipleOf(data: number, factor: number): boolean {
+  if (Number.isInteger(data)) {
+    const f = Math.trunc(factor);
+    return f > 0 && data % f === 0;
+  }
+  if (factor <= 0) return false;
+  return nearInteger(factor < 1 ? (1 / factor) * data : data / factor);
+}
+
+/** A schema error, with whether it blocks CEL evaluation on the apiserver. */
+export interface SchemaError extends ValidationError {
+  /** The apiserver skips CEL rules when such an error exists. */
+  readonly blocking: boolean;
+}
+
+/** The compiled structural check of one schema: Ajv with apiserver semantics. */
+export interface SchemaCheck {
+  /** Checks a pruned and defaulted object. */
+  check(object: unknown): SchemaError[];
+  /** Schema nodes whose `pattern` has no faithful JavaScript translation (not checked). */
+  readonly uncheckedPatterns: ReadonlyMap<JsonSchemaProps, string>;
+}
+
+function toAjv(
+  s: JsonSchemaProps,
+  root: boolean,
+  unchecked: Map<JsonSchemaProps, string>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(s)) {
+    if (DROP.has(key)) continue;
+    switch (key) {
+      case 'properties': {
+        const props: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(value as Record<string, JsonSchemaProps>)) {
+          props[k] = root && k === 'metadata' ? { type: 'object' } : toAjv(v, false, unchecked);
+        }
+        out.properties = props;
+        break;
+      }
+      case 'items':
+      case 'not':
+        out[key] = toAjv(value as JsonSchemaProps, false, unchecked);
+        break;
+      case 'additionalProperties':
+        out[key] = typeof value === 'boolean' ? value : toAjv(value as JsonSchemaProps, false, unchecked);
+        break;
+      case 'anyOf':
+      case 'oneOf':
+      case 'allOf':
+        out[key] = (value as JsonSchemaProps[]).map((x) => toAjv(x, false, unchecked));
+        break;
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum':
+        break;
+      case 'minimum':
+        out[s.exclusiveMinimum === true ? 'exclusiveMinimum' : 'minimum'] = value;
+        break;
+      case 'maximum':
+        out[s.exclusiveMaximum === true ? 'exclusiveMaximum' : 'maximum'] = value;
+        break;
+      case 'multipleOf':
+        out[MULTIPLE_OF] = value;
+        break;
+      case 'type':
+        out.type = value;
+        if (value === 'integer' || value === 'number')
+          out[NUMERIC_RANGE] = `${String(value)}/${s.format ?? ''}`;
+        break;
+      case 'pattern':
+        try {
+          compileRe2(String(value));
+          out.pattern = value;
+        } catch (e) {
+          unchecked.set(s, `pattern ${JSON.stringify(value)}: ${(e as Error).message}`);
+        }
+        break;
+      case 'format':
+        if ((s.type === undefined || s.type === 'string') && formatChecker(String(value)))
+          out.format = `k8s-${String(value).replaceAll('-', '')}`;
+        break;
+      case 'nullable':
+        if (value === true) out.nullable = true;
+        break;
+      default:
+        out[key] = value;
+    }
+  }
+  if (out.nullable && !out.type) delete out.nullable;
+  // The apiserver rejects null for a field with an enum, even a nullable one listing null.
+  if (Array.isArray(out.enum)) out.enum = out.enum.filter((x) => x !== null);
+  return out;
+}
+
+function collectFormats(s: JsonSchemaProps, into: Set<string>): void {
+  if (typeof s.format === 'string' && formatChecker(s.format)) into.add(s.format.replaceAll('-', ''));
+  for (const v of Object.values(s.properties ?? {})) collectFormats(v, into);
+  if (s.items) collectFormats(s.items, into);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    collectFormats(s.additionalProperties, into);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    for (const x of (s[key] as JsonSchemaProps[] | undefined) ?? []) collectFormats(x, into);
+  if (s.not) collectFormats(s.not as JsonSchemaProps, into);
+}
+
+/** The apiserver's path notation (`a.b[0][key]`) for an Ajv instance path, using the schema. */
+function renderPath(instancePath: string, schema: JsonSchemaProps, extra?: string): string {
+  const segs = instancePath
+    .split('/')
+    .slice(1)
+    .map((seg) => seg.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (extra !== undefined) segs.push(extra);
+  let path = '';
+  let s: JsonSchemaProps | undefined = schema;
+  for (const seg of segs) {
+    if (s?.type === 'array' || (s?.items && /^\d+$/.test(seg))) {
+      path = childPath(path, Number(seg));
+      s = s?.items;
+    } else if (s?.properties?.[seg] || !s?.additionalProperties) {
+      path = childPath(path, seg);
+      s = s?.properties?.[seg];
+    } else {
+      path = keyPath(path, seg);
+      s = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+    }
+  }
+  return path || '<root>';
+}
+
+interface Rendered {
+  readonly message: string;
+  /** An apiserver error type that stops CEL evaluation (Required, NotSupported, TooLong, TooMany, TypeInvalid). */
+  readonly blocking: boolean;
+}
+
+function render(e: ErrorObject): Rendered {
+  const p = e.params as Record<string, unknown>;
+  const v = goJson(e.data);
+  switch (e.keyword) {
+    case 'required':
+      return { message: 'Required value', blocking: true };
+    case 'type':
+      return { message: `Invalid value: ${v}: must be of type ${String(p.type)}`, blocking: true };
+    case 'format':
+      return { message: `Invalid value: ${v}: must be of type ${String(p.format).slice(4)}`, blocking: true };
+    case 'enum':
+      return {
+        message: `Unsupported value: ${v}: supported values: ${(p.allowedValues as unknown[]).map((x) => goJson(x)).join(', ')}`,
+        blocking: true,
+      };
+    case 'maxLength':
+      return { message: `Too long: may not be more than ${String(p.limit)} bytes`, blocking: true };
+    case 'maxItems':
+    case 'maxProperties':
+      return { message: `Too many: must have at most ${String(p.limit)} items`, blocking: true };
+    case 'minLength':
+      return {
+        message: `Invalid value: ${v}: should be at least ${String(p.limit)} chars long`,
+        blocking: false,
+      };
+    case 'minItems':
+      return {
+        message: `Invalid value: ${v}: should have at least ${String(p.limit)} items`,
+        blocking: false,
+      };
+    case 'minProperties':
+      return {
+        message: `Invalid value: ${v}: should have at least ${String(p.limit)} properties`,
+        blocking: false,
+      };
+    case 'pattern':
+      return { message: `Invalid value: ${v}: should match '${String(p.pattern)}'`, blocking: false };
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return {
+        message: `Invalid value: ${v}: should be greater than ${e.keyword === 'minimum' ? 'or equal to ' : ''}${String(p.limit)}`,
+        blocking: false,
+      };
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return {
+        message: `Invalid value: ${v}: should be less than ${e.keyword === 'maximum' ? 'or equal to ' : ''}${String(p.limit)}`,
+        blocking: false,
+      };
+    case NUMERIC_RANGE: {
+      const [type, format] = String(e.schema).split('/');
+      return {
+        message: `Invalid value: "": Checked value must be of type ${type} ${format ? `with format ${format}` : '(default format)'}`,
+        blocking: false,
+      };
+    }
+    case MULTIPLE_OF:
+      return { message: `Invalid value: ${v}: should be a multiple of ${String(e.schema)}`, blocking: false };
+    default:
+      return { message: `Invalid value: ${v}: ${e.message ?? e.keyword}`, blocking: false };
+  }
+}
+
+/** Compiles the structural check of a CRD schema (Ajv, apiserver formats, RE2 patterns, multipleOf). */
+export function compileSchemaCheck(schema: JsonSchemaProps): SchemaCheck {
+  const unchecked = new Map<JsonSchemaProps, string>();
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    logger: false,
+    verbose: true,
+    code: { regExp: Object.assign((p: string) => compileRe2(p), { code: 'compileRe2' }) },
+  });
+  ajv.addKeyword({
+    keyword: NUMERIC_RANGE,
+    type: 'number',
+    schemaType: 'string',
+    validate: (spec: string, data: number) => {
+      const [type = '', format] = spec.split('/');
+      return inNumericRange(data, type, format || undefined);
+    },
+  });
+  ajv.addKeyword({
+    keyword: MULTIPLE_OF,
+    type: 'number',
+    schemaType: 'number',
+    validate: (factor: number, data: number) => isMultipleOf(data, factor),
+  });
+  const formats = new Set<string>();
+  collectFormats(schema, formats);
+  for (const f of formats) ajv.addFormat(`k8s-${f}`, { type: 'string', validate: formatChecker(f)! });
+  const fn: ValidateFunction = ajv.compile(toAjv(schema, true, unchecked));
+  return {
+    uncheckedPatterns: unchecked,
+    check(object: unknown): SchemaError[] {
+      if (fn(object)) return [];
+      const out: SchemaError[] = [];
+      const seen = new Set<string>();
+      for (const e of fn.errors ?? []) {
+        const extra =
+          e.keyword === 'required'
+            ? String((e.params as { missingProperty: string }).missingProperty)
+            : undefined;
+        const { message, blocking } = render(e);
+        const path = renderPath(e.instancePath, schema, extra);
+        const key = `${path}|${message}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ path, message, source: 'schema', blocking });
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/** One reason an object is invalid. */
+export interface ValidationError {
+  /** JSON path of the offending value, e.g. `spec.rules[0].matches`. */
+  readonly path: string;
+  /** What is wrong, in the apiserver's words where possible. */
+  readonly message: string;
+  /**
+   * Where the error comes from: `schema` for OpenAPI keywords, `list` for `x-kubernetes-list-type`
+   * uniqueness, `embedded` for `x-kubernetes-embedded-resource` checks, `cel` for a failed rule,
+   * `cel-error` for a rule that errored.
+   */
+  readonly source: 'schema' | 'list' | 'embedded' | 'cel' | 'cel-error';
+  /** The CEL rule, for CEL errors. */
+  readonly rule?: string;
+}
+
+/** Appends `.key` (or `[index]`) to a JSON path in the apiserver's notation. */
+export function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
+}
+
+/** Appends a map key (`[key]`) to a JSON path, as the apiserver writes map entries. */
+export function keyPath(path: string, key: string): string {
+  return `${path}[${key}]`;
+}
+
+/** JSON with sorted keys (Go's `json.Marshal` of a map), as the apiserver prints values. */
+export function goJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
