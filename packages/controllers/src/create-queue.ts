@@ -18,8 +18,14 @@ import {
 } from './queue.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
-/** How many synchronous reconciles a worker runs in a row before it lets the event loop breathe. */
+/**
+ * How many reconciles a worker runs in a row before it lets the event loop breathe (a macrotask
+ * hop), whether they are synchronous or resolve at once.
+ */
 const YIELD_EVERY = 1024;
+
+/** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The sync marker's slot in the FIFO. */
 const SYNC = null;
@@ -155,14 +161,10 @@ class WorkQueue<K> implements Queue<K> {
   }
 
   addAfter(value: K, delayMs: number): void {
-    if (typeof delayMs !== 'number' || Number.isNaN(delayMs)) {
-      throw new TypeError(
-        `queue "${this.name}": addAfter needs a delay in milliseconds, got ${String(delayMs)}`,
-      );
-    }
+    this.#checkDelay('addAfter', delayMs);
     if (this.#shuttingDown) return;
     this.#metrics?.retry();
-    if (delayMs <= 0) {
+    if (delayMs === 0) {
       this.add(value);
       return;
     }
@@ -173,8 +175,19 @@ class WorkQueue<K> implements Queue<K> {
   addRateLimited(value: K): void {
     if (this.#shuttingDown) return;
     const key = this.#keyFunc(value);
+    const delayMs = this.#limiter.when(key);
+    this.#checkDelay('the rate limiter (its when())', delayMs);
     this.#limited.add(key);
-    this.addAfter(value, this.#limiter.when(key));
+    this.addAfter(value, delayMs);
+  }
+
+  /** Refuses a delay that is not a finite number of milliseconds ≥ 0, naming where it came from. */
+  #checkDelay(from: string, delayMs: number): void {
+    if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
+      throw new RangeError(
+        `queue "${this.name}": ${from} needs a finite delay in milliseconds ≥ 0, got ${typeof delayMs === 'number' ? String(delayMs) : describeValue(delayMs)}`,
+      );
+    }
   }
 
   forget(value: K): void {
@@ -286,10 +299,7 @@ class WorkQueue<K> implements Queue<K> {
           typeof result === 'object' &&
           typeof (result as Promise<unknown>).then === 'function'
         ) {
-          streak = 0;
           result = await result;
-        } else {
-          streak++;
         }
       } catch (err) {
         failed = true;
@@ -303,7 +313,9 @@ class WorkQueue<K> implements Queue<K> {
         this.#logger.error('queue bookkeeping failed after reconcile', { key: logKey(key), error: err });
       }
       this.#done(key);
-      if (streak >= YIELD_EVERY) {
+      // Counted for async reconcilers too: one whose promise is already settled (a cache hit, a
+      // no-op) resumes the worker in a microtask, and microtasks alone never let timers or I/O run.
+      if (++streak >= YIELD_EVERY) {
         streak = 0;
         await yieldToEventLoop();
       }
@@ -387,6 +399,8 @@ class WorkQueue<K> implements Queue<K> {
     this.#timer = undefined;
     this.#timerAt = at;
     if (at === undefined) return;
+    // Node (and fake timers) turn a delay above MAX_TIMER_MS into 1 ms: a far-off due time is
+    // reached in steps of at most MAX_TIMER_MS, the timer re-arming itself when it fires early.
     this.#timer = this.#clock.setTimeout(
       () => {
         this.#timer = undefined;
@@ -394,7 +408,7 @@ class WorkQueue<K> implements Queue<K> {
         for (const entry of this.#delayed.popDue(this.#clock.now())) this.add(entry.value);
         this.#armTimer();
       },
-      Math.max(0, at - this.#clock.now()),
+      Math.min(MAX_TIMER_MS, Math.max(0, at - this.#clock.now())),
     );
   }
 

@@ -1,6 +1,7 @@
 import { noopLogger, type ObjectKey, recordingLogger } from '@kubeloom/kube';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Deferred, deferred, flushMicrotasks } from '../test/deferred.ts';
+import type { Clock } from './clock.ts';
 import { createQueue } from './create-queue.ts';
 import { QueueCloseTimeoutError, TerminalError } from './queue.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -367,6 +368,74 @@ describe('createQueue', () => {
     await run;
   });
 
+  it('reaches delays beyond the longest timer (2^31 − 1 ms) in steps, without spinning', async () => {
+    const MAX = 2 ** 31 - 1;
+    const armed: number[] = [];
+    // The system clock on fake timers, which, like Node, fire a timer above MAX after 1 ms.
+    const clock: Clock = {
+      now: () => performance.now(),
+      setTimeout: (fn, ms) => {
+        armed.push(ms);
+        return setTimeout(fn, ms);
+      },
+      clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    };
+    const at: Array<[string, number]> = [];
+    const start = performance.now();
+    const q = createQueue<string>({
+      clock,
+      reconciler: (k) => {
+        at.push([k, performance.now() - start]);
+        return k === 'poll' && at.length === 1 ? { requeueAfterMs: 2 * MAX + 5 } : undefined;
+      },
+    });
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    q.addAfter('far', MAX + 1000);
+    q.add('poll');
+    await vi.advanceTimersByTimeAsync(100);
+    // One timer for the earliest due time, capped: no re-arming every millisecond.
+    expect(at).toEqual([['poll', 0]]);
+    expect(armed).toEqual([MAX]);
+    await vi.advanceTimersByTimeAsync(MAX + 999 - 100);
+    expect(at).toEqual([['poll', 0]]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(at).toEqual([
+      ['poll', 0],
+      ['far', MAX + 1000],
+    ]);
+    await vi.advanceTimersByTimeAsync(MAX);
+    expect(at).toHaveLength(3);
+    expect(at[2]).toEqual(['poll', 2 * MAX + 5]);
+    expect(Math.max(...armed)).toBeLessThanOrEqual(MAX);
+    expect(armed.length).toBeLessThanOrEqual(6);
+    ac.abort();
+    await run;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('refuses negative, NaN and infinite delays with a clear error', async () => {
+    const q = createQueue<string>({ name: 'delays', reconciler: () => {} });
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(() => q.addAfter('k', bad)).toThrow(RangeError);
+      expect(() => q.addAfter('k', bad)).toThrow(
+        `queue "delays": addAfter needs a finite delay in milliseconds ≥ 0, got ${bad}`,
+      );
+    }
+    expect(() => q.addAfter('k', '5' as unknown as number)).toThrow(/got "5"/);
+    const infinite: RateLimiter = {
+      when: () => Number.POSITIVE_INFINITY,
+      forget: () => {},
+      numRequeues: () => 0,
+    };
+    const limited = createQueue<string>({ name: 'limited', rateLimiter: infinite, reconciler: () => {} });
+    expect(() => limited.addRateLimited('k')).toThrow(/queue "limited": the rate limiter .* got Infinity/);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(q.len() + limited.len()).toBe(0);
+    q.shutDownEarly();
+    limited.shutDownEarly();
+  });
+
   it('uses a custom rate limiter', async () => {
     const whens: string[] = [];
     const forgets: string[] = [];
@@ -573,6 +642,28 @@ describe('createQueue', () => {
     const seenMidway = await new Promise<number>((resolve) => setImmediate(() => resolve(processed)));
     expect(seenMidway).toBeLessThan(5000);
     await vi.waitFor(() => expect(processed).toBe(5000));
+    ac.abort();
+    await run;
+  });
+
+  it('lets timers run while instantly-resolving async reconciles drain a large backlog', async () => {
+    vi.useRealTimers();
+    const total = 20_000;
+    let processed = 0;
+    const q = createQueue<number>({
+      keyFunc: (n) => String(n),
+      reconciler: async (n) => {
+        // Make sure the timer below is due before the worker gets going.
+        if (n === 0) for (const until = performance.now() + 5; performance.now() < until; );
+        processed++;
+      },
+    });
+    for (let i = 0; i < total; i++) q.add(i);
+    const seenByTimer = new Promise<number>((resolve) => setTimeout(() => resolve(processed), 0));
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    expect(await seenByTimer).toBeLessThan(total);
+    await vi.waitFor(() => expect(processed).toBe(total), { timeout: 20_000 });
     ac.abort();
     await run;
   });

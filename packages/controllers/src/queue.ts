@@ -17,7 +17,8 @@ export interface ReconcileContext {
 export interface ReconcileResult {
   /**
    * Process the key again after this many milliseconds (controller-runtime's `RequeueAfter`): for
-   * polling external state. The key's failure history is forgotten, as after any success.
+   * polling external state. The key's failure history is forgotten, as after any success. A
+   * negative or non-finite value is logged and the key is not requeued.
    */
   readonly requeueAfterMs?: number;
 }
@@ -87,9 +88,18 @@ export interface Queue<K = ObjectKey> extends KeySink<K> {
   add(key: K): void;
   /** Adds the `{namespace, name}` key of an object. */
   addObject(this: Queue<ObjectKey>, obj: KubeObject): void;
-  /** Adds a key after `delayMs`; an earlier pending delayed add of the same key wins. */
+  /**
+   * Adds a key after `delayMs` (0: now); an earlier pending delayed add of the same key wins. Any
+   * finite delay works, also beyond the 24.8 days a single timer can wait.
+   *
+   * @throws RangeError when `delayMs` is negative, NaN or infinite.
+   */
   addAfter(key: K, delayMs: number): void;
-  /** Adds a key after the delay its rate limiter decides (one more recorded failure). */
+  /**
+   * Adds a key after the delay its rate limiter decides (one more recorded failure).
+   *
+   * @throws RangeError when the rate limiter returns a delay `addAfter` refuses.
+   */
   addRateLimited(key: K): void;
   /** Clears the key's failure history in the rate limiter. */
   forget(key: K): void;
