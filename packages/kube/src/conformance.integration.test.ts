@@ -10,18 +10,51 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { builtins } from './builtins.ts';
 import { describeApiConformance } from './conformance/index.ts';
 import type { ConformanceTarget } from './conformance/target.ts';
+import { createKubeClient } from './create-kube-client.ts';
 import { ApiError } from './errors.ts';
-import { HttpApiClient } from './http-api-client.ts';
 import type { KubeObject } from './object.ts';
 
+interface CrdVersions {
+  spec: {
+    group: string;
+    names: { plural: string };
+    scope: string;
+    versions: Array<{ name: string; served: boolean }>;
+  };
+}
+
 function realTarget(kubeConfig: KubeConfig, extra: Partial<ConformanceTarget> = {}): ConformanceTarget {
-  const api = new HttpApiClient(kubeConfig);
+  const api = createKubeClient({ kubeConfig }).api;
   return {
     kind: 'real',
     api,
     newNamespace: () => createTestNamespace(kubeConfig, 'conformance'),
+    otherClient: () => createKubeClient({ kubeConfig }).api,
     async installCrd(crd) {
       await installCRDs(kubeConfig, [crd as never]);
+      // Discovery serves a new resource before its storage is ready ("storage is (re)initializing",
+      // 429): wait, within 15 s in total, until every served version can be listed.
+      const { spec } = crd as KubeObject & CrdVersions;
+      const deadline = Date.now() + 15_000;
+      for (const v of spec.versions.filter((x) => x.served)) {
+        const resource = {
+          group: spec.group,
+          version: v.name,
+          kind: '',
+          plural: spec.names.plural,
+          namespaced: false,
+        };
+        for (;;) {
+          try {
+            await api.list(resource, { limit: 1 });
+            break;
+          } catch (err) {
+            if (!(err instanceof ApiError) || (err.code !== 429 && err.code !== 404) || Date.now() > deadline)
+              throw err;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      }
     },
     async uninstallCrd(name) {
       await uninstallCRDs(kubeConfig, [name]);

@@ -1,5 +1,6 @@
 import { builtins } from './builtins.ts';
 import { describeApiConformance } from './conformance/index.ts';
+import { isNotFound } from './errors.ts';
 import { createFakeApiClient } from './fake/index.ts';
 import type { KubeObject } from './object.ts';
 
@@ -19,11 +20,14 @@ describeApiConformance(
         } as KubeObject);
         return ns.metadata!.name!;
       },
+      otherClient: () => createFakeApiClient(api.cluster),
       async installCrd(crd) {
         await api.create(builtins.CustomResourceDefinition, crd);
       },
       async uninstallCrd(name) {
-        await api.delete(builtins.CustomResourceDefinition, name);
+        await api.delete(builtins.CustomResourceDefinition, name).catch((err: unknown) => {
+          if (!isNotFound(err)) throw err;
+        });
       },
       async compact() {
         api.cluster.compact();
@@ -36,12 +40,14 @@ describeApiConformance(
   {
     groups: [
       'crud',
+      'admission',
       'list',
       'watch',
       'subresources',
       'patch',
       'apply',
       'discovery',
+      'crds',
       'compaction',
       'differences',
     ],

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, expectStatus, GROUP, Widget } from './fixtures.ts';
+import { apiError, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 type CM = KubeObject & { data?: Record<string, string> };
@@ -30,6 +30,7 @@ function managers(obj: KubeObject): Array<{ manager?: string; operation?: string
 
 /** Server-side apply: create, ownership, conflicts, force, removal of dropped fields, status. */
 export function applyTests(ctx: ConformanceContext): void {
+  const { group, Widget } = ctx.fx;
   it('apply creates a missing object and records the manager in managedFields', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
@@ -167,7 +168,7 @@ export function applyTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const body = (status: Record<string, unknown>, spec: Record<string, unknown>) =>
       ({
-        apiVersion: `${GROUP}/v1`,
+        apiVersion: `${group}/v1`,
         kind: 'Widget',
         metadata: { name: 'w', namespace: ns },
         spec,
@@ -263,5 +264,191 @@ export function applyTests(ctx: ConformanceContext): void {
       'a=a:2',
       'c=c:1',
     ]);
+  });
+
+  it('dryRun apply answers the result without persisting it, when creating and when changing', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const dryCreate = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', {
+      fieldManager: 'alice',
+      dryRun: 'All',
+    })) as CM;
+    expect(dryCreate.data).toEqual({ k: 'a' });
+    expect(managers(dryCreate)).toEqual([{ manager: 'alice', operation: 'Apply' }]);
+    expect((await apiError(api.get(builtins.ConfigMap, 's', ns))).code).toBe(404);
+    const applied = await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'a' }), 'apply', {
+      fieldManager: 'alice',
+    });
+    const dryChange = (await api.patch(builtins.ConfigMap, 's', ns, cm(ns, 's', { k: 'b' }), 'apply', {
+      fieldManager: 'alice',
+      dryRun: 'All',
+    })) as CM;
+    expect(dryChange.data).toEqual({ k: 'b' });
+    const after = (await api.get(builtins.ConfigMap, 's', ns)) as CM;
+    expect(after.data).toEqual({ k: 'a' });
+    expect(after.metadata?.resourceVersion).toBe(applied.metadata?.resourceVersion);
+  });
+
+  it('apply merges ownerReferences by uid and finalizers as a set; what a manager stops applying goes', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const owner = (uid: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `owner-${uid}`, uid });
+    const config = (finalizers?: string[], ownerReferences?: unknown[]) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'o',
+          namespace: ns,
+          ...(finalizers ? { finalizers } : {}),
+          ...(ownerReferences ? { ownerReferences } : {}),
+        },
+      }) as KubeObject;
+    await api.patch(builtins.ConfigMap, 'o', ns, config(['a.example.com/x'], [owner('u1')]), 'apply', {
+      fieldManager: 'alice',
+    });
+    const both = await api.patch(
+      builtins.ConfigMap,
+      'o',
+      ns,
+      config(['b.example.com/y'], [owner('u2')]),
+      'apply',
+      {
+        fieldManager: 'bob',
+      },
+    );
+    expect(both.metadata?.finalizers).toEqual(['a.example.com/x', 'b.example.com/y']);
+    expect(both.metadata?.ownerReferences?.map((o) => o.uid)).toEqual(['u1', 'u2']);
+    const fields = Object.fromEntries(
+      (both.metadata?.managedFields ?? []).map((m) => [m.manager, m.fieldsV1]),
+    );
+    expect(
+      Object.keys((fields.bob as { 'f:metadata': Record<string, Record<string, unknown>> })['f:metadata']),
+    ).toEqual(['f:finalizers', 'f:ownerReferences']);
+    expect(
+      (fields.bob as { 'f:metadata': { 'f:finalizers': unknown } })['f:metadata']['f:finalizers'],
+    ).toEqual({ 'v:"b.example.com/y"': {} });
+    const aliceLeft = await api.patch(builtins.ConfigMap, 'o', ns, config(), 'apply', {
+      fieldManager: 'alice',
+    });
+    expect(aliceLeft.metadata?.finalizers).toEqual(['b.example.com/y']);
+    expect(aliceLeft.metadata?.ownerReferences?.map((o) => o.uid)).toEqual(['u2']);
+  });
+
+  it('apply merges volumes and imagePullSecrets by name, and pod status conditions by type', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    type PodSpec = { volumes?: Array<{ name: string }>; imagePullSecrets?: Array<{ name: string }> };
+    const dep = (podSpec: Record<string, unknown>, full: boolean) =>
+      ({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd', namespace: ns },
+        spec: {
+          ...(full ? { selector: { matchLabels: { app: 'd' } } } : {}),
+          template: {
+            ...(full ? { metadata: { labels: { app: 'd' } } } : {}),
+            spec: { ...(full ? { containers: [{ name: 'c', image: 'example/c:1' }] } : {}), ...podSpec },
+          },
+        },
+      }) as KubeObject;
+    await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      dep({ volumes: [{ name: 'v1', emptyDir: {} }], imagePullSecrets: [{ name: 's1' }] }, true),
+      'apply',
+      { fieldManager: 'one' },
+    );
+    const merged = (await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      dep({ volumes: [{ name: 'v2', emptyDir: {} }], imagePullSecrets: [{ name: 's2' }] }, false),
+      'apply',
+      { fieldManager: 'two' },
+    )) as KubeObject & { spec: { template: { spec: PodSpec } } };
+    expect(merged.spec.template.spec.volumes?.map((v) => v.name)).toEqual(['v1', 'v2']);
+    expect(merged.spec.template.spec.imagePullSecrets?.map((v) => v.name)).toEqual(['s1', 's2']);
+    await api.create(builtins.Pod, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: ns },
+      spec: { containers: [{ name: 'c', image: 'example/c:1' }] },
+    } as KubeObject);
+    const podStatus = (conditions: unknown[]) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: ns },
+        status: { conditions },
+      }) as KubeObject;
+    await api.patch(builtins.Pod, 'p', ns, podStatus([{ type: 'A', status: 'True' }]), 'apply', {
+      fieldManager: 'one',
+      subresource: 'status',
+    });
+    const pod = (await api.patch(
+      builtins.Pod,
+      'p',
+      ns,
+      podStatus([{ type: 'B', status: 'False' }]),
+      'apply',
+      {
+        fieldManager: 'two',
+        subresource: 'status',
+      },
+    )) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
+    expect(pod.status.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['A=True', 'B=False']);
+  });
+
+  it('managedFields sent with an update: absent keeps them, another list replaces them, an empty list strips them all', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const created = await api.create(builtins.ConfigMap, cm(ns, 'm', { k: 'v' }), {
+      fieldManager: 'creator',
+    });
+    const { managedFields: _, ...withoutFields } = created.metadata!;
+    const kept = await api.update(
+      builtins.ConfigMap,
+      { ...created, metadata: withoutFields, data: { k: 'v', i: '1' } } as KubeObject,
+      { fieldManager: 'writer' },
+    );
+    expect(kept.metadata?.managedFields?.map((m) => m.manager)).toEqual(['creator', 'writer']);
+    const replaced = await api.update(
+      builtins.ConfigMap,
+      {
+        ...kept,
+        metadata: {
+          ...kept.metadata,
+          managedFields: [
+            {
+              manager: 'custom',
+              operation: 'Update',
+              apiVersion: 'v1',
+              fieldsType: 'FieldsV1',
+              fieldsV1: { 'f:data': { 'f:k': {} } },
+            },
+          ],
+        },
+        data: { k: 'v', i: '1', j: 'w' },
+      } as KubeObject,
+      { fieldManager: 'writer' },
+    );
+    expect(replaced.metadata?.managedFields?.map((m) => [m.manager, m.fieldsV1])).toEqual([
+      ['custom', { 'f:data': { 'f:k': {} } }],
+      ['writer', { 'f:data': { 'f:j': {} } }],
+    ]);
+    expect(replaced.metadata?.managedFields?.[0]?.time).toBeUndefined();
+    const stripped = await api.update(
+      builtins.ConfigMap,
+      {
+        ...replaced,
+        metadata: { ...replaced.metadata, managedFields: [] },
+        data: { k: 'v', y: '2' },
+      } as KubeObject,
+      { fieldManager: 'writer' },
+    );
+    expect(stripped.metadata?.managedFields).toBeUndefined();
+    expect((stripped as CM).data).toEqual({ k: 'v', y: '2' });
   });
 }

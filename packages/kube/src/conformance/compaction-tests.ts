@@ -1,6 +1,6 @@
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { builtins } from '../builtins.ts';
-import { apiError, configMap } from './fixtures.ts';
+import { apiError, configMap, eventually, expectEvent } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 import { WatchReader } from './watch-reader.ts';
 
@@ -22,11 +22,7 @@ export function compactionTests(ctx: ConformanceContext): void {
       controller,
     );
     try {
-      const event = await w.next();
-      expect(event).not.toBe('end');
-      if (event === 'end') return;
-      expect(event.type).toBe('ERROR');
-      if (event.type !== 'ERROR') return;
+      const event = expectEvent(await w.next(), 'ERROR');
       expect(event.status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Expired', code: 410 });
       expect(await w.next()).toBe('end');
     } finally {
@@ -70,5 +66,29 @@ export function compactionTests(ctx: ConformanceContext): void {
     );
     expect(err.code).toBe(410);
     expect(err.reason).toBe('Expired');
+  });
+
+  it('DIFFERENCE: compaction without a call (real: etcd compacts by itself every --etcd-compaction-interval; fake: only compact(), expireWatches() or the historyLimit compact, never a timer)', async () => {
+    const { api, newNamespace, kind } = ctx.target;
+    const ns = await newNamespace();
+    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
+    await api.create(builtins.ConfigMap, configMap(ns, 'b'));
+    const atA = () =>
+      api.list(builtins.ConfigMap, {
+        namespace: ns,
+        resourceVersion: a.metadata!.resourceVersion!,
+        resourceVersionMatch: 'Exact',
+      });
+    if (kind === 'real') {
+      await eventually(async () => expect((await apiError(atA())).code).toBe(410), 30_000);
+    } else {
+      vi.useFakeTimers();
+      try {
+        vi.advanceTimersByTime(24 * 60 * 60_000);
+        expect((await atA()).items.map((o) => o.metadata?.name)).toEqual(['a']);
+      } finally {
+        vi.useRealTimers();
+      }
+    }
   });
 }

@@ -1,20 +1,12 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import {
-  apiError,
-  type ConfigMapObject,
-  configMap,
-  expectStatus,
-  GROUP,
-  rv,
-  Widget,
-  widget,
-} from './fixtures.ts';
+import { apiError, type ConfigMapObject, configMap, expectStatus, rv } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 /** Create, get, update, delete; resourceVersion, uid, generateName, conflicts, finalizers, preconditions, dryRun. */
 export function crudTests(ctx: ConformanceContext): void {
+  const { group, Widget, widget } = ctx.fx;
   it('create fills uid, creationTimestamp, resourceVersion, kind and apiVersion; get returns the same object', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
@@ -106,10 +98,10 @@ export function crudTests(ctx: ConformanceContext): void {
     expectStatus(err, {
       code: 422,
       reason: 'Invalid',
-      message: `widgets.${GROUP} "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`,
+      message: `widgets.${group} "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`,
       details: {
         name: 'w',
-        group: GROUP,
+        group: group,
         kind: 'widgets',
         causes: [
           {

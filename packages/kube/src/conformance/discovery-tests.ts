@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, Ephemeral, ephemeralCrd, eventually, expectStatus, GROUP } from './fixtures.ts';
+import { apiError, eventually, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 interface ResourceList {
@@ -19,6 +19,7 @@ interface ResourceList {
 
 /** Discovery of built-ins and of CRDs; unknown resources. */
 export function discoveryTests(ctx: ConformanceContext): void {
+  const { Ephemeral, ephemeralCrd, group } = ctx.fx;
   it('serves /version, /api, /api/v1, /apis and /apis/<group>/<version>', async () => {
     const { api } = ctx.target;
     const version = await api.request<{ major: string; minor: string; gitVersion: string }>({
@@ -66,12 +67,12 @@ export function discoveryTests(ctx: ConformanceContext): void {
     const { api, newNamespace, installCrd, uninstallCrd } = ctx.target;
     const ns = await newNamespace();
     await installCrd(ephemeralCrd);
-    const crd = await api.get(builtins.CustomResourceDefinition, `ephemerals.${GROUP}`);
+    const crd = await api.get(builtins.CustomResourceDefinition, `ephemerals.${group}`);
     const conditions =
       (crd as KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }).status
         ?.conditions ?? [];
     expect(conditions.find((c) => c.type === 'Established')?.status).toBe('True');
-    const list = await api.request<ResourceList>({ method: 'GET', path: `/apis/${GROUP}/v1` });
+    const list = await api.request<ResourceList>({ method: 'GET', path: `/apis/${group}/v1` });
     expect(list.resources.find((r) => r.name === 'ephemerals')).toMatchObject({
       namespaced: true,
       kind: 'Ephemeral',
@@ -79,15 +80,15 @@ export function discoveryTests(ctx: ConformanceContext): void {
     });
     expect(list.resources.find((r) => r.name === 'ephemerals/status')).toBeDefined();
     const groups = await api.request<{ groups: Array<{ name: string }> }>({ method: 'GET', path: '/apis' });
-    expect(groups.groups.map((g) => g.name)).toContain(GROUP);
+    expect(groups.groups.map((g) => g.name)).toContain(group);
     await api.create(Ephemeral, {
-      apiVersion: `${GROUP}/v1`,
+      apiVersion: `${group}/v1`,
       kind: 'Ephemeral',
       metadata: { name: 'e', namespace: ns },
     } as KubeObject);
-    await uninstallCrd(`ephemerals.${GROUP}`);
+    await uninstallCrd(`ephemerals.${group}`);
     await eventually(async () => {
-      const after = await api.request<ResourceList>({ method: 'GET', path: `/apis/${GROUP}/v1` });
+      const after = await api.request<ResourceList>({ method: 'GET', path: `/apis/${group}/v1` });
       expect(after.resources.find((r) => r.name === 'ephemerals')).toBeUndefined();
       const gone = await apiError(api.list(Ephemeral, { namespace: ns }));
       expect(gone.code).toBe(404);

@@ -1,49 +1,96 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import type { WatchEvent } from '../api.ts';
 import type { Status } from '../errors.ts';
 import { ApiError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { defineResource, type ResourceDescriptor } from '../resource.ts';
 
-/** The API group of the suite's CRDs (unique, so the suite can share a control plane). */
-export const GROUP = 'conformance.kubeloom.dev';
+/** The suffix of every conformance CRD group; each suite prefixes a unique label. */
+export const GROUP_SUFFIX = 'conformance.kubeloom.dev';
 
-/** A namespaced custom resource with a status subresource. */
-export const Widget: ResourceDescriptor = defineResource({
-  group: GROUP,
-  version: 'v1',
-  kind: 'Widget',
-  plural: 'widgets',
-  singular: 'widget',
-  namespaced: true,
-  listKind: 'WidgetList',
-  subresources: { status: true },
-  shortNames: ['wdg'],
-});
+/** A unique API group for one suite, so suites on a shared control plane never collide. */
+export function uniqueGroup(): string {
+  return `r${randomBytes(5).toString('hex')}.${GROUP_SUFFIX}`;
+}
 
-/** A cluster-scoped custom resource without subresources. */
-export const Gadget: ResourceDescriptor = defineResource({
-  group: GROUP,
-  version: 'v1',
-  kind: 'Gadget',
-  plural: 'gadgets',
-  singular: 'gadget',
-  namespaced: false,
-  listKind: 'GadgetList',
-});
+/** The custom resources of one suite, in its own API group. */
+export interface Fixtures {
+  /** The suite's API group, e.g. `r0a1b2c3d4.conformance.kubeloom.dev`. */
+  readonly group: string;
+  /** A namespaced custom resource with a status subresource and a schema that preserves unknown fields. */
+  readonly Widget: ResourceDescriptor;
+  /** A cluster-scoped custom resource without subresources. */
+  readonly Gadget: ResourceDescriptor;
+  /** A namespaced custom resource the tests install and delete. */
+  readonly Ephemeral: ResourceDescriptor;
+  /** A namespaced custom resource whose schema declares list and map types (see {@link Fixtures.listerCrd}). */
+  readonly Lister: ResourceDescriptor;
+  /** The CRD of {@link Fixtures.Widget}, installed by the suite. */
+  readonly widgetCrd: KubeObject;
+  /** The CRD of {@link Fixtures.Gadget}, installed by the suite. */
+  readonly gadgetCrd: KubeObject;
+  /** The CRD of {@link Fixtures.Ephemeral}. */
+  readonly ephemeralCrd: KubeObject;
+  /**
+   * The CRD of {@link Fixtures.Lister}: `spec.ports` is a list-map keyed by `name`, `spec.tags` a
+   * set, `spec.args` an atomic list, `spec.selector` an atomic map.
+   */
+  readonly listerCrd: KubeObject;
+  /** A Widget object. */
+  widget(
+    namespace: string,
+    name: string,
+    spec?: Record<string, unknown>,
+    extra?: Record<string, unknown>,
+  ): KubeObject;
+}
+
+const PRESERVE = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
+const LISTER_SCHEMA = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, port: { type: 'integer' } },
+          },
+        },
+        tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        args: { type: 'array', items: { type: 'string' } },
+        selector: {
+          type: 'object',
+          'x-kubernetes-map-type': 'atomic',
+          additionalProperties: { type: 'string' },
+        },
+      },
+    },
+  },
+};
 
 function crd(
+  group: string,
   plural: string,
   kind: string,
   scope: 'Namespaced' | 'Cluster',
   status: boolean,
   shortNames: string[] = [],
+  schema: Record<string, unknown> = PRESERVE,
 ): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
+    metadata: { name: `${plural}.${group}` },
     spec: {
-      group: GROUP,
+      group,
       names: {
         plural,
         singular: kind.toLowerCase(),
@@ -58,28 +105,53 @@ function crd(
           served: true,
           storage: true,
           ...(status ? { subresources: { status: {} } } : {}),
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          schema: { openAPIV3Schema: schema },
         },
       ],
     },
   } as KubeObject;
 }
 
-/** The CRD of {@link Widget}. */
-export const widgetCrd: KubeObject = crd('widgets', 'Widget', 'Namespaced', true, ['wdg']);
-/** The CRD of {@link Gadget}. */
-export const gadgetCrd: KubeObject = crd('gadgets', 'Gadget', 'Cluster', false);
-/** A CRD the discovery tests install and delete. */
-export const ephemeralCrd: KubeObject = crd('ephemerals', 'Ephemeral', 'Namespaced', true);
-/** The resource of {@link ephemeralCrd}. */
-export const Ephemeral: ResourceDescriptor = defineResource({
-  group: GROUP,
-  version: 'v1',
-  kind: 'Ephemeral',
-  plural: 'ephemerals',
-  namespaced: true,
-  subresources: { status: true },
-});
+/** The custom resources of a suite whose CRDs live in `group`. */
+export function createFixtures(group: string): Fixtures {
+  const resource = (
+    kind: string,
+    plural: string,
+    namespaced: boolean,
+    status: boolean,
+    shortNames?: string[],
+  ) =>
+    defineResource({
+      group,
+      version: 'v1',
+      kind,
+      plural,
+      singular: kind.toLowerCase(),
+      namespaced,
+      listKind: `${kind}List`,
+      ...(status ? { subresources: { status: true } } : {}),
+      ...(shortNames ? { shortNames } : {}),
+    });
+  return {
+    group,
+    Widget: resource('Widget', 'widgets', true, true, ['wdg']),
+    Gadget: resource('Gadget', 'gadgets', false, false),
+    Ephemeral: resource('Ephemeral', 'ephemerals', true, true),
+    Lister: resource('Lister', 'listers', true, false),
+    widgetCrd: crd(group, 'widgets', 'Widget', 'Namespaced', true, ['wdg']),
+    gadgetCrd: crd(group, 'gadgets', 'Gadget', 'Cluster', false),
+    ephemeralCrd: crd(group, 'ephemerals', 'Ephemeral', 'Namespaced', true),
+    listerCrd: crd(group, 'listers', 'Lister', 'Namespaced', false, [], LISTER_SCHEMA),
+    widget: (namespace, name, spec = {}, extra = {}) =>
+      ({
+        apiVersion: `${group}/v1`,
+        kind: 'Widget',
+        metadata: { name, namespace },
+        spec,
+        ...extra,
+      }) as KubeObject,
+  };
+}
 
 /** Awaits a rejection and returns it as an {@link ApiError} (fails the test otherwise). */
 export async function apiError(promise: Promise<unknown>): Promise<ApiError> {
@@ -126,22 +198,6 @@ export function configMap(
   } as ConfigMapObject;
 }
 
-/** A Widget. */
-export function widget(
-  namespace: string,
-  name: string,
-  spec: Record<string, unknown> = {},
-  extra: Record<string, unknown> = {},
-): KubeObject {
-  return {
-    apiVersion: `${GROUP}/v1`,
-    kind: 'Widget',
-    metadata: { name, namespace },
-    spec,
-    ...extra,
-  } as KubeObject;
-}
-
 /** A one-container Deployment. */
 export function deployment(namespace: string, name: string): KubeObject {
   return {
@@ -180,4 +236,16 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000)
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+}
+
+/** Narrows a watch read to an event of `type`, throwing (and so failing the test) otherwise. */
+export function expectEvent<K extends WatchEvent['type']>(
+  e: WatchEvent | 'end',
+  type: K,
+): WatchEvent & { readonly type: K } {
+  if (e === 'end' || e.type !== type)
+    throw new Error(
+      `expected a ${type} event, got ${e === 'end' ? 'the end of the stream' : JSON.stringify(e)}`,
+    );
+  return e as WatchEvent & { readonly type: K };
 }

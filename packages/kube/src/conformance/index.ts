@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { describeApiConformance } from './describe-api-conformance.ts';
-export { Ephemeral, Gadget, GROUP, gadgetCrd, Widget, widgetCrd } from './fixtures.ts';
+export { createFixtures, type Fixtures, GROUP_SUFFIX, uniqueGroup } from './fixtures.ts';
 export type {
   ConformanceContext,
   ConformanceGroup,

@@ -1,13 +1,14 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, configMap, expectStatus, Gadget, GROUP, Widget, widget } from './fixtures.ts';
+import { apiError, configMap, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 const names = (list: { items: KubeObject[] }) => list.items.map((o) => o.metadata?.name).sort();
 
 /** List: kinds, scope, label and field selectors, pagination. */
 export function listTests(ctx: ConformanceContext): void {
+  const { Gadget, group, Widget, widget } = ctx.fx;
   it('lists one namespace with the list kind; built-in items carry no kind, custom ones do', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
@@ -21,8 +22,8 @@ export function listTests(ctx: ConformanceContext): void {
     expect(list.items[0]?.kind).toBeUndefined();
     await api.create(Widget, widget(ns, 'w'));
     const widgets = await api.list(Widget, { namespace: ns });
-    expect(widgets).toMatchObject({ kind: 'WidgetList', apiVersion: `${GROUP}/v1` });
-    expect(widgets.items[0]).toMatchObject({ kind: 'Widget', apiVersion: `${GROUP}/v1` });
+    expect(widgets).toMatchObject({ kind: 'WidgetList', apiVersion: `${group}/v1` });
+    expect(widgets.items[0]).toMatchObject({ kind: 'Widget', apiVersion: `${group}/v1` });
   });
 
   it('lists across namespaces, and cluster-scoped resources without a namespace', async () => {
@@ -36,7 +37,7 @@ export function listTests(ctx: ConformanceContext): void {
       [`${ns}/x`, `${other}/y`].sort(),
     );
     const gadget = await api.create(Gadget, {
-      apiVersion: `${GROUP}/v1`,
+      apiVersion: `${group}/v1`,
       kind: 'Gadget',
       metadata: { name: `g-${ns}` },
     } as KubeObject);
@@ -117,24 +118,192 @@ export function listTests(ctx: ConformanceContext): void {
     expect(bad.status?.message).toMatch(/^invalid continue token/);
   });
 
-  it('pagination with a selector returns only matching objects', async () => {
+  it('pagination with a selector: a full page continues while keys remain, matching or not, so the last page may be empty', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     for (const n of ['a', 'b', 'c', 'd'])
-      await api.create(builtins.ConfigMap, configMap(ns, n, {}, { even: String(n === 'b' || n === 'd') }));
-    const seen: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await api.list(builtins.ConfigMap, {
-        namespace: ns,
-        limit: 1,
-        labelSelector: 'even=true',
-        continue: token,
-      });
-      seen.push(...page.items.map((o) => o.metadata!.name!));
-      token = page.metadata.continue;
-    } while (token);
-    expect(seen).toEqual(['b', 'd']);
+      await api.create(builtins.ConfigMap, configMap(ns, n, {}, { m: n === 'a' || n === 'c' ? 'y' : 'n' }));
+    const pages = async (limit: number) => {
+      const out: string[][] = [];
+      let token: string | undefined;
+      do {
+        const page = await api.list(builtins.ConfigMap, {
+          namespace: ns,
+          limit,
+          labelSelector: 'm=y',
+          continue: token,
+        });
+        expect(page.metadata.remainingItemCount).toBeUndefined();
+        out.push(page.items.map((o) => o.metadata!.name!));
+        token = page.metadata.continue;
+        expect(out.length).toBeLessThan(10);
+      } while (token);
+      return out;
+    };
+    expect(await pages(1)).toEqual([['a'], ['c'], []]);
+    expect(await pages(2)).toEqual([['a', 'c'], []]);
+    expect(await pages(3)).toEqual([['a', 'c']]);
+    // A field selector that pins one name in a namespace reads that one key: no continue.
+    const pinned = await api.list(builtins.ConfigMap, {
+      namespace: ns,
+      limit: 1,
+      fieldSelector: 'metadata.name=a',
+    });
+    expect(names(pinned)).toEqual(['a']);
+    expect(pinned.metadata.continue).toBeUndefined();
+  });
+
+  it('a list at resourceVersion=0 is served whole from the watch cache: limit is ignored', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    for (const n of ['a', 'b', 'c', 'd']) await api.create(builtins.ConfigMap, configMap(ns, n));
+    const list = await api.list(builtins.ConfigMap, { namespace: ns, resourceVersion: '0', limit: 2 });
+    expect(names(list)).toEqual(['a', 'b', 'c', 'd']);
+    expect(list.metadata.continue).toBeUndefined();
+  });
+
+  it('field selectors of pods: spec.nodeName and status.phase; an unsupported field is "field label not supported"', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const pod = (name: string, spec: Record<string, unknown> = {}) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: ns },
+        spec: { containers: [{ name: 'c', image: 'example/c:1' }], ...spec },
+      }) as KubeObject;
+    await api.create(builtins.Pod, pod('scheduled', { nodeName: 'node-a' }));
+    await api.create(builtins.Pod, pod('pending'));
+    await api.create(builtins.Pod, pod('running'));
+    await api.patch(builtins.Pod, 'running', ns, { status: { phase: 'Running' } }, 'merge', {
+      subresource: 'status',
+    });
+    const sel = async (fieldSelector: string) =>
+      names(await api.list(builtins.Pod, { namespace: ns, fieldSelector }));
+    expect(await sel('spec.nodeName=node-a')).toEqual(['scheduled']);
+    expect(await sel('spec.nodeName=')).toEqual(['pending', 'running']);
+    expect(await sel('status.phase=Running')).toEqual(['running']);
+    expect(await sel('status.phase!=Running,spec.nodeName!=node-a')).toEqual(['pending']);
+    expect(await sel('spec.hostNetwork=false')).toEqual(['pending', 'running', 'scheduled']);
+    expectStatus(await apiError(api.list(builtins.Pod, { namespace: ns, fieldSelector: 'spec.foo=x' })), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'field label not supported: spec.foo',
+    });
+    expectStatus(await apiError(api.list(builtins.Pod, { namespace: ns, fieldSelector: 'metadata.uid=x' })), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'field label not supported: metadata.uid',
+    });
+    expectStatus(
+      await apiError(api.list(builtins.Pod, { namespace: ns, fieldSelector: 'spec.nodeName in (a)' })),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: "invalid selector: 'spec.nodeName in (a)'; can't understand 'spec.nodeName in (a)'",
+      },
+    );
+  });
+
+  it('field selectors of secrets (type), events (involvedObject.*, reason, type, source, reportingComponent), namespaces (status.phase) and jobs (status.successful)', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    await api.create(builtins.Secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'custom', namespace: ns },
+      type: 'example.com/custom',
+    } as KubeObject);
+    await api.create(builtins.Secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'opaque', namespace: ns },
+      type: 'Opaque',
+    } as KubeObject);
+    const secrets = async (fieldSelector: string) =>
+      names(await api.list(builtins.Secret, { namespace: ns, fieldSelector }));
+    expect(await secrets('type=example.com/custom')).toEqual(['custom']);
+    expect(await secrets('type!=example.com/custom')).toEqual(['opaque']);
+    expectStatus(await apiError(api.list(builtins.Secret, { namespace: ns, fieldSelector: 'data.x=1' })), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'field label not supported: data.x',
+    });
+    await api.create(builtins.Event, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e1', namespace: ns },
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: 'p1', namespace: ns, uid: 'uid-1' },
+      reason: 'Started',
+      message: 'started',
+      type: 'Normal',
+      source: { component: 'kubelet' },
+      reportingComponent: 'kubelet',
+    } as KubeObject);
+    await api.create(builtins.Event, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e2', namespace: ns },
+      involvedObject: { kind: 'ConfigMap', name: 'c', namespace: ns },
+      reason: 'Other',
+      message: 'other',
+      type: 'Warning',
+    } as KubeObject);
+    const events = async (fieldSelector: string) =>
+      names(await api.list(builtins.Event, { namespace: ns, fieldSelector }));
+    expect(await events('involvedObject.kind=Pod')).toEqual(['e1']);
+    expect(await events('involvedObject.name=c')).toEqual(['e2']);
+    expect(await events(`involvedObject.namespace=${ns}`)).toEqual(['e1', 'e2']);
+    expect(await events('involvedObject.uid=uid-1,involvedObject.apiVersion=v1')).toEqual(['e1']);
+    expect(await events('involvedObject.fieldPath=')).toEqual(['e1', 'e2']);
+    expect(await events('reason=Other')).toEqual(['e2']);
+    expect(await events('type=Warning')).toEqual(['e2']);
+    expect(await events('source=kubelet')).toEqual(['e1']);
+    expect(await events('reportingComponent=')).toEqual(['e2']);
+    expectStatus(
+      await apiError(api.list(builtins.Event, { namespace: ns, fieldSelector: 'involvedObject.foo=x' })),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'field label not supported: involvedObject.foo',
+      },
+    );
+    expect(
+      names(await api.list(builtins.Namespace, { fieldSelector: `metadata.name=${ns},status.phase=Active` })),
+    ).toEqual([ns]);
+    expectStatus(
+      await apiError(api.list(builtins.Namespace, { fieldSelector: `metadata.namespace=${ns}` })),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'field label not supported: metadata.namespace',
+      },
+    );
+    await api.create(builtins.Job, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'j', namespace: ns },
+      spec: {
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'example/c:1' }] } },
+      },
+    } as KubeObject);
+    expect(
+      names(await api.list(builtins.Job, { namespace: ns, fieldSelector: 'status.successful=0' })),
+    ).toEqual(['j']);
+    expectStatus(await apiError(api.list(builtins.Job, { namespace: ns, fieldSelector: 'spec.foo=x' })), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'field label "spec.foo" not supported for Job',
+    });
+    expectStatus(
+      await apiError(api.list(builtins.Deployment, { namespace: ns, fieldSelector: 'status.replicas=1' })),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message:
+          '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
+      },
+    );
   });
 
   it('a list at a resourceVersion newer than the server has is 504 Timeout (ResourceVersionTooLarge)', async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, configMap, deployment, expectStatus, Widget, widget } from './fixtures.ts';
+import { apiError, configMap, deployment, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 type Container = {
@@ -14,6 +14,7 @@ type Dep = KubeObject & { spec: { template: { spec: { containers: Container[] } 
 
 /** Merge patch, JSON patch, strategic merge patch. */
 export function patchTests(ctx: ConformanceContext): void {
+  const { Widget, widget } = ctx.fx;
   it('merge patch (RFC 7386): objects merge, null deletes, lists replace', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
@@ -165,5 +166,150 @@ export function patchTests(ctx: ConformanceContext): void {
       message:
         'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     });
+    // A descriptor that says so is refused by the typed verb before sending.
+    await expect(
+      api.patch({ ...Widget, strategicMergePatch: false }, 'w', ns, { spec: { a: 1 } }, 'strategic'),
+    ).rejects.toThrow(TypeError);
+  });
+
+  it('strategic merge patch: pod conditions by type, ownerReferences by uid, finalizers as a set; new items go first unless the server listed them first', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    await api.create(builtins.Pod, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: ns },
+      spec: { containers: [{ name: 'c', image: 'example/c:1' }] },
+    } as KubeObject);
+    const conditions = (list: unknown[]) => ({ status: { conditions: list } });
+    await api.patch(
+      builtins.Pod,
+      'p',
+      ns,
+      conditions([
+        { type: 'A', status: 'True' },
+        { type: 'B', status: 'False' },
+      ]),
+      'strategic',
+      { subresource: 'status' },
+    );
+    const pod = (await api.patch(
+      builtins.Pod,
+      'p',
+      ns,
+      conditions([
+        { type: 'B', status: 'True' },
+        { type: 'C', status: 'True' },
+      ]),
+      'strategic',
+      { subresource: 'status' },
+    )) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
+    expect(pod.status.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['A=True', 'B=True', 'C=True']);
+    const owner = (uid: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `owner-${uid}`, uid });
+    const c = configMap(ns, 'c');
+    c.metadata!.ownerReferences = [owner('u1')];
+    c.metadata!.finalizers = ['a.example.com/x'];
+    await api.create(builtins.ConfigMap, c);
+    const merged = await api.patch(
+      builtins.ConfigMap,
+      'c',
+      ns,
+      { metadata: { ownerReferences: [owner('u2')], finalizers: ['b.example.com/y'] } },
+      'strategic',
+    );
+    expect(merged.metadata?.ownerReferences?.map((o) => o.uid)).toEqual(['u2', 'u1']);
+    expect(merged.metadata?.finalizers).toEqual(['b.example.com/y', 'a.example.com/x']);
+    const again = await api.patch(
+      builtins.ConfigMap,
+      'c',
+      ns,
+      {
+        metadata: { finalizers: ['a.example.com/x'], ownerReferences: [{ ...owner('u1'), name: 'renamed' }] },
+      },
+      'strategic',
+    );
+    expect(again.metadata?.finalizers).toEqual(['b.example.com/y', 'a.example.com/x']);
+    expect(again.metadata?.ownerReferences?.map((o) => `${o.uid}=${o.name}`)).toEqual([
+      'u2=owner-u2',
+      'u1=renamed',
+    ]);
+    const removed = await api.patch(
+      builtins.ConfigMap,
+      'c',
+      ns,
+      { metadata: { '$deleteFromPrimitiveList/finalizers': ['b.example.com/y'] } },
+      'strategic',
+    );
+    expect(removed.metadata?.finalizers).toEqual(['a.example.com/x']);
+  });
+
+  it('strategic merge patch: volumes and imagePullSecrets by name; $setElementOrder orders a list; $retainKeys clears unlisted keys', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const d = deployment(ns, 'd') as Dep & {
+      spec: {
+        strategy?: unknown;
+        template: { spec: { volumes?: unknown[]; imagePullSecrets?: unknown[] } };
+      };
+    };
+    d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } };
+    d.spec.template.spec.volumes = [{ name: 'v1', emptyDir: {} }];
+    d.spec.template.spec.imagePullSecrets = [{ name: 's1' }];
+    await api.create(builtins.Deployment, d);
+    type Patched = Dep & {
+      spec: {
+        strategy: unknown;
+        template: { spec: { volumes: Array<{ name: string }>; imagePullSecrets: Array<{ name: string }> } };
+      };
+    };
+    const merged = (await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      {
+        spec: {
+          template: { spec: { volumes: [{ name: 'v2', emptyDir: {} }], imagePullSecrets: [{ name: 's2' }] } },
+        },
+      },
+      'strategic',
+    )) as Patched;
+    expect(merged.spec.template.spec.volumes.map((v) => v.name)).toEqual(['v2', 'v1']);
+    expect(merged.spec.template.spec.imagePullSecrets.map((v) => v.name)).toEqual(['s2', 's1']);
+    const plain = (await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      { spec: { template: { spec: { containers: [{ name: 'main', image: 'example/main:2' }] } } } },
+      'strategic',
+    )) as Patched;
+    expect(plain.spec.template.spec.containers.map((c) => c.name)).toEqual(['main', 'side']);
+    const ordered = (await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      {
+        spec: {
+          template: {
+            spec: {
+              '$setElementOrder/containers': [{ name: 'side' }, { name: 'main' }],
+              containers: [{ name: 'main', image: 'example/main:3' }],
+            },
+          },
+        },
+      },
+      'strategic',
+    )) as Patched;
+    expect(ordered.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
+      'side=example/side:1',
+      'main=example/main:3',
+    ]);
+    const retained = (await api.patch(
+      builtins.Deployment,
+      'd',
+      ns,
+      { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } },
+      'strategic',
+    )) as Patched;
+    expect(retained.spec.strategy).toEqual({ type: 'Recreate' });
   });
 }

@@ -1,13 +1,14 @@
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, deployment, expectStatus, Widget, widget } from './fixtures.ts';
+import { apiError, deployment, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 type WithStatus = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 
 /** The status subresource and metadata.generation. */
 export function subresourceTests(ctx: ConformanceContext): void {
+  const { Widget, widget } = ctx.fx;
   it('create of a kind with a status subresource drops status (custom) or resets it (built-in)', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
@@ -109,5 +110,38 @@ export function subresourceTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const err = await apiError(api.get(Widget, 'missing', ns, { subresource: 'status' }));
     expectStatus(err, { code: 404, reason: 'NotFound' });
+  });
+
+  it('dryRun on /status writes (update, merge patch, apply) answers the result without persisting it', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const w = (await api.create(Widget, widget(ns, 'w', { size: 1 }))) as WithStatus;
+    const dryUpdate = (await api.update(Widget, { ...w, status: { ready: true } } as KubeObject, {
+      subresource: 'status',
+      dryRun: 'All',
+    })) as WithStatus;
+    expect(dryUpdate.status).toEqual({ ready: true });
+    const dryPatch = (await api.patch(Widget, 'w', ns, { status: { n: 1 } }, 'merge', {
+      subresource: 'status',
+      dryRun: 'All',
+    })) as WithStatus;
+    expect(dryPatch.status).toEqual({ n: 1 });
+    const dryApply = (await api.patch(
+      Widget,
+      'w',
+      ns,
+      {
+        apiVersion: w.apiVersion,
+        kind: 'Widget',
+        metadata: { name: 'w', namespace: ns },
+        status: { applied: true },
+      },
+      'apply',
+      { subresource: 'status', fieldManager: 'ctl', dryRun: 'All' },
+    )) as WithStatus;
+    expect(dryApply.status).toEqual({ applied: true });
+    const after = (await api.get(Widget, 'w', ns)) as WithStatus;
+    expect(after.status).toBeUndefined();
+    expect(after.metadata?.resourceVersion).toBe(w.metadata?.resourceVersion);
   });
 }

@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api.ts';
 import type { KubeObject } from '../object.ts';
+import type { Fixtures } from './fixtures.ts';
 
 /** What the conformance suite runs against: the fake cluster or a real apiserver. */
 export interface ConformanceTarget {
@@ -9,7 +10,9 @@ export interface ConformanceTarget {
   readonly api: ApiClient;
   /** Creates a fresh namespace for one test and returns its name. */
   newNamespace(): Promise<string>;
-  /** Creates (or replaces) a CRD and resolves once discovery serves every served version. */
+  /** Creates a second, independent client of the same cluster (the test closes it). */
+  otherClient(): ApiClient;
+  /** Creates (or replaces) a CRD and resolves once every served version can be listed. */
   installCrd(crd: KubeObject): Promise<void>;
   /** Deletes a CRD and resolves once it is gone. */
   uninstallCrd(name: string): Promise<void>;
@@ -26,12 +29,14 @@ export interface ConformanceTarget {
 /** Which groups of tests to run; default all but `compaction`, which needs {@link ConformanceTarget.compact}. */
 export type ConformanceGroup =
   | 'crud'
+  | 'admission'
   | 'list'
   | 'watch'
   | 'subresources'
   | 'patch'
   | 'apply'
   | 'discovery'
+  | 'crds'
   | 'compaction'
   | 'differences';
 
@@ -43,6 +48,8 @@ export interface ConformanceOptions {
 
 /** The target as the tests reach it: set by the suite's `beforeAll`. */
 export interface ConformanceContext {
-  /** The target; throws before `beforeAll` ran. */
+  /** The target; throws before `beforeAll` ran. CRDs it installs are uninstalled after the suite. */
   readonly target: ConformanceTarget;
+  /** The suite's custom resources, in an API group of its own. */
+  readonly fx: Fixtures;
 }

@@ -4,8 +4,9 @@ import type { WatchEvent } from '../api.ts';
 export const WATCH_WAIT_MS = 10_000;
 
 /**
- * Reads a watch stream one event at a time with a bounded wait per event, and stops it on
- * {@link WatchReader.close}. Every timer it starts is cleared.
+ * Reads a watch stream with bounded waits: {@link WatchReader.next} bounds one read, the
+ * multi-event reads bound their total. Stops the stream on {@link WatchReader.close}; every timer
+ * it starts is cleared.
  */
 export class WatchReader {
   readonly #iterator: AsyncIterator<WatchEvent>;
@@ -39,11 +40,12 @@ export class WatchReader {
     }
   }
 
-  /** The next `n` events (failing if the stream ends first). */
+  /** The next `n` events, all within `timeoutMs` in total (failing if the stream ends first). */
   async take(n: number, timeoutMs = WATCH_WAIT_MS): Promise<WatchEvent[]> {
+    const deadline = Date.now() + timeoutMs;
     const out: WatchEvent[] = [];
     while (out.length < n) {
-      const e = await this.next(timeoutMs);
+      const e = await this.#nextBefore(deadline, timeoutMs, out);
       if (e === 'end')
         throw new Error(
           `watch ended after ${out.length} of ${n} events: ${JSON.stringify(out.map((x) => x.type))}`,
@@ -53,17 +55,45 @@ export class WatchReader {
     return out;
   }
 
-  /** Reads until an event satisfies `predicate`, returning every event read. */
+  /** Reads until an event satisfies `predicate`, within `timeoutMs` in total, returning every event read. */
   async until(predicate: (e: WatchEvent) => boolean, timeoutMs = WATCH_WAIT_MS): Promise<WatchEvent[]> {
+    const deadline = Date.now() + timeoutMs;
     const out: WatchEvent[] = [];
     for (;;) {
-      const e = await this.next(timeoutMs);
+      const e = await this.#nextBefore(deadline, timeoutMs, out);
       if (e === 'end')
         throw new Error(
           `watch ended before the expected event; saw ${JSON.stringify(out.map((x) => x.type))}`,
         );
       out.push(e);
       if (predicate(e)) return out;
+    }
+  }
+
+  /** Reads every event until the stream ends, within `timeoutMs` in total. */
+  async rest(timeoutMs = WATCH_WAIT_MS): Promise<WatchEvent[]> {
+    const deadline = Date.now() + timeoutMs;
+    const out: WatchEvent[] = [];
+    for (;;) {
+      const e = await this.#nextBefore(deadline, timeoutMs, out);
+      if (e === 'end') return out;
+      out.push(e);
+    }
+  }
+
+  async #nextBefore(
+    deadline: number,
+    total: number,
+    seen: readonly WatchEvent[],
+  ): Promise<WatchEvent | 'end'> {
+    try {
+      return await this.next(Math.max(0, deadline - Date.now()));
+    } catch (err) {
+      if ((err as Error).message?.startsWith('no watch event'))
+        throw new Error(
+          `no watch event within ${total} ms in total; saw ${JSON.stringify(seen.map((x) => x.type))}`,
+        );
+      throw err;
     }
   }
 

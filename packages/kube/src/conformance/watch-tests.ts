@@ -3,7 +3,7 @@ import type { WatchEvent, WatchOptions } from '../api.ts';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
-import { configMap, rv } from './fixtures.ts';
+import { configMap, expectEvent, rv } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 import { WatchReader } from './watch-reader.ts';
 
@@ -74,9 +74,7 @@ export function watchTests(ctx: ConformanceContext): void {
     try {
       const events = await w.take(3);
       expect(events.slice(0, 2).map(summary).sort()).toEqual(['ADDED a', 'ADDED b']);
-      const bookmark = events[2]!;
-      expect(bookmark.type).toBe('BOOKMARK');
-      if (bookmark.type !== 'BOOKMARK') return;
+      const bookmark = expectEvent(events[2]!, 'BOOKMARK');
       expect(bookmark.object).toMatchObject({
         kind: 'ConfigMap',
         apiVersion: 'v1',
@@ -164,6 +162,26 @@ export function watchTests(ctx: ConformanceContext): void {
       const deleted = (events[1] as { object: KubeObject }).object;
       expect(deleted.metadata?.finalizers).toEqual(['example.com/hold']);
       expect(rv(deleted)).toBeGreaterThan(rv(released));
+    } finally {
+      w.close();
+    }
+  });
+
+  it('a watch from a resourceVersion the server has not reached yet waits for it, then delivers the events after it', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const first = await api.create(builtins.ConfigMap, configMap(ns, 'first'));
+    // Ahead of the last write: other clients may write meanwhile, so compare with the writes' own versions.
+    const from = rv(first) + 1n;
+    const w = open(ctx, builtins.ConfigMap, { namespace: ns, resourceVersion: String(from) });
+    try {
+      // Start reading (which opens the watch) before writing, so the watch starts ahead of the server.
+      const reading = w.until((e) => summary(e) === 'ADDED x3');
+      reading.catch(() => {}); // awaited below; a failing write must not leave it unhandled
+      const writes = [];
+      for (const n of ['x1', 'x2', 'x3']) writes.push(await api.create(builtins.ConfigMap, configMap(ns, n)));
+      const expected = writes.filter((o) => rv(o) > from).map((o) => `ADDED ${o.metadata?.name}`);
+      expect((await reading).map(summary)).toEqual(expected);
     } finally {
       w.close();
     }

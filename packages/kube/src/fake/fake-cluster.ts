@@ -181,6 +181,24 @@ function parseBody(body: unknown, type: PatchType): unknown {
   }
 }
 
+/**
+ * Refuses a by-name request on a namespaced resource without a namespace before "sending", as
+ * the HTTPS client does (it would otherwise hit the cluster-wide path). Raw requests to that path
+ * get the apiserver's 404 (405 for a POST) instead.
+ */
+function requireNamespace(
+  resource: ResourceDescriptor,
+  namespace: string | undefined,
+  verb: string,
+  name: string | undefined,
+): void {
+  if (resource.namespaced && !namespace) {
+    throw new TypeError(
+      `${verb} ${resource.plural}${name ? `/${name}` : ''}: ${resource.kind} is namespaced, so a namespace is required (set metadata.namespace or pass one)`,
+    );
+  }
+}
+
 /** Everything but metadata, status and type: what a generation bump compares. */
 function specOf(obj: JsonObject): JsonObject {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
@@ -450,6 +468,7 @@ export class FakeCluster {
     namespace?: string,
     opts: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined } = {},
   ): Promise<KubeObject> {
+    requireNamespace(resource, namespace, 'get', name);
     await this.#enter({ verb: 'get', resource, namespace, name, subresource: opts.subresource }, opts.signal);
     const served = this.#served(resource);
     this.#checkSubresource(served, opts.subresource);
@@ -583,10 +602,9 @@ export class FakeCluster {
   ): Promise<KubeObject> {
     const obj = toJson(input) as JsonObject;
     const namespace = str(meta(obj).namespace);
+    requireNamespace(resource, namespace, 'create', str(meta(obj).name) ?? str(meta(obj).generateName));
     await this.#enter({ verb: 'create', resource, namespace, name: str(meta(obj).name) }, opts.signal);
     const served = this.#served(resource);
-    // A POST to the cluster-wide collection of a namespaced resource is not allowed.
-    if (served.descriptor.namespaced && !namespace) throw S.toError(S.methodNotAllowed());
     return this.#create(served, obj, namespace, this.#ctx(opts), undefined);
   }
 
@@ -600,6 +618,7 @@ export class FakeCluster {
     const m = meta(obj);
     const name = str(m.name) ?? '';
     const namespace = str(m.namespace);
+    requireNamespace(resource, namespace, 'update', name);
     await this.#enter(
       { verb: 'update', resource, namespace, name, subresource: opts.subresource },
       opts.signal,
@@ -641,6 +660,17 @@ export class FakeCluster {
     opts: PatchOptions & { readonly subresource?: string | undefined } = {},
     raw = false,
   ): Promise<KubeObject> {
+    if (!raw) {
+      // What the HTTPS client refuses before sending.
+      if (type === 'apply' && !opts.fieldManager)
+        throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
+      if (type === 'strategic' && resource.strategicMergePatch === false) {
+        throw new TypeError(
+          `patch ${resource.plural}/${name}: strategic merge patch is not supported for ${resource.kind} (custom resources accept merge, json and apply patches)`,
+        );
+      }
+      requireNamespace(resource, namespace, 'patch', name);
+    }
     await this.#enter(
       { verb: 'patch', resource, namespace, name, subresource: opts.subresource },
       opts.signal,
@@ -649,9 +679,6 @@ export class FakeCluster {
     this.#checkSubresource(served, opts.subresource);
     if (type === 'strategic' && !served.descriptor.strategicMergePatch) throw S.toError(S.unsupportedPatch());
     if (type === 'apply' && !opts.fieldManager) {
-      // The typed verb refuses before sending, as HttpApiClient does; a raw request gets the apiserver's 422.
-      if (!raw)
-        throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
       throw S.toError(
         S.failure(
           422,
@@ -701,6 +728,7 @@ export class FakeCluster {
     namespace?: string,
     opts: DeleteOptions = {},
   ): Promise<KubeObject | Status> {
+    requireNamespace(resource, namespace, 'delete', name);
     await this.#enter({ verb: 'delete', resource, namespace, name }, opts.signal);
     const served = this.#served(resource);
     const key = this.#key(served, namespace, name);
@@ -768,6 +796,11 @@ export class FakeCluster {
     const [plural, name, subresource] = rest;
     if (!plural || rest.length > 3) throw S.muxNotFound();
     const d = this.#served({ group, version, plural, kind: '', namespaced: false }).descriptor;
+    if (d.namespaced && !namespace) {
+      // The cluster-wide path of a namespaced resource lists and watches; it holds no single objects.
+      if (name) throw S.toError(S.pathNotFound());
+      if (req.method === 'POST') throw S.toError(S.methodNotAllowed());
+    }
     const q = req.query ?? {};
     const s = (k: string) => (q[k] === undefined ? undefined : String(q[k]));
     const body = typeof req.body === 'string' ? (JSON.parse(req.body) as unknown) : req.body;
@@ -1328,15 +1361,18 @@ export class FakeCluster {
     else delete m.generation;
     this.#defaultsOnCreate(served, obj, true);
     const time = this.#timestamp();
+    const requested = managed ? undefined : requestedManagedFields(obj, undefined);
     const entries =
       managed ??
-      trackUpdate(
-        requestedManagedFields(obj, undefined) ?? [],
-        undefined,
-        obj,
-        { manager: ctx.manager, apiVersion: apiVersionOf(d), time },
-        this.#shape(served),
-      );
+      (requested === 'reset'
+        ? []
+        : trackUpdate(
+            requested ?? [],
+            undefined,
+            obj,
+            { manager: ctx.manager, apiVersion: apiVersionOf(d), time },
+            this.#shape(served),
+          ));
     writeManagedFields(obj, entries);
     if (ctx.dryRun) return this.#out(served, obj);
     return this.#out(served, this.#commit(served, 'ADDED', key, obj, undefined));
@@ -1438,15 +1474,23 @@ export class FakeCluster {
       nm.generation = (typeof old.generation === 'number' ? old.generation : 0) + 1;
     }
     const time = this.#timestamp();
+    const requested = managed ? undefined : requestedManagedFields(incoming, existing);
     const entries =
       managed ??
-      trackUpdate(
-        requestedManagedFields(incoming, existing) ?? readManagedFields(existing),
-        existing,
-        next,
-        { manager: ctx.manager, apiVersion: apiVersionOf(d), subresource: subresource || undefined, time },
-        this.#shape(served),
-      );
+      (requested === 'reset'
+        ? []
+        : trackUpdate(
+            requested ?? readManagedFields(existing),
+            existing,
+            next,
+            {
+              manager: ctx.manager,
+              apiVersion: apiVersionOf(d),
+              subresource: subresource || undefined,
+              time,
+            },
+            this.#shape(served),
+          ));
     writeManagedFields(next, entries);
     if (deepEqual(next, existing)) return this.#out(served, existing);
     const key = objectKeyOf(str(old.namespace), name);

@@ -169,20 +169,21 @@ export function readManagedFields(obj: JsonObject): ManagedEntry[] {
 }
 
 /**
- * The entries a write asks for in its own `metadata.managedFields`, or `undefined` to keep the
- * stored ones. As the apiserver does, an absent or empty list keeps them (clients unaware of the
- * field must not wipe it), a list equal to the stored one keeps them, and any other list
- * replaces them (a single empty entry `[{}]` strips them).
+ * What a non-apply write asks for with its own `metadata.managedFields`, as the apiserver reads
+ * it: `undefined` when absent or equal to the stored list (keep tracking as usual); `'reset'`
+ * for an empty list or one of empty entries (`[]`, `[{}]`: the object ends with none, not even
+ * this write's); otherwise the entries to start from instead of the stored ones.
  */
 export function requestedManagedFields(
   incoming: JsonObject,
   stored: JsonObject | undefined,
-): ManagedEntry[] | undefined {
+): ManagedEntry[] | 'reset' | undefined {
   const sent = isObject(incoming.metadata) ? incoming.metadata.managedFields : undefined;
-  if (!Array.isArray(sent) || sent.length === 0) return undefined;
+  if (!Array.isArray(sent)) return undefined;
   const current = stored && isObject(stored.metadata) ? stored.metadata.managedFields : undefined;
   if (deepEqual(sent, current)) return undefined;
-  return readManagedFields(incoming).filter((e) => e.manager !== '' && e.fields.size > 0);
+  const entries = readManagedFields(incoming).filter((e) => e.manager !== '');
+  return entries.length === 0 ? 'reset' : entries.filter((e) => e.fields.size > 0);
 }
 
 /** Writes entries back as `metadata.managedFields` (entries without fields are dropped, as the apiserver does). */
