@@ -25,12 +25,15 @@ export interface FakeClusterOptions {
   /** Interval of periodic BOOKMARK events for watches that allow them. Default 60 000 ms (the apiserver sends one about every minute); 0 disables. */
   readonly bookmarkIntervalMs?: number;
   /**
-   * Refuse to create namespaced objects in a namespace that does not exist (404), as the
-   * apiserver's NamespaceLifecycle admission does. Default false: unit tests need not create
-   * namespaces.
+   * Refuse to create namespaced objects in a namespace that does not exist (404) or is being
+   * deleted (403), as the apiserver's NamespaceLifecycle admission does. Default false: unit
+   * tests need not create namespaces.
    */
   readonly strictNamespaces?: boolean;
-  /** The field manager of writes that name none (the apiserver derives it from the user agent). Default `unknown`. */
+  /**
+   * The field manager of non-apply writes that name none. Default `kubeloom`: what the apiserver
+   * derives from the User-Agent of kubeloom's HTTPS client.
+   */
   readonly defaultFieldManager?: string;
   /** The clock for timestamps. Default `() => new Date()`. */
   readonly now?: () => Date;

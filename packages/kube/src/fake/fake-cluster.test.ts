@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WatchEvent } from '../api.ts';
 import { WatchIdleTimeoutError } from '../api.ts';
 import { builtins } from '../builtins.ts';
 import { WatchReader } from '../conformance/watch-reader.ts';
 import { ApiError, isGone, TooManyRequestsError } from '../errors.ts';
+import { extractTombstone, isTombstone } from '../informer.ts';
 import { noopLogger } from '../logger.ts';
 import type { KubeObject } from '../object.ts';
 import { createFakeKubeClient } from './create-fake-kube-client.ts';
@@ -162,17 +163,29 @@ describe('FakeCluster failure injection and observation', () => {
     expect(api.cluster.watcherCount(builtins.ConfigMap)).toBe(1);
   });
 
-  it('delays requests and honours the signal while delaying', async () => {
-    const api = createFakeApiClient({ objects: [cm('a')] });
-    const remove = api.cluster.delay(20, { verbs: ['get'] });
-    const started = performance.now();
-    await api.get(builtins.ConfigMap, 'a', 'ns');
-    expect(performance.now() - started).toBeGreaterThanOrEqual(15);
-    const c = new AbortController();
-    const pending = api.get(builtins.ConfigMap, 'a', 'ns', { signal: c.signal });
-    c.abort();
-    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
-    remove();
+  it('delays requests on the global timers (so fake timers control them) and honours the signal while delaying', async () => {
+    vi.useFakeTimers();
+    try {
+      const api = createFakeApiClient({ objects: [cm('a')] });
+      const remove = api.cluster.delay(20, { verbs: ['get'] });
+      const order: string[] = [];
+      const delayed = api.get(builtins.ConfigMap, 'a', 'ns').then(() => order.push('get'));
+      await api.list(builtins.ConfigMap).then(() => order.push('list (not delayed)'));
+      await vi.advanceTimersByTimeAsync(19);
+      order.push('19 ms');
+      await vi.advanceTimersByTimeAsync(1);
+      await delayed;
+      expect(order).toEqual(['list (not delayed)', '19 ms', 'get']);
+      const c = new AbortController();
+      const pending = api.get(builtins.ConfigMap, 'a', 'ns', { signal: c.signal });
+      c.abort();
+      await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+      expect(vi.getTimerCount()).toBe(0);
+      remove();
+      expect((await api.get(builtins.ConfigMap, 'a', 'ns')).metadata?.name).toBe('a');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -221,6 +234,33 @@ describe('FakeCluster watch controls', () => {
     expect(await withBookmarks.next()).toMatchObject({ type: 'BOOKMARK' });
     await api.create(builtins.ConfigMap, cm('a'));
     expect(name(await without.next())).toBe('ADDED a');
+  });
+
+  it('sends a periodic BOOKMARK every 60 s by default, as the apiserver does (too slow for the conformance suite)', async () => {
+    vi.useFakeTimers();
+    try {
+      const api = createFakeApiClient({ objects: [cm('a')] });
+      const c = new AbortController();
+      const stream = api
+        .watch(builtins.ConfigMap, {
+          resourceVersion: api.cluster.resourceVersion,
+          allowWatchBookmarks: true,
+          signal: c.signal,
+        })
+        [Symbol.asyncIterator]();
+      const order: string[] = [];
+      const first = stream.next().then((r) => order.push(r.done ? 'end' : r.value.type));
+      await vi.advanceTimersByTimeAsync(59_999);
+      order.push('59.999 s');
+      await vi.advanceTimersByTimeAsync(1);
+      await first;
+      expect(order).toEqual(['59.999 s', 'BOOKMARK']);
+      c.abort();
+      await stream.return?.();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('compaction by history limit expires old resourceVersions and continue tokens', async () => {
@@ -340,14 +380,15 @@ describe('FakeCluster patches and requests', () => {
 });
 
 describe('createFakeKubeClient', () => {
-  it('runs informers on the fake cluster: initial sync, live events, relist after a forced 410', async () => {
+  it('runs informers on the fake cluster: initial sync, live events; what vanished while disconnected comes back as a Tombstone after a forced 410', async () => {
     const kube = createFakeKubeClient({ objects: [cm('a')], logger: noopLogger });
     const informer = kube.informer(builtins.ConfigMap);
     const events: string[] = [];
     informer.addEventHandler({
       onAdd: (o) => events.push(`add ${o.metadata?.name}`),
       onUpdate: (_, n) => events.push(`update ${n.metadata?.name}`),
-      onDelete: (o) => events.push(`delete ${('obj' in o ? o.obj : o).metadata?.name}`),
+      onDelete: (o) =>
+        events.push(`delete ${isTombstone(o) ? 'tombstone ' : ''}${extractTombstone(o).metadata?.name}`),
     });
     const stop = new AbortController();
     try {
@@ -357,10 +398,19 @@ describe('createFakeKubeClient', () => {
       await until(() => events.includes('add b'));
       await until(() => kube.cluster.watcherCount(builtins.ConfigMap) === 1);
       const lists = kube.cluster.requestCount('list', builtins.ConfigMap);
+      // Disconnect the informer and keep it from watching again, then delete behind its back.
+      const stall = kube.cluster.failAlways('watch', { code: 503 });
+      kube.cluster.disconnectWatches();
+      expect(kube.cluster.watcherCount(builtins.ConfigMap)).toBe(0);
+      const watches = kube.cluster.requestCount('watch', builtins.ConfigMap);
+      await until(() => kube.cluster.requestCount('watch', builtins.ConfigMap) > watches);
       await kube.api.delete(builtins.ConfigMap, 'a', 'ns');
-      kube.cluster.expireWatches({ compact: true });
-      await until(() => events.includes('delete a'));
-      await until(() => kube.cluster.requestCount('list', builtins.ConfigMap) > lists);
+      // Its resume point is compacted away: the next watch gets 410 and the informer relists.
+      kube.cluster.compact();
+      stall();
+      await until(() => events.includes('delete tombstone a'));
+      expect(events).toEqual(['add a', 'add b', 'delete tombstone a']);
+      expect(kube.cluster.requestCount('list', builtins.ConfigMap)).toBe(lists + 1);
       expect(informer.store.list().map((o) => o.metadata?.name)).toEqual(['b']);
       expect(kube.cluster).toBeInstanceOf(FakeCluster);
     } finally {
