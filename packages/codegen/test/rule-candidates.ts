@@ -3,9 +3,25 @@
 import type { CelExpr } from '../src/cel/ast.ts';
 import { parseCel } from '../src/cel/parser.ts';
 import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
-import { getAt, type JsonPath, schemaAt, setAt, stringFor, stringOk, synthesize } from './synthesize.ts';
+import {
+  distinctify,
+  getAt,
+  type JsonPath,
+  schemaAt,
+  setAt,
+  stringFor,
+  stringOk,
+  synthesize,
+} from './synthesize.ts';
 
 const MACROS = new Set(['all', 'exists', 'exists_one', 'filter', 'map']);
+
+/** Valid values of a few formats, in increasing order (for comparisons between fields). */
+const FORMAT_VALUES: Record<string, readonly string[]> = {
+  duration: ['1s', '1m', '1h'],
+  datetime: ['2024-01-01T00:00:00Z', '2025-06-01T12:00:00Z'],
+  date: ['2024-01-01', '2025-06-01'],
+};
 
 type Seg = string | number | '*';
 interface Ref {
@@ -142,7 +158,7 @@ function valuesFor(s: JsonSchemaProps | undefined, cur: unknown, found: Found): 
   const isString = s.type === 'string' || s['x-kubernetes-int-or-string'];
   const isNumber = s.type === 'integer' || s.type === 'number' || s['x-kubernetes-int-or-string'];
   if (isString) {
-    const strings: string[] = [];
+    const strings: string[] = [...(FORMAT_VALUES[String(s.format ?? '').replaceAll('-', '')] ?? [])];
     for (const l of found.strings) strings.push(l, `${l}x`, `x${l}`, `/a${l}b`, `${l}${l}`);
     strings.push('', 'INVALID!', stringFor(s), 'a'.repeat(300));
     strings.push('example.com', '10.0.0.1', 'fd00::1', '/path', 'http://example.com', '1s', 'a.b.c.d');
@@ -161,7 +177,8 @@ function valuesFor(s: JsonSchemaProps | undefined, cur: unknown, found: Found): 
     out.push([], [item]);
     if (Array.isArray(cur) && cur.length > 0) out.push([...cur, cur[0]]);
     for (const n of found.numbers) {
-      if (n >= 0 && n < 200) out.push(Array.from({ length: n + 1 }, () => structuredClone(item)));
+      if (n >= 0 && n < 200)
+        out.push(Array.from({ length: n + 1 }, (_, i) => distinctify(structuredClone(item), i, s)));
     }
   }
   if (s.type === 'object') {
@@ -290,6 +307,28 @@ export function ruleCandidates(
       });
     }
   }
+  // one field set to another's value (rules comparing two fields)
+  const plain = [
+    ...new Map(
+      found.refs
+        .filter((r) => !r.keys && !r.path.includes('*') && r.path.length > 0)
+        .map((r) => [JSON.stringify(r.path), r.path as JsonPath]),
+    ).values(),
+  ];
+  const copies: Change[] = [];
+  for (const a of plain) {
+    for (const b of plain) {
+      if (a === b) continue;
+      copies.push({
+        label: `${a.join('.')}=${b.join('.')}`,
+        apply: (v) => {
+          const x = getAt(v, b);
+          return x === undefined ? undefined : setAt(v, a, x);
+        },
+      });
+    }
+  }
+  if (copies.length > 0) groups.push(copies);
   const out: RuleCandidate[] = [];
   const seen = new Set<string>();
   const push = (label: string, v: unknown) => {

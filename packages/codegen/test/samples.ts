@@ -223,7 +223,7 @@ class Generator {
       if (r.valid) return cur;
       const failed = r.errors.find((e) => e.source === 'cel' && e.rule);
       if (!failed) return undefined;
-      const path = this.nodePathOf(cur, failed.path);
+      const path = this.nodePathOf(cur, failed.rulePath ?? failed.path);
       if (!path) return undefined;
       const s = schemaAt(this.root, path);
       if (!s) return undefined;
@@ -505,32 +505,31 @@ class Generator {
     }
     at('empty list', 'boundary', []);
     at('null item', 'nullable', [...v, null]);
-    if (v.length > 0) {
-      if (type === 'set') {
-        at('duplicate item in a set', 'list-set', [...v, v[0]]);
-        at('duplicate items twice in a set', 'list-set', [v[0], ...v, v[0]]);
-      } else if (type === 'map') {
-        const keys = s['x-kubernetes-list-map-keys'] ?? [];
-        const first = v[0];
-        if (isObject(first)) {
-          const other = changeNonKey(first, keys, items);
-          at(`duplicate key ${keys.join(',')} in a map list`, 'list-map', [...v, other]);
-          if (keys.length > 1) {
-            const partial = { ...first, [keys[keys.length - 1]!]: variant(first, 1, s) };
-            const k = keys[keys.length - 1]!;
-            at(`map list items differing only in key ${k}`, 'list-map', [
-              ...v,
-              { ...first, [k]: (partial as Record<string, unknown>)[k] },
-            ]);
-          }
-          const noKey = { ...first };
-          for (const k of keys) delete noKey[k];
-          at('map list items without keys', 'list-map', [noKey, { ...noKey }]);
+    if (v.length === 0) v = [synthesize(items, { fill: true })];
+    if (type === 'set') {
+      at('duplicate item in a set', 'list-set', [...v, v[0]]);
+      at('duplicate items twice in a set', 'list-set', [v[0], ...v, v[0]]);
+    } else if (type === 'map') {
+      const keys = s['x-kubernetes-list-map-keys'] ?? [];
+      const first = v[0];
+      if (isObject(first)) {
+        const other = changeNonKey(first, keys, items);
+        at(`duplicate key ${keys.join(',')} in a map list`, 'list-map', [...v, other]);
+        if (keys.length > 1) {
+          const partial = { ...first, [keys[keys.length - 1]!]: variant(first, 1, s) };
+          const k = keys[keys.length - 1]!;
+          at(`map list items differing only in key ${k}`, 'list-map', [
+            ...v,
+            { ...first, [k]: (partial as Record<string, unknown>)[k] },
+          ]);
         }
-        at('scalar item in a map list', 'list-map', [...v, 'x']);
-      } else {
-        at('duplicate item in an atomic list', 'list-set', [...v, v[0]]);
+        const noKey = { ...first };
+        for (const k of keys) delete noKey[k];
+        at('map list items without keys', 'list-map', [noKey, { ...noKey }]);
       }
+      at('scalar item in a map list', 'list-map', [...v, 'x']);
+    } else {
+      at('duplicate item in an atomic list', 'list-set', [...v, v[0]]);
     }
   }
 

@@ -138,6 +138,7 @@ function runRules(
         message: failure(r, message, schema.type ?? ''),
         source: 'cel',
         rule: r.rule,
+        rulePath: where,
       });
     } catch (e) {
       if (e instanceof CelUnsupportedError) skip(e.message);
@@ -147,6 +148,7 @@ function runRules(
           message: `Invalid value: ${goJson(schema.type ?? '')}: rule evaluation error: ${(e as Error).message}`,
           source: 'cel-error',
           rule: r.rule,
+          rulePath: where,
         });
     }
   }

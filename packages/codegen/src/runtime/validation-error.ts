@@ -12,6 +12,8 @@ export interface ValidationError {
   readonly source: 'schema' | 'list' | 'embedded' | 'cel' | 'cel-error';
   /** The CEL rule, for CEL errors. */
   readonly rule?: string;
+  /** For CEL errors: the path of the node that carries the rule (`path` differs with a `fieldPath`). */
+  readonly rulePath?: string;
 }
 
 /** Appends `.key` (or `[index]`) to a JSON path in the apiserver's notation. */
