@@ -204,4 +204,23 @@ export function admissionTests(ctx: ConformanceContext): void {
       ['kubeloom', 'Update'],
     ]);
   });
+
+  it('a CRD whose name is not <plural>.<group> is 422 Invalid', async () => {
+    const { api } = ctx.target;
+    const crd = structuredClone(ctx.fx.ephemeralCrd);
+    const name = `wrong.${ctx.fx.group}`;
+    crd.metadata!.name = name;
+    const problem = `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`;
+    expectStatus(await apiError(api.create(builtins.CustomResourceDefinition, crd)), {
+      code: 422,
+      reason: 'Invalid',
+      message: `CustomResourceDefinition.apiextensions.k8s.io "${name}" is invalid: metadata.name: ${problem}`,
+      details: {
+        name,
+        group: 'apiextensions.k8s.io',
+        kind: 'CustomResourceDefinition',
+        causes: [{ reason: 'FieldValueInvalid', message: problem, field: 'metadata.name' }],
+      },
+    });
+  });
 }

@@ -314,12 +314,14 @@ export function crudTests(ctx: ConformanceContext): void {
     expect(after.metadata?.resourceVersion).toBe(real.metadata?.resourceVersion);
   });
 
-  it('returned objects are copies: mutating them does not change the server', async () => {
+  it('objects passed in and returned are copies: mutating them does not change the server', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const a = (await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }))) as KubeObject & {
+    const input = configMap(ns, 'a', { v: '1' });
+    const a = (await api.create(builtins.ConfigMap, input)) as KubeObject & {
       data: Record<string, string>;
     };
+    input.data!.v = 'input mutated';
     a.data.v = 'mutated';
     const got = (await api.get(builtins.ConfigMap, 'a', ns)) as KubeObject & { data: Record<string, string> };
     expect(got.data.v).toBe('1');

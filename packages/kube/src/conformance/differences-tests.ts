@@ -87,13 +87,24 @@ export function differencesTests(ctx: ConformanceContext): void {
     expect(patched.ports.map((p) => p.name)).toEqual(kind === 'real' ? ['b'] : ['b', 'a']);
   });
 
-  it('DIFFERENCE: managedFields are leaf-level (real: an Update that creates a map also owns the map itself, "."; fake: only its leaves)', async () => {
+  it('DIFFERENCE: managedFields are leaf-level (real: an Update that creates a map also owns the map itself, ".", and atomic structs such as an ownerReference are owned whole; fake: only leaves, walked field by field)', async () => {
     const { api, newNamespace, kind } = ctx.target;
     const ns = await newNamespace();
     const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { k: 'v' }));
     const fields = created.metadata?.managedFields?.[0]?.fieldsV1;
     if (kind === 'real') expect(fields).toEqual({ 'f:data': { '.': {}, 'f:k': {} } });
     else expect(fields).toEqual({ 'f:data': { 'f:k': {} } });
+    const owned = configMap(ns, 'o');
+    owned.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'u1' }];
+    const applied = await api.patch(builtins.ConfigMap, 'o', ns, owned, 'apply', { fieldManager: 'alice' });
+    const item = (applied.metadata?.managedFields?.[0]?.fieldsV1 as Record<string, Record<string, unknown>>)[
+      'f:metadata'
+    ]?.['f:ownerReferences'];
+    if (kind === 'real') expect(item).toEqual({ 'k:{"uid":"u1"}': {} });
+    else
+      expect(item).toEqual({
+        'k:{"uid":"u1"}': { '.': {}, 'f:apiVersion': {}, 'f:kind': {}, 'f:name': {}, 'f:uid': {} },
+      });
   });
 
   it('DIFFERENCE: namespaces need not exist by default (real: 404 NotFound; fake: allowed unless strictNamespaces, which this suite sets)', async () => {

@@ -47,7 +47,7 @@ export function listTests(ctx: ConformanceContext): void {
     await api.delete(Gadget, `g-${ns}`);
   });
 
-  it('label selectors: =, ==, !=, in, notin, exists, !key', async () => {
+  it('label selectors: =, ==, !=, in, notin, exists, !key, >, <', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'web', {}, { app: 'web', tier: 'front' }));
@@ -66,6 +66,20 @@ export function listTests(ctx: ConformanceContext): void {
     const bad = await apiError(api.list(builtins.ConfigMap, { namespace: ns, labelSelector: 'app in (web' }));
     expect(bad.code).toBe(400);
     expect(bad.reason).toBe('BadRequest');
+    for (const [name, n] of [
+      ['one', '1'],
+      ['three', '3'],
+      ['word', 'x'],
+    ] as const)
+      await api.create(builtins.ConfigMap, configMap(ns, name, {}, { n }));
+    expect(await sel('n>1')).toEqual(['three']);
+    expect(await sel('n<3')).toEqual(['one']);
+    expectStatus(await apiError(api.list(builtins.ConfigMap, { namespace: ns, labelSelector: 'n>x' })), {
+      code: 400,
+      reason: 'BadRequest',
+      message:
+        "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer",
+    });
   });
 
   it('field selectors: metadata.name and metadata.namespace; others are 400 BadRequest', async () => {

@@ -69,7 +69,7 @@ function parseRequirement(raw: string): LabelRequirement {
     if (op === '<' || op === '>') {
       if (!/^-?\d+$/.test(value))
         throw new SelectorError(
-          `unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer`,
+          `unable to parse requirement: values[0]: Invalid value: "${value}": for 'Gt', 'Lt' operators, the value must be an integer`,
         );
       return { key, op: op === '<' ? 'lt' : 'gt', values: [value] };
     }
