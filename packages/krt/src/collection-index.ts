@@ -1,7 +1,7 @@
 import type { Collection, Event, HandlerContext, Registration } from './core.ts';
 import { equal } from './equality.ts';
-import { fetch } from './fetch.ts';
-import { type FetchOption, filter } from './filter.ts';
+import { fetchIndexed } from './fetch.ts';
+import type { FetchOption } from './filter.ts';
 import { BaseCollection } from './internal/base.ts';
 import { type CollectionDump, IndexSet, type IndexView, internalsOf } from './internal/internals.ts';
 import { namespaceOf } from './internal/namespace-of.ts';
@@ -63,11 +63,15 @@ export function index<K, O>(c: Collection<O>, name: string, extract: (obj: O) =>
   return makeIndex(c, view, internals.uid, extract, false);
 }
 
+const namespaceKeys = (o: unknown): readonly string[] => [namespaceOf(o)];
+
 /** The index of `c` by namespace (`metadata.namespace`, or `namespace`, `''` when absent). */
 export function namespaceIndex<O>(c: Collection<O>): Index<string, O> {
   const internals = internalsOf(c, 'namespaceIndex');
-  const view = internals.index('namespace', (o) => [namespaceOf(o)]);
-  return makeIndex(c, view, internals.uid, (o) => [namespaceOf(o)], true);
+  const view = internals.index('namespace', namespaceKeys);
+  // Only a view that really extracts namespaces scopes the automatic indexes (an index named
+  // "namespace" created before by `index()` may extract something else).
+  return makeIndex(c, view, internals.uid, namespaceKeys, view.extract === namespaceKeys);
 }
 
 function makeIndex<K, O>(
@@ -82,7 +86,7 @@ function makeIndex<K, O>(
     collection: c,
     [INTERNAL]: { view, owner, namespace },
     lookup: (key) => view.lookup(keyString(key)),
-    fetch: (ctx, key, ...opts) => fetch(ctx, c, filter.index(idx, key), ...opts),
+    fetch: (ctx, key, ...opts) => fetchIndexed(ctx, c, idx[INTERNAL], keyString(key), opts),
     asCollection: (opts) => new IndexCollection<K, O>(c, view, extract, opts),
   };
   return idx;

@@ -1,5 +1,5 @@
 import type { Collection, HandlerContext } from './core.ts';
-import type { FetchOption } from './filter.ts';
+import { applyIndex, type FetchOption, type IndexHandle } from './filter.ts';
 import { type FilterSpec, hasPredicates, matchesPredicates } from './internal/filter-spec.ts';
 import { type CollectionInternals, internalsOf } from './internal/internals.ts';
 import { labelCandidates, selectorCandidates } from './internal/label-index.ts';
@@ -38,6 +38,29 @@ export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOp
   }
   const src = internalsOf(c) as CollectionInternals<unknown>;
   const spec = buildSpec(src, c.name, opts);
+  const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
+  rec?.record(c as Collection<unknown>, spec);
+  return listMatching(c, src as CollectionInternals<T>, spec);
+}
+
+/**
+ * {@link fetch} through an index (`Index.fetch`): the index filter is applied directly, without
+ * building a filter option per call.
+ */
+export function fetchIndexed<T>(
+  ctx: HandlerContext,
+  c: Collection<T>,
+  handle: IndexHandle,
+  key: string,
+  opts: readonly FetchOption[],
+): T[] {
+  if (ctx === undefined || ctx === null) {
+    throw new TypeError('fetch: a HandlerContext is required (use list() outside transformations)');
+  }
+  const src = internalsOf(c) as CollectionInternals<unknown>;
+  const spec: FilterSpec = {};
+  applyIndex(spec, handle, key, src.uid, c.name);
+  for (const o of opts) o[INTERNAL](spec, src.uid, c.name);
   const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
   rec?.record(c as Collection<unknown>, spec);
   return listMatching(c, src as CollectionInternals<T>, spec);
@@ -84,8 +107,10 @@ export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, s
     const v = c.get(spec.key);
     out = v === undefined ? [] : [v];
   } else if (spec.index === undefined || spec.namespace !== undefined) {
-    // Without an index, or with the namespace index (whose key scopes the automatic indexes).
+    // Without an index, or with the namespace index, whose key then scopes the automatic index
+    // (so its candidates all pass the index filter).
     out = selectorCandidates(src, spec) ?? labelCandidates(src, spec);
+    indexChecked = out !== undefined;
   }
   if (out === undefined) {
     if (spec.index !== undefined) {

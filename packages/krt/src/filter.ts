@@ -1,6 +1,7 @@
 import type { ObjectKey } from '@kubeloom/kube';
 import type { Index } from './collection-index.ts';
 import type { FilterSpec } from './internal/filter-spec.ts';
+import type { IndexView } from './internal/internals.ts';
 import { INTERNAL } from './internal/symbols.ts';
 import type { Labels } from './labels.ts';
 
@@ -31,6 +32,35 @@ function addKeys(spec: FilterSpec, keys: readonly string[]): void {
   if (set.size === 0) spec.keys = set;
 }
 
+/** The handle of an index, as `filter.index` and `Index.fetch` use it. */
+export interface IndexHandle {
+  /** The index. */
+  readonly view: IndexView<unknown>;
+  /** The uid of the collection it belongs to. */
+  readonly owner: number;
+  /** True for the namespace index: its key then scopes the automatic label and selector indexes. */
+  readonly namespace: boolean;
+}
+
+/** Adds an index filter to a fetch on the collection with uid `source`. */
+export function applyIndex(
+  s: FilterSpec,
+  handle: IndexHandle,
+  key: string,
+  source: number,
+  sourceName: string,
+): void {
+  if (handle.owner !== source) {
+    throw new TypeError(`fetch: the index filter belongs to another collection than "${sourceName}"`);
+  }
+  if (s.index !== undefined) {
+    throw new TypeError('fetch: only one index filter per fetch (use one fetch per index)');
+  }
+  s.index = handle.view;
+  s.indexKey = key;
+  if (handle.namespace) s.namespace = key;
+}
+
 /**
  * The fetch filters. Key and index filters are answered from maps and recorded in a reverse
  * index, so a change to another object does not recompute the input; the others are predicates.
@@ -52,19 +82,9 @@ export const filter = {
   },
   /** The objects that have `key` in `index` (the index must belong to the fetched collection). */
   index<K, O>(index: Index<K, O>, key: K): FetchOption {
-    const view = index[INTERNAL];
+    const handle = index[INTERNAL];
     const k = typeof key === 'string' ? key : String(key);
-    return opt((s, source, sourceName) => {
-      if (view.owner !== source) {
-        throw new TypeError(`fetch: the index filter belongs to another collection than "${sourceName}"`);
-      }
-      if (s.index !== undefined) {
-        throw new TypeError('fetch: only one index filter per fetch (use one fetch per index)');
-      }
-      s.index = view.view as never;
-      s.indexKey = k;
-      if (view.namespace) s.namespace = k;
-    });
+    return opt((s, source, sourceName) => applyIndex(s, handle, k, source, sourceName));
   },
   /** The objects whose labels include every label in `labels` (undefined or empty: all). */
   labels(labels: Labels | undefined): FetchOption {

@@ -43,12 +43,25 @@ function pairKey(scope: string, k: string, v: string): string {
   return `${scope}\0${k}\0${v}`;
 }
 
-function selectorPostings(obj: unknown, augment: ((o: unknown) => unknown) | undefined, scoped: boolean) {
+/** One automatic index of a collection, and whether any object was filed as unreadable. */
+interface AutoIndex {
+  readonly view: IndexView<unknown>;
+  /** Sticky: once an object could not be read, lookups also consult the unreadable posting. */
+  broken: boolean;
+}
+
+function selectorPostings(
+  obj: unknown,
+  a: AutoIndex,
+  augment: ((o: unknown) => unknown) | undefined,
+  scoped: boolean,
+) {
   const scope = scoped ? namespaceOf(obj) : '';
   let sel: Labels;
   try {
     sel = getLabelSelector(augment ? augment(obj) : obj);
   } catch {
+    a.broken = true;
     return [scope + BROKEN];
   }
   const out: string[] = [];
@@ -57,12 +70,18 @@ function selectorPostings(obj: unknown, augment: ((o: unknown) => unknown) | und
   return out;
 }
 
-function labelPostings(obj: unknown, augment: ((o: unknown) => unknown) | undefined, scoped: boolean) {
+function labelPostings(
+  obj: unknown,
+  a: AutoIndex,
+  augment: ((o: unknown) => unknown) | undefined,
+  scoped: boolean,
+) {
   const scope = scoped ? namespaceOf(obj) : '';
   let labels: Labels;
   try {
     labels = getLabels(augment ? augment(obj) : obj);
   } catch {
+    a.broken = true;
     return [scope + BROKEN];
   }
   const out: string[] = [];
@@ -70,38 +89,42 @@ function labelPostings(obj: unknown, augment: ((o: unknown) => unknown) | undefi
   return out;
 }
 
-/** The four automatic indexes of a collection, created on first use. */
+/** The automatic indexes of a collection, created on first use: [any namespace, by namespace]. */
 interface AutoIndexes {
-  selector: [IndexView<unknown> | undefined, IndexView<unknown> | undefined];
-  labels: [IndexView<unknown> | undefined, IndexView<unknown> | undefined];
+  readonly selector: [AutoIndex | undefined, AutoIndex | undefined];
+  readonly labels: [AutoIndex | undefined, AutoIndex | undefined];
 }
 
 const autoIndexes = new WeakMap<CollectionInternals<unknown>, AutoIndexes>();
 
-function autoIndex<T>(
-  src: CollectionInternals<T>,
+function autoIndex(
+  src: CollectionInternals<unknown>,
   kind: 'selector' | 'labels',
   scoped: boolean,
-): IndexView<T> {
-  const s = src as CollectionInternals<unknown>;
-  let a = autoIndexes.get(s);
-  if (a === undefined) {
-    a = { selector: [undefined, undefined], labels: [undefined, undefined] };
-    autoIndexes.set(s, a);
+): AutoIndex {
+  let all = autoIndexes.get(src);
+  if (all === undefined) {
+    all = { selector: [undefined, undefined], labels: [undefined, undefined] };
+    autoIndexes.set(src, all);
   }
   const slot = scoped ? 1 : 0;
-  let view = a[kind][slot];
-  if (view === undefined) {
-    const aug = s.augment;
-    view =
+  let a = all[kind][slot];
+  if (a === undefined) {
+    const aug = src.augment;
+    // Filled by src.index below (existing objects are filed at once), hence the late binding.
+    const entry = { view: undefined as unknown as IndexView<unknown>, broken: false };
+    entry.view =
       kind === 'selector'
-        ? s.index(scoped ? SELECTOR_BY_NAMESPACE : SELECTOR_ANY_NAMESPACE, (o) =>
-            selectorPostings(o, aug, scoped),
+        ? src.index(scoped ? SELECTOR_BY_NAMESPACE : SELECTOR_ANY_NAMESPACE, (o) =>
+            selectorPostings(o, entry, aug, scoped),
           )
-        : s.index(scoped ? LABELS_BY_NAMESPACE : LABELS_ANY_NAMESPACE, (o) => labelPostings(o, aug, scoped));
-    a[kind][slot] = view;
+        : src.index(scoped ? LABELS_BY_NAMESPACE : LABELS_ANY_NAMESPACE, (o) =>
+            labelPostings(o, entry, aug, scoped),
+          );
+    a = entry;
+    all[kind][slot] = a;
   }
-  return view as IndexView<T>;
+  return a;
 }
 
 /** Concatenates lookups, dropping duplicates (an object listed under several queried pairs). */
@@ -132,16 +155,20 @@ export function selectorCandidates<T>(src: CollectionInternals<T>, spec: FilterS
   if (labels === undefined) return undefined;
   const scoped = spec.namespace !== undefined;
   const scope = spec.namespace ?? '';
-  const view = autoIndex(src, 'selector', scoped);
-  const parts: T[][] = [];
-  const add = (key: string): void => {
-    const found = view.lookup(key);
-    if (found.length > 0) parts.push(found);
+  const a = autoIndex(src as CollectionInternals<unknown>, 'selector', scoped);
+  const view = a.view as IndexView<T>;
+  let first: T[] | undefined;
+  let parts: T[][] | undefined;
+  const take = (found: T[]): void => {
+    if (found.length === 0) return;
+    if (first === undefined) first = found;
+    else if (parts === undefined) parts = [first, found];
+    else parts.push(found);
   };
-  for (const k in labels) add(pairKey(scope, k, labels[k]!));
-  if (!nonEmpty) add(scope + EMPTY);
-  add(scope + BROKEN);
-  return union(parts);
+  for (const k in labels) take(view.lookup(pairKey(scope, k, labels[k]!)));
+  if (!nonEmpty) take(view.lookup(scope + EMPTY));
+  if (a.broken) take(view.lookup(scope + BROKEN));
+  return parts !== undefined ? union(parts) : (first ?? []);
 }
 
 /**
@@ -154,34 +181,45 @@ export function labelCandidates<T>(src: CollectionInternals<T>, spec: FilterSpec
   if (labels === undefined) return undefined;
   const scoped = spec.namespace !== undefined;
   const scope = spec.namespace ?? '';
-  const view = autoIndex(src, 'labels', scoped);
+  const a = autoIndex(src as CollectionInternals<unknown>, 'labels', scoped);
+  const view = a.view as IndexView<T>;
   let best: T[] | undefined;
   for (const k in labels) {
     const found = view.lookup(pairKey(scope, k, labels[k]!));
     if (best === undefined || found.length < best.length) best = found;
     if (found.length === 0) break;
   }
-  const broken = view.lookup(scope + BROKEN);
+  const broken = a.broken ? view.lookup(scope + BROKEN) : [];
   if (best === undefined) return broken;
   return broken.length === 0 ? best : union([best, broken]);
 }
 
 /** The reverse-index keys of a dependency with a selector filter (see the file comment). */
-export function selectorRouteKeys(spec: FilterSpec): readonly string[] {
+export function selectorRouteKeys(spec: FilterSpec): string | readonly string[] {
   const nonEmpty = spec.selectsNonEmpty !== undefined;
   const labels = (nonEmpty ? spec.selectsNonEmpty : spec.selects)!;
   const scope = spec.namespace ?? ANY_NAMESPACE;
-  const out: string[] = [];
-  for (const k in labels) out.push(pairKey(scope, k, labels[k]!));
-  if (!nonEmpty) out.push(scope + EMPTY);
-  return out;
+  let one: string | undefined;
+  let out: string[] | undefined;
+  for (const k in labels) {
+    const key = pairKey(scope, k, labels[k]!);
+    if (one === undefined) one = key;
+    else if (out === undefined) out = [one, key];
+    else out.push(key);
+  }
+  if (!nonEmpty) {
+    if (one === undefined) return scope + EMPTY;
+    if (out === undefined) out = [one, scope + EMPTY];
+    else out.push(scope + EMPTY);
+  }
+  return out ?? one ?? [];
 }
 
 /** The reverse-index key of a dependency with a label filter: one of its pairs. */
-export function labelRouteKeys(spec: FilterSpec): readonly string[] {
+export function labelRouteKeys(spec: FilterSpec): string | readonly string[] {
   const labels = spec.labels!;
   const scope = spec.namespace ?? ANY_NAMESPACE;
-  for (const k in labels) return [pairKey(scope, k, labels[k]!)];
+  for (const k in labels) return pairKey(scope, k, labels[k]!);
   return [];
 }
 
