@@ -183,6 +183,12 @@ class Elector implements LeaderElector {
           attemptSignal.dispose();
         }
         if (attempt.outcome === 'acquired') {
+          if (signal.aborted) {
+            // Stopped while the acquiring write was in flight: the Lease names us, but we never
+            // started leading. Hand it back rather than make the others wait a lease duration.
+            await this.#abandon(attempt.sentAt);
+            return;
+          }
           await this.#lead(signal, attempt.sentAt, metrics);
           return;
         }
@@ -234,16 +240,32 @@ class Elector implements LeaderElector {
     }
 
     const loopSignal = AbortSignal.any([signal, leading.signal]);
+    const retry = this.#t.retryPeriodMs;
+    let lastStart = clock.now();
     while (!loopSignal.aborted) {
-      await sleep(clock, this.#t.retryPeriodMs, loopSignal);
+      // One attempt per retry period, counted from the start of the previous one: after an
+      // attempt that timed out, the next one starts at once.
+      const wait = lastStart + retry - clock.now();
+      if (wait > 0) await sleep(clock, wait, loopSignal);
       if (loopSignal.aborted) break;
-      const attempt = await this.#tryAcquireOrRenew(loopSignal, true);
+      lastStart = clock.now();
+      // Each attempt gets one retry period: a request hung on a dead connection must not hold
+      // back the retries that could still renew within the deadline.
+      const request = timeoutSignal(clock, retry, loopSignal);
+      let attempt: Attempt;
+      try {
+        attempt = await this.#tryAcquireOrRenew(request.signal, true);
+      } finally {
+        request.dispose();
+      }
       if (loopSignal.aborted) break;
       if (attempt.outcome === 'acquired') {
         this.#validUntil = Math.max(this.#validUntil, attempt.sentAt + this.#t.renewDeadlineMs);
         armDeadline();
       } else if (attempt.outcome === 'lost') {
         lose(attempt.reason);
+      } else if (request.signal.aborted) {
+        this.#logger.warn(`renewing the Lease timed out after ${retry} ms; retrying`);
       }
     }
     if (deadline !== undefined) clock.clearTimeout(deadline);
@@ -394,6 +416,18 @@ class Elector implements LeaderElector {
       } catch (err) {
         this.#logger.error('onNewLeader failed', { error: err });
       }
+    }
+  }
+
+  /** After an acquiring write that raced with the stop: releases the Lease (unless told not to) without leading. */
+  async #abandon(sentAt: number): Promise<void> {
+    this.#logger.info('stopped while acquiring the Lease; not leading');
+    if (!(this.#opts.releaseOnCancel ?? true)) return;
+    this.#validUntil = sentAt + this.#t.renewDeadlineMs;
+    try {
+      await this.#release(Promise.resolve());
+    } finally {
+      this.#validUntil = Number.NEGATIVE_INFINITY;
     }
   }
 

@@ -5,12 +5,17 @@ import { intervalRecorder } from '../test/lease-harness.ts';
 import { createLeaderElector } from './create-leader-elector.ts';
 import type { LeaderElector } from './leader-election.ts';
 
-// Short but valid timings (lease > renew > 1.2 × retry) keep the suite quick on a real apiserver.
-const LEASE_MS = 3000;
-const RENEW_MS = 2000;
-const RETRY_MS = 500;
-/** Request latency allowance on a shared, loaded machine. */
-const SLACK_MS = 1500;
+// On a real apiserver shared with the rest of `pnpm test` on a loaded machine, requests can take
+// hundreds of milliseconds and timers run late. These tests therefore assert only what must hold
+// whatever the load (never two leaders, a successor eventually, no take-over before the lease
+// expired, release faster than expiry); the exact timing bounds are in leader-election.test.ts,
+// on fake timers. The settings leave room for several slow renewals per deadline.
+const LEASE_MS = 6000;
+const RENEW_MS = 4000;
+const RETRY_MS = 1000;
+/** Waits are bounded by this multiple of what the rules allow, so only a real failure times out. */
+const GENEROUS = 4;
+const TEST_TIMEOUT_MS = 120_000;
 
 const now = () => performance.now();
 
@@ -72,80 +77,133 @@ describe('leader election on a real apiserver', () => {
     });
   }
 
-  it('exactly one of three candidates leads', async () => {
-    const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-one');
-    const rec = intervalRecorder(now);
-    const cs = candidates(ns, ['a', 'b', 'c'], rec);
-    await until('a leader', () => rec.intervals.length > 0, LEASE_MS + SLACK_MS);
-    // Several renewal rounds later there is still exactly one leader, the same one.
-    const watchUntil = now() + 4 * RETRY_MS;
-    while (now() < watchUntil) {
-      expect(cs.filter((c) => c.elector.isLeader())).toHaveLength(1);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(rec.intervals).toHaveLength(1);
-    const leader = rec.intervals[0]!.who;
-    await until(
-      'everyone to see the leader',
-      () => cs.every((c) => c.elector.getLeader() === leader),
-      2 * RETRY_MS + SLACK_MS,
-    );
-  });
+  it(
+    'never has two leaders among three candidates, and all of them see the leader',
+    async () => {
+      const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-one');
+      const rec = intervalRecorder(now);
+      const cs = candidates(ns, ['a', 'b', 'c'], rec);
+      await until('a leader', () => rec.intervals.length > 0, GENEROUS * LEASE_MS);
+      // Several renewal rounds: at no sample do two electors claim leadership.
+      const watchUntil = now() + 5 * RETRY_MS;
+      while (now() < watchUntil) {
+        expect(cs.filter((c) => c.elector.isLeader()).length).toBeLessThanOrEqual(1);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      rec.assertNoOverlap();
+      await until(
+        'everyone to see the current leader',
+        () => {
+          const current = rec.current();
+          return current.length === 1 && cs.every((c) => c.elector.getLeader() === current[0]);
+        },
+        GENEROUS * (LEASE_MS + RETRY_MS),
+      );
+      rec.assertNoOverlap();
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('a leader that stops without releasing is replaced within lease duration + retry period', async () => {
-    const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-crash');
-    const rec = intervalRecorder(now);
-    const cs = candidates(ns, ['a', 'b', 'c'], rec, { releaseOnCancel: false });
-    await until('a leader', () => rec.intervals.length === 1, LEASE_MS + SLACK_MS);
-    const old = cs.find((c) => c.elector.identity === rec.intervals[0]!.who)!;
-    const stoppedAt = now();
-    old.stop.abort();
-    await until('a new leader', () => rec.intervals.length === 2, LEASE_MS + RETRY_MS + SLACK_MS);
-    const next = rec.intervals[1]!;
-    expect(next.who).not.toBe(old.elector.identity);
-    expect(next.start - stoppedAt).toBeLessThanOrEqual(LEASE_MS + RETRY_MS + SLACK_MS);
-    rec.assertNoOverlap();
-  });
+  it(
+    'a leader that stops without releasing is replaced only once its lease expired; a graceful release hands over faster',
+    async () => {
+      const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-handover');
+      const rec = intervalRecorder(now);
+      // `a` leads first and "crashes" (stops without releasing); `b` and `c` release on stop.
+      const [a] = candidates(ns, ['a'], rec, { releaseOnCancel: false });
+      await until('a to lead', () => rec.current()[0] === 'a', GENEROUS * LEASE_MS);
+      const others = candidates(ns, ['b', 'c'], rec);
+      await until(
+        'b and c to see a',
+        () => others.every((c) => c.elector.getLeader() === 'a'),
+        GENEROUS * RETRY_MS,
+      );
 
-  it('a graceful release hands over within one retry period', async () => {
-    const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-release');
-    const rec = intervalRecorder(now);
-    const cs = candidates(ns, ['a', 'b'], rec);
-    await until('a leader', () => rec.intervals.length === 1, LEASE_MS + SLACK_MS);
-    const old = cs.find((c) => c.elector.identity === rec.intervals[0]!.who)!;
-    old.stop.abort();
-    await old.run; // released when run resolves
-    const releasedAt = now();
-    await until('the successor', () => rec.intervals.length === 2, RETRY_MS + SLACK_MS);
-    expect(rec.intervals[1]!.start - releasedAt).toBeLessThanOrEqual(RETRY_MS + SLACK_MS);
-    rec.assertNoOverlap();
-  });
+      const crashedAt = now();
+      a!.stop.abort();
+      await until('a successor to a', () => rec.intervals.length === 2, GENEROUS * (LEASE_MS + RETRY_MS));
+      const crashGap = rec.intervals[1]!.start - crashedAt;
+      // a's last renewal went out less than a renew deadline before it stopped, and nobody may
+      // take over until a full lease duration after it.
+      expect(crashGap).toBeGreaterThan(LEASE_MS - RENEW_MS);
 
-  it('a leader cut off from the apiserver stops leading before anyone else starts', async () => {
-    const plane = sharedControlPlane();
-    const ns = await createTestNamespace(plane.kubeConfig, 'le-cut');
-    const proxy = await startFaultProxy({ upstream: plane });
-    proxies.push(proxy);
-    const ids = ['a', 'b', 'c'];
-    const apis = ids.map((id) => api(proxy.kubeConfig(`elector-${id}`, ['system:masters'])));
-    const rec = intervalRecorder(now);
-    candidates(ns, ids, rec, { apis });
-    await until('a leader', () => rec.intervals.length === 1, LEASE_MS + SLACK_MS);
-    const leader = rec.intervals[0]!.who;
-    // The network drops the leader's packets: requests hang, nothing reaches the apiserver.
-    const hole = proxy.blackhole({ user: `elector-${leader}` });
-    const cutAt = now();
-    await until(
-      'the cut-off leader to step down',
-      () => rec.intervals[0]!.end !== undefined,
-      RENEW_MS + RETRY_MS + SLACK_MS,
-    );
-    await until('a new leader', () => rec.intervals.length === 2, LEASE_MS + RETRY_MS + SLACK_MS);
-    const [old, next] = rec.intervals;
-    expect(next!.who).not.toBe(leader);
-    expect(old!.end! - cutAt).toBeLessThanOrEqual(RENEW_MS + SLACK_MS);
-    expect(next!.start).toBeGreaterThanOrEqual(old!.end!);
-    rec.assertNoOverlap();
-    hole.heal();
-  });
+      const successor = others.find((c) => c.elector.identity === rec.intervals[1]!.who)!;
+      const stoppedAt = now();
+      successor.stop.abort();
+      await until(
+        'a successor to the releasing leader',
+        () => rec.intervals.length === 3,
+        GENEROUS * LEASE_MS,
+      );
+      const releaseGap = rec.intervals[2]!.start - stoppedAt;
+      expect(rec.intervals.map((x) => x.who)).toEqual([
+        'a',
+        successor.elector.identity,
+        others.find((c) => c !== successor)!.elector.identity,
+      ]);
+      expect(releaseGap).toBeLessThan(crashGap);
+      rec.assertNoOverlap();
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a leader cut off from the apiserver stops leading before anyone else starts',
+    async () => {
+      const plane = sharedControlPlane();
+      const ns = await createTestNamespace(plane.kubeConfig, 'le-cut');
+      const proxy = await startFaultProxy({ upstream: plane });
+      proxies.push(proxy);
+      const ids = ['a', 'b', 'c'];
+      const apis = ids.map((id) => api(proxy.kubeConfig(`elector-${id}`, ['system:masters'])));
+      const rec = intervalRecorder(now);
+      candidates(ns, ids, rec, { apis });
+      await until('a leader', () => rec.intervals.length === 1, GENEROUS * LEASE_MS);
+      const leader = rec.intervals[0]!.who;
+      // The network drops the leader's packets: requests hang, nothing reaches the apiserver.
+      const hole = proxy.blackhole({ user: `elector-${leader}` });
+      await until(
+        'the cut-off leader to step down',
+        () => rec.intervals[0]!.end !== undefined,
+        GENEROUS * (RENEW_MS + RETRY_MS),
+      );
+      await until('a new leader', () => rec.intervals.length === 2, GENEROUS * (LEASE_MS + RETRY_MS));
+      const [old, next] = rec.intervals;
+      expect(next!.who).not.toBe(leader);
+      expect(next!.start).toBeGreaterThanOrEqual(old!.end!);
+      rec.assertNoOverlap();
+      hole.heal();
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a renewal hung on the network does not hold back the next one',
+    async () => {
+      const plane = sharedControlPlane();
+      const ns = await createTestNamespace(plane.kubeConfig, 'le-hung');
+      const proxy = await startFaultProxy({ upstream: plane });
+      proxies.push(proxy);
+      const rec = intervalRecorder(now);
+      candidates(ns, ['a'], rec, { apis: [api(proxy.kubeConfig('elector-a', ['system:masters']))] });
+      await until('a to lead', () => rec.current()[0] === 'a', GENEROUS * LEASE_MS);
+      // The leader's next request hangs for good (a dead connection); later ones get through.
+      const stall = proxy.stall({ user: 'elector-a', count: 1 });
+      await until('a renewal to hang', () => stall.hits === 1, GENEROUS * RETRY_MS);
+      const hung = proxy.requests({ user: 'elector-a' }).find((r) => r.faults.includes('stall'))!;
+      // Without a per-attempt timeout the leader would wait on the hung request until its renew
+      // deadline, lose the leadership and send nothing more.
+      await until(
+        'a successful renewal after the hung request',
+        () =>
+          proxy
+            .requests({ user: 'elector-a', verb: 'update' })
+            .some((r) => r.id > hung.id && r.status === 200),
+        GENEROUS * RENEW_MS,
+      );
+      stall.cut();
+      rec.assertNoOverlap();
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -1,4 +1,4 @@
-import { builtins, type KubeObject, noopLogger, recordingLogger } from '@kubeloom/kube';
+import { type ApiClient, builtins, type KubeObject, noopLogger, recordingLogger } from '@kubeloom/kube';
 import { createFakeApiClient, type FakeApiClient } from '@kubeloom/kube/fake';
 import * as promClient from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -211,6 +211,75 @@ describe('createLeaderElector: one elector', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('gives each renewal one retry period, so a hung request does not cost the leadership', async () => {
+    const logger = recordingLogger();
+    const started = deferred<AbortSignal>();
+    const e = createLeaderElector(
+      base({ identity: 'a', logger, onStartedLeading: (s) => started.resolve(s) }),
+    );
+    const ac = new AbortController();
+    const run = e.run(ac.signal);
+    const signal = await started.promise;
+    const t0 = now();
+    const reads: number[] = [];
+    const unobserve = api.cluster.onRequest((r) => {
+      if (r.verb === 'get') reads.push(now() - t0);
+    });
+    // From 1 s the apiserver stops answering reads: the renewal sent at 2 s hangs on its connection
+    // for good. At 3 s it answers again, but only to new requests.
+    await vi.advanceTimersByTimeAsync(1000);
+    const heal = api.cluster.delay(600_000, { verbs: ['get'] });
+    await vi.advanceTimersByTimeAsync(2000);
+    heal();
+    await vi.advanceTimersByTimeAsync(27_000);
+    unobserve();
+    // The hung read is abandoned at 4 s and retried at once; later renewals keep the period.
+    expect(reads.slice(0, 4)).toEqual([2000, 4000, 6000, 8000]);
+    expect(signal.aborted).toBe(false);
+    expect(e.isLeader()).toBe(true);
+    expect(logger.records.map((r) => r.message)).toContain(
+      'renewing the Lease timed out after 2000 ms; retrying',
+    );
+    expect((await readLease()).spec?.holderIdentity).toBe('a');
+    ac.abort();
+    await run;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  for (const verb of ['create', 'update'] as const) {
+    it(`does not start leading when stopped during the acquiring ${verb}, and hands the Lease back`, async () => {
+      if (verb === 'update') await api.create(builtins.Lease, leaseHeldBy('')); // released: free to take
+      const ac = new AbortController();
+      // The write reaches the apiserver, and the stop lands before its response is handled.
+      const racing: ApiClient = {
+        ...api,
+        [verb]: (async (...args: Parameters<ApiClient['create'] & ApiClient['update']>) => {
+          const written = await (api[verb] as (...a: unknown[]) => Promise<unknown>)(...args);
+          ac.abort();
+          return written;
+        }) as never,
+      };
+      let started = 0;
+      let stopped = 0;
+      const e = createLeaderElector(
+        base({
+          api: racing,
+          identity: 'a',
+          onStartedLeading: () => void started++,
+          onStoppedLeading: () => void stopped++,
+        }),
+      );
+      await e.run(ac.signal);
+      expect(started).toBe(0);
+      expect(stopped).toBe(0);
+      expect(e.isLeader()).toBe(false);
+      const lease = await readLease();
+      expect(lease.spec?.holderIdentity).toBeUndefined(); // released: the next candidate needs no wait
+      expect(lease.spec?.leaseTransitions).toBe(verb === 'create' ? 0 : 4);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+  }
+
   it('keeps leading through a 409 on renew and renews next period', async () => {
     const started = deferred<AbortSignal>();
     const e = createLeaderElector(base({ identity: 'a', onStartedLeading: (s) => started.resolve(s) }));
@@ -372,6 +441,8 @@ describe('createLeaderElector: several electors', () => {
     const second = rec.intervals[1]!;
     expect(second.who).not.toBe(first);
     expect(second.start - diedAt).toBeLessThanOrEqual(17_000);
+    // …and no sooner than a lease duration after its last renewal (at most one retry period before).
+    expect(second.start - diedAt).toBeGreaterThan(15_000 - 2_000);
     // The old leader had stopped (renew deadline) before the new one started.
     rec.assertNoOverlap();
     const lease = await readLease();
@@ -404,12 +475,21 @@ describe('createLeaderElector: several electors', () => {
     const first = leaders(electors)[0]!;
     const i = electors.findIndex((e) => e.identity === first);
     links[i]!.link = 'failing';
+    const cutAt = now();
     const deadline = now() + 30_000;
     while (rec.intervals.length < 2 && now() < deadline) await vi.advanceTimersByTimeAsync(100);
     expect(rec.intervals).toHaveLength(2);
     const [old, next] = rec.intervals;
     expect(old!.end).toBeDefined();
     expect(next!.start).toBeGreaterThanOrEqual(old!.end!);
+    // The last renewal went out within one retry period (2 s) before the cut: the leader stops
+    // within the renew deadline (10 s) of the cut, a successor takes over no sooner than a lease
+    // duration (15 s) after that renewal, and at the latest one retry period to see it plus a
+    // lease duration plus one retry period later.
+    expect(old!.end! - cutAt).toBeGreaterThan(10_000 - 2_000);
+    expect(old!.end! - cutAt).toBeLessThanOrEqual(10_000);
+    expect(next!.start - cutAt).toBeGreaterThan(15_000 - 2_000);
+    expect(next!.start - cutAt).toBeLessThanOrEqual(2_000 + 15_000 + 2_000);
     rec.assertNoOverlap();
     for (const c of controllers) c.abort();
     await Promise.all(runs);
@@ -465,12 +545,17 @@ describe('createLeaderElector: several electors', () => {
   });
 });
 
+/** A Lease held by `holder` (none for `''`). */
 function leaseHeldBy(holder: string, seconds = 15): KubeObject {
   return {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { namespace: LEASE.namespace, name: LEASE.name },
-    spec: { holderIdentity: holder, leaseDurationSeconds: seconds, leaseTransitions: 3 },
+    spec: {
+      ...(holder ? { holderIdentity: holder } : {}),
+      leaseDurationSeconds: seconds,
+      leaseTransitions: 3,
+    },
   } as KubeObject;
 }
 
