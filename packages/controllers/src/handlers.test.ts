@@ -128,28 +128,47 @@ describe('enqueueForParentHandler', () => {
     ]);
   });
 
-  it('keys cluster-scoped parents without a namespace, and matches the core group', () => {
+  it('keys owners by the parent scope: cluster-scoped without a namespace, namespaced in the child namespace', () => {
     const keys: ObjectKey[] = [];
-    const fromNode = enqueueForParentHandler({ add: (k) => keys.push(k) }, builtins.Node);
-    fromNode({
+    const sink = { add: (k: ObjectKey) => keys.push(k) };
+    const child = (namespace: string | undefined, kind: string, apiVersion: string, name: string) => ({
       metadata: {
-        name: 'p',
-        namespace: 'ns',
-        ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: '1' }],
+        name: 'child',
+        ...(namespace ? { namespace } : {}),
+        ownerReferences: [{ apiVersion, kind, name, uid: '1' }],
       },
     });
-    const fromGvk = enqueueForParentHandler(
-      { add: (k) => keys.push(k) },
-      { group: '', version: 'v1', kind: 'Pod' },
+    // Resource descriptors carry the scope.
+    enqueueForParentHandler(sink, builtins.Node)(child('ns', 'Node', 'v1', 'n1'));
+    enqueueForParentHandler(sink, builtins.Pod)(child('ns', 'Pod', 'v1', 'p1'));
+    // So does a hand-written parent kind, e.g. a cluster-scoped custom resource.
+    const cluster = { group: 'example.com', kind: 'Tenant', namespaced: false };
+    enqueueForParentHandler(sink, cluster)(child('ns', 'Tenant', 'example.com/v1', 't1'));
+    enqueueForParentHandler(sink, cluster)(child(undefined, 'Tenant', 'example.com/v2', 't2'));
+    const namespaced = { group: 'example.com', kind: 'App', namespaced: true };
+    enqueueForParentHandler(sink, namespaced)(child('team', 'App', 'example.com/v1', 'a1'));
+    // A cluster-scoped child cannot have a namespaced owner: no key to make.
+    enqueueForParentHandler(sink, namespaced)(child(undefined, 'App', 'example.com/v1', 'a2'));
+    expect(keys).toEqual([
+      { name: 'n1' },
+      { namespace: 'ns', name: 'p1' },
+      { name: 't1' },
+      { name: 't2' },
+      { namespace: 'team', name: 'a1' },
+    ]);
+  });
+
+  it('refuses a parent that does not say whether it is namespaced, such as a bare GVK', () => {
+    const sink = { add: () => {} };
+    const gvk = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole' };
+    // @ts-expect-error a GVK alone does not type-check either
+    expect(() => enqueueForParentHandler(sink, gvk)).toThrow(TypeError);
+    expect(() => enqueueForParentHandler(sink, gvk as never)).toThrow(
+      /does not say whether ClusterRole is namespaced; pass its resource descriptor/,
     );
-    fromGvk({
-      metadata: {
-        name: 'x',
-        namespace: 'ns',
-        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p1', uid: '2' }],
-      },
-    });
-    expect(keys).toEqual([{ name: 'n1' }, { namespace: 'ns', name: 'p1' }]);
+    expect(() => enqueueForParentHandler(sink, undefined as never)).toThrow(
+      /parent must be a resource descriptor/,
+    );
   });
 });
 

@@ -1,12 +1,12 @@
 import {
   extractTombstone,
-  type GroupVersionKind,
   type KubeObject,
   type ObjectKey,
   parseApiVersion,
   type ResourceEventHandler,
   type Tombstone,
 } from '@kubeloom/kube';
+import { describeValue } from './internal/describe.ts';
 import type { KeySink } from './queue.ts';
 
 /**
@@ -90,38 +90,59 @@ export function filteredObjectSpecHandler<T extends KubeObject = KubeObject>(
   };
 }
 
-/** Identifies a parent kind for {@link enqueueForParentHandler}: a GVK (version ignored) or a resource descriptor. */
+/**
+ * Identifies a parent kind for {@link enqueueForParentHandler}: a resource descriptor such as
+ * `builtins.ReplicaSet` (it carries all three fields), or `{ group, kind, namespaced }`.
+ */
 export interface ParentKind {
   /** The API group; `''` for the core group. */
   readonly group: string;
   /** The kind, e.g. `Deployment`. */
   readonly kind: string;
   /**
-   * False when the parent is cluster-scoped: its key then has no namespace. Default true: owner
-   * references point to the same namespace as the child.
+   * Whether the parent kind is namespaced. Required: owner references carry no namespace, so a
+   * namespaced parent's key takes the child's namespace and a cluster-scoped parent's key has
+   * none, and a bare group/version/kind cannot tell the two apart.
    */
-  readonly namespaced?: boolean;
+  readonly namespaced: boolean;
 }
 
 /**
  * Returns a function that, given a child object, adds the key of every owner of kind `parent`
- * (matched on group and kind, any version) to `queue`. Use it with {@link objectHandler} on the
- * informer of the children to reconcile the parent when a child changes:
- * `pods.addEventHandler(objectHandler(enqueueForParentHandler(queue, builtins.ReplicaSet)))`.
+ * (matched on group and kind, any version) to `queue`: `{ namespace, name }` in the child's
+ * namespace for a namespaced parent, `{ name }` for a cluster-scoped one. Use it with
+ * {@link objectHandler} on the informer of the children to reconcile the parent when a child
+ * changes: `pods.addEventHandler(objectHandler(enqueueForParentHandler(queue, builtins.ReplicaSet)))`.
+ *
+ * @throws TypeError when `parent` does not say whether it is namespaced (e.g. a bare GVK).
  */
 export function enqueueForParentHandler(
   queue: KeySink<ObjectKey>,
-  parent: ParentKind | GroupVersionKind,
+  parent: ParentKind,
 ): (child: KubeObject) => void {
-  const namespaced = (parent as ParentKind).namespaced ?? true;
+  if (typeof parent?.kind !== 'string' || typeof parent.group !== 'string') {
+    throw new TypeError(
+      `enqueueForParentHandler: parent must be a resource descriptor or { group, kind, namespaced }, got ${describeValue(parent)}`,
+    );
+  }
+  if (typeof parent.namespaced !== 'boolean') {
+    throw new TypeError(
+      `enqueueForParentHandler: parent ${describeValue(parent)} does not say whether ${parent.kind} is namespaced; ` +
+        'pass its resource descriptor (e.g. builtins.Deployment) or add namespaced: true or false, ' +
+        'so cluster-scoped owners are keyed without a namespace',
+    );
+  }
+  const { group, kind, namespaced } = parent;
   return (child) => {
     const refs = child.metadata?.ownerReferences;
     if (!refs) return;
     const namespace = child.metadata?.namespace;
     for (const ref of refs) {
-      if (ref.kind !== parent.kind || !ref.name) continue;
-      if (parseApiVersion(ref.apiVersion ?? '').group !== parent.group) continue;
-      queue.add(namespaced && namespace ? { namespace, name: ref.name } : { name: ref.name });
+      if (ref.kind !== kind || !ref.name) continue;
+      if (parseApiVersion(ref.apiVersion ?? '').group !== group) continue;
+      if (!namespaced) queue.add({ name: ref.name });
+      // A cluster-scoped child cannot have a namespaced owner: nothing to key it by.
+      else if (namespace) queue.add({ namespace, name: ref.name });
     }
   };
 }
