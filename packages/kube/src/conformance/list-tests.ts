@@ -199,6 +199,17 @@ export function listTests(ctx: ConformanceContext): void {
     expect(await sel('status.phase=Running')).toEqual(['running']);
     expect(await sel('status.phase!=Running,spec.nodeName!=node-a')).toEqual(['pending']);
     expect(await sel('spec.hostNetwork=false')).toEqual(['pending', 'running', 'scheduled']);
+    // The phase a new pod starts in.
+    expect(await sel('status.phase=Pending')).toEqual(['pending', 'scheduled']);
+    // The other pod fields are accepted (these values select nothing).
+    for (const field of [
+      'spec.restartPolicy=OnFailure',
+      'spec.schedulerName=none',
+      'spec.serviceAccountName=none',
+      'status.podIP=192.0.2.1',
+      'status.nominatedNodeName=none',
+    ])
+      expect(await sel(field)).toEqual([]);
     expectStatus(await apiError(api.list(builtins.Pod, { namespace: ns, fieldSelector: 'spec.foo=x' })), {
       code: 400,
       reason: 'BadRequest',
@@ -345,5 +356,48 @@ export function listTests(ctx: ConformanceContext): void {
     expect(old.items.map((o) => [o.metadata?.name, (o as KubeObject & { data?: unknown }).data])).toEqual([
       ['a', { v: '1' }],
     ]);
+  });
+
+  it('field selectors of nodes (spec.unschedulable, no metadata.namespace) and services (spec.type)', async () => {
+    const { api, newNamespace } = ctx.target;
+    const ns = await newNamespace();
+    const node = `${ns}-node`;
+    await api.create(builtins.Node, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: node },
+      spec: { unschedulable: true },
+    } as KubeObject);
+    try {
+      const nodes = async (fieldSelector: string) => names(await api.list(builtins.Node, { fieldSelector }));
+      expect(await nodes(`metadata.name=${node},spec.unschedulable=true`)).toEqual([node]);
+      expect(await nodes(`metadata.name=${node},spec.unschedulable=false`)).toEqual([]);
+      expectStatus(await apiError(api.list(builtins.Node, { fieldSelector: 'metadata.namespace=x' })), {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'field label not supported: metadata.namespace',
+      });
+    } finally {
+      await api.delete(builtins.Node, node);
+    }
+    await api.create(builtins.Service, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'ext', namespace: ns },
+      spec: { type: 'ExternalName', externalName: 'example.com' },
+    } as KubeObject);
+    const services = async (fieldSelector: string) =>
+      names(await api.list(builtins.Service, { namespace: ns, fieldSelector }));
+    expect(await services('spec.type=ExternalName')).toEqual(['ext']);
+    expect(await services('spec.type=ClusterIP')).toEqual([]);
+    expect(await services('spec.clusterIP=192.0.2.1')).toEqual([]);
+    expectStatus(
+      await apiError(api.list(builtins.Service, { namespace: ns, fieldSelector: 'spec.ports=x' })),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'field label not supported: spec.ports',
+      },
+    );
   });
 }

@@ -87,7 +87,7 @@ export function patchTests(ctx: ConformanceContext): void {
     expect(escaped.spec).toEqual({ 'a~b/c': 1 });
   });
 
-  it('an invalid label is 422 Invalid with a metadata.labels cause', async () => {
+  it('an invalid label key or value is 422 Invalid with a metadata.labels cause', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a'));
@@ -99,6 +99,18 @@ export function patchTests(ctx: ConformanceContext): void {
     expect(err.status?.message).toMatch(
       /^ConfigMap "a" is invalid: metadata.labels: Invalid value: "a~b\/c": prefix part a lowercase RFC 1123 subdomain/,
     );
+    const value = await apiError(
+      api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { ok: 'bad value!' } } }, 'merge'),
+    );
+    expect(value.code).toBe(422);
+    expect(value.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message:
+          "Invalid value: \"bad value!\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        field: 'metadata.labels',
+      },
+    ]);
   });
 
   it('a failing JSON patch test, or a path that does not exist, is 422 Invalid', async () => {
