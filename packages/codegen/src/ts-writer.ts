@@ -343,7 +343,11 @@ export function versionToTypeScript(
     );
   }
   if (withClient)
-    imports.push(`import { type Client, type ClientOptions, newClient } from '@kubeloom/kclient';`);
+    imports.push(
+      v.scale
+        ? `import { type Client, type ClientOptions, newClient, type WithScale, withScale } from '@kubeloom/kclient';`
+        : `import { type Client, type ClientOptions, newClient } from '@kubeloom/kclient';`,
+    );
   const descriptor: string[] = [
     `  group: ${JSON.stringify(r.group)},`,
     `  version: ${JSON.stringify(v.name)},`,
@@ -377,12 +381,16 @@ export function versionToTypeScript(
   }
   if (withClient) {
     const omitted = hasStatus ? '' : "'updateStatus' | 'patchStatus' | 'applyStatus'";
-    out += `\n/** A typed client for ${kind}${hasStatus ? '' : ' (no status subresource, so no status writes)'}. */\n`;
-    out += omitted
-      ? `export type ${kind}Client = Omit<Client<${kind}>, ${omitted}>;\n`
-      : `export type ${kind}Client = Client<${kind}>;\n`;
+    const notes = [
+      hasStatus ? 'status writes' : 'no status subresource, so no status writes',
+      v.scale ? 'getScale/updateScale' : 'no scale subresource, so no scale methods',
+    ];
+    const base = omitted ? `Omit<Client<${kind}>, ${omitted}>` : `Client<${kind}>`;
+    out += `\n/** A typed client for ${kind} (${notes.join('; ')}). */\n`;
+    out += `export type ${kind}Client = ${v.scale ? `WithScale<${base}>` : base};\n`;
     out += `\n/** Creates a typed client for ${kind} (${r.plural}.${r.group}/${v.name}). */\n`;
-    out += `export function new${kind}Client(kube: KubeClient, options?: ClientOptions<${kind}>): ${kind}Client {\n  return newClient(kube, ${kind}Resource, options);\n}\n`;
+    const make = `newClient(kube, ${kind}Resource, options)`;
+    out += `export function new${kind}Client(kube: KubeClient, options?: ClientOptions<${kind}>): ${kind}Client {\n  return ${v.scale ? `withScale(${make})` : make};\n}\n`;
   }
   return out;
 }
