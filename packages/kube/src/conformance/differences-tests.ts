@@ -97,11 +97,11 @@ export function differencesTests(ctx: ConformanceContext): void {
     const owned = configMap(ns, 'o');
     owned.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'u1' }];
     const applied = await api.patch(builtins.ConfigMap, 'o', ns, owned, 'apply', { fieldManager: 'alice' });
-    const fields = (applied.metadata?.managedFields?.[0]?.fieldsV1 ?? {}) as Record<
+    const appliedFields = (applied.metadata?.managedFields?.[0]?.fieldsV1 ?? {}) as Record<
       string,
       Record<string, unknown>
     >;
-    const item = fields['f:metadata']?.['f:ownerReferences'];
+    const item = appliedFields['f:metadata']?.['f:ownerReferences'];
     if (kind === 'real') expect(item).toEqual({ 'k:{"uid":"u1"}': {} });
     else
       expect(item).toEqual({
