@@ -36,7 +36,12 @@ export interface LeaderElectionMetricsRecorder {
  * Queues and electors record nothing when no metrics are configured.
  */
 export interface ControllerMetrics {
-  /** A recorder for the queue `name`; `stats` is read when metrics are collected. */
+  /**
+   * A recorder for the queue `name`, called when the queue is constructed; `stats` is read when
+   * metrics are collected. The queue calls the recorder's `close` when it stops; a queue that
+   * never runs and is never shut down never does, so hold `stats` weakly (as
+   * {@link prometheusMetrics} does) rather than keep such a queue alive.
+   */
   queue(name: string, stats: QueueStats): QueueMetricsRecorder;
   /** A recorder for the leader election of lease `name`. */
   leaderElection(name: string): LeaderElectionMetricsRecorder;

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { noopLogger } from '@kubeloom/kube';
 import * as promClient from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -28,6 +30,13 @@ async function values(registry: promClient.Registry, metric: string): Promise<Re
     out[`${v.labels.name}${suffix}${le}`] = v.value;
   }
   return out;
+}
+
+/** `gc()`, also when Node was started without `--expose-gc`. */
+function exposeGc(): () => void {
+  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
 }
 
 describe('prometheusMetrics', () => {
@@ -99,6 +108,48 @@ describe('prometheusMetrics', () => {
     expect(await values(registry, 'workqueue_depth')).toEqual({ same: 2 });
     b.shutDownEarly();
     expect(await values(registry, 'workqueue_depth')).toEqual({ same: 0 });
+  });
+
+  it('a scrape visits only live queues, however many closed before', async () => {
+    const registry = new promClient.Registry();
+    const metrics = prometheusMetrics({ registry, promClient });
+    for (let i = 0; i < 500; i++) {
+      const q = createQueue<string>({ name: `short-lived-${i}`, reconciler: () => {}, metrics });
+      q.add('k');
+      q.shutDownEarly();
+    }
+    const live = createQueue<string>({ name: 'live', reconciler: () => {}, metrics });
+    live.add('k');
+    const set = vi.spyOn(promClient.Gauge.prototype, 'set');
+    const depth = await values(registry, 'workqueue_depth');
+    // One value per gauge for the live queue; the closed names were zeroed once, when they closed.
+    expect(set).toHaveBeenCalledTimes(3);
+    expect(depth.live).toBe(1);
+    expect(depth['short-lived-0']).toBe(0);
+    expect(depth['short-lived-499']).toBe(0);
+    live.shutDownEarly();
+    expect((await values(registry, 'workqueue_depth')).live).toBe(0);
+  });
+
+  it('unregisters a queue that was dropped without being run or shut down', async () => {
+    vi.useRealTimers();
+    const collectGarbage = exposeGc();
+    const registry = new promClient.Registry();
+    const metrics = prometheusMetrics({ registry, promClient });
+    const kept = createQueue<string>({ name: 'kept', reconciler: () => {}, metrics });
+    kept.add('k');
+    (() => {
+      const dropped = createQueue<string>({ name: 'dropped', reconciler: () => {}, metrics });
+      dropped.add('a');
+      dropped.add('b');
+    })();
+    expect(await values(registry, 'workqueue_depth')).toEqual({ kept: 1, dropped: 2 });
+    for (let i = 0; i < 50 && (await values(registry, 'workqueue_depth')).dropped !== 0; i++) {
+      await new Promise((r) => setImmediate(r)); // ends the job that kept weak targets alive
+      collectGarbage();
+    }
+    expect(await values(registry, 'workqueue_depth')).toEqual({ kept: 1, dropped: 0 });
+    kept.shutDownEarly();
   });
 
   it('refuses a registry that already has one of the names from elsewhere', () => {

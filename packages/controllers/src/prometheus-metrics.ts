@@ -74,9 +74,16 @@ export interface PrometheusMetricsOptions {
 /** client-go's workqueue histogram buckets: 10 ns to 1000 s, ×10 per bucket. */
 const DURATION_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
 
+/** What the registry knows of one queue; only the queue (through its recorder) holds it strongly. */
 interface QueueEntry {
-  readonly name: string;
+  readonly labels: { readonly name: string };
   readonly stats: QueueStats;
+}
+
+/** A registered queue, held weakly: a queue dropped without being shut down is not kept alive. */
+interface Tracked {
+  readonly name: string;
+  readonly ref: WeakRef<QueueEntry>;
 }
 
 interface RegistryState {
@@ -88,9 +95,10 @@ interface RegistryState {
   readonly unfinished: PromGauge;
   readonly longest: PromGauge;
   readonly leader: PromGauge;
-  readonly queues: Set<QueueEntry>;
-  /** Names of queues that closed and must report zero once. */
-  readonly closedNames: Set<string>;
+  /** Live queues by name (several queues may share one); a name leaves with its last queue. */
+  readonly queues: Map<string, Set<Tracked>>;
+  /** Unregisters queues that were garbage-collected without being shut down. */
+  readonly finalizer: FinalizationRegistry<Tracked>;
 }
 
 const states = new WeakMap<PromRegistry, RegistryState>();
@@ -106,6 +114,13 @@ const states = new WeakMap<PromRegistry, RegistryState>();
  * registry reuses the same metrics. prom-client stays an optional peer dependency: pass the
  * module in, or use {@link importPrometheusMetrics}.
  *
+ * A queue is registered from its construction until it closes (its run ended, or
+ * `shutDownEarly()`); its gauges then drop to zero, and scrapes no longer visit it. A queue that
+ * is dropped without ever running or being shut down is held only weakly: once garbage-collected,
+ * it is unregistered the same way. Each queue or lease name stays a label value of these metrics
+ * for the registry's lifetime, as with any Prometheus label: use a fixed set of names, not one
+ * per object or request.
+ *
  * @throws Error when the registry already holds one of these names from another source.
  */
 export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMetrics {
@@ -118,18 +133,24 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMet
   const s = state;
   return {
     queue(name: string, stats: QueueStats): QueueMetricsRecorder {
-      const labels = { name };
-      const entry: QueueEntry = { name, stats };
-      s.queues.add(entry);
-      s.closedNames.delete(name);
+      const entry: QueueEntry = { labels: { name }, stats };
+      const tracked: Tracked = { name, ref: new WeakRef(entry) };
+      let set = s.queues.get(name);
+      if (!set) {
+        set = new Set();
+        s.queues.set(name, set);
+      }
+      set.add(tracked);
+      s.finalizer.register(entry, tracked, tracked);
+      // The recorder's closures hold `entry`: it lives exactly as long as the queue.
       return {
-        add: () => s.adds.inc(labels),
-        retry: () => s.retries.inc(labels),
-        observeQueueDuration: (seconds) => s.queueDuration.observe(labels, seconds),
-        observeWorkDuration: (seconds) => s.workDuration.observe(labels, seconds),
+        add: () => s.adds.inc(entry.labels),
+        retry: () => s.retries.inc(entry.labels),
+        observeQueueDuration: (seconds) => s.queueDuration.observe(entry.labels, seconds),
+        observeWorkDuration: (seconds) => s.workDuration.observe(entry.labels, seconds),
         close: () => {
-          // The name reports 0 from now on, unless another live queue has it.
-          if (s.queues.delete(entry)) s.closedNames.add(name);
+          s.finalizer.unregister(tracked);
+          unregister(s, tracked);
         },
       };
     },
@@ -164,9 +185,22 @@ export async function importPrometheusMetrics(registry: PromRegistry): Promise<C
   return prometheusMetrics({ registry, promClient: typeof m.Gauge === 'function' ? m : m.default! });
 }
 
+/**
+ * Forgets a queue that closed or was garbage-collected. The last queue of a name sets the name's
+ * gauges to zero once, here, so scrapes only ever visit live queues.
+ */
+function unregister(s: RegistryState, tracked: Tracked): void {
+  const set = s.queues.get(tracked.name);
+  if (!set?.delete(tracked) || set.size !== 0) return;
+  s.queues.delete(tracked.name);
+  const labels = { name: tracked.name };
+  s.depth.set(labels, 0);
+  s.unfinished.set(labels, 0);
+  s.longest.set(labels, 0);
+}
+
 function createState(registry: PromRegistry, prom: PromClientModule): RegistryState {
-  const queues = new Set<QueueEntry>();
-  const closedNames = new Set<string>();
+  const queues = new Map<string, Set<Tracked>>();
   const make = <M>(
     ctor: new (c: PromMetricConfig) => M,
     config: Omit<PromMetricConfig, 'labelNames' | 'registers'>,
@@ -182,14 +216,28 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
     return metric;
   };
 
-  // Gauges computed from the queues at scrape time; queues sharing a name are summed (longest: max).
+  // Gauges computed from the live queues at scrape time; queues sharing a name are summed
+  // (longest: max). A queue found collected is unregistered on the way.
+  let state!: RegistryState;
   const perName = (read: (stats: QueueStats) => number, combine: (a: number, b: number) => number) => {
     const out = new Map<string, number>();
-    for (const name of closedNames) out.set(name, 0);
-    for (const q of queues) {
-      const v = read(q.stats);
-      const prev = out.get(q.name);
-      out.set(q.name, prev === undefined ? v : combine(prev, v));
+    const gone: Tracked[] = [];
+    for (const [name, set] of queues) {
+      let value: number | undefined;
+      for (const tracked of set) {
+        const entry = tracked.ref.deref();
+        if (entry === undefined) {
+          gone.push(tracked);
+          continue;
+        }
+        const v = read(entry.stats);
+        value = value === undefined ? v : combine(value, v);
+      }
+      if (value !== undefined) out.set(name, value);
+    }
+    for (const tracked of gone) {
+      state.finalizer.unregister(tracked);
+      unregister(state, tracked);
     }
     return out;
   };
@@ -223,7 +271,7 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
       }
     },
   });
-  return {
+  state = {
     depth,
     unfinished,
     longest,
@@ -252,6 +300,7 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
         "'name' is the string used to identify the lease. Please make sure to group by name.",
     }),
     queues,
-    closedNames,
+    finalizer: new FinalizationRegistry<Tracked>((tracked) => unregister(state, tracked)),
   };
+  return state;
 }
