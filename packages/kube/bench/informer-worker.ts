@@ -127,22 +127,14 @@ async function watch(): Promise<void> {
   const t0 = performance.now();
   if (variant === 'kubeloom') {
     // The informer lists first; give it an empty list at the start RV so it replays every event after it.
-    const http = new HttpApiClient(kc);
     // The real transport, except that the list is empty at the start resourceVersion.
-    const api: ApiClient = {
-      get: (...a) => http.get(...a),
-      list: async <T extends KubeObject>(): Promise<ObjectList<T>> => ({
-        metadata: { resourceVersion: startRV },
-        items: [],
-      }),
-      watch: (...a) => http.watch(...a),
-      create: (...a) => http.create(...a),
-      update: (...a) => http.update(...a),
-      patch: (...a) => http.patch(...a),
-      delete: (...a) => http.delete(...a),
-      request: (r) => http.request(r),
-      close: () => http.close(),
-    };
+    class ReplayApi extends HttpApiClient {
+      override async list<T extends KubeObject>(): Promise<ObjectList<T>> {
+        return { metadata: { resourceVersion: startRV }, items: [] };
+      }
+    }
+    const api = new ReplayApi(kc);
+    const http = api;
     const kube = newKubeClient({ api, logger: noopLogger, tuning: { watchTimeoutSeconds: [3600, 3600] } });
     const informer = kube.informer(resource, { namespace });
     informer.addEventHandler({ onAdd: onEvent, onUpdate: onEvent, onDelete: onEvent });
