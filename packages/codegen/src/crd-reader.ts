@@ -336,11 +336,38 @@ function getValue(map: YAMLMap | undefined, key: string): Node | null {
   return (pair?.value as Node | undefined) ?? null;
 }
 
+/**
+ * Reports keys of a CRD-level map the model does not carry (so nothing is dropped silently):
+ * `where` names the map, `allowed` its known keys.
+ */
+function onlyKeys(ctx: Ctx, map: YAMLMap, where: string, allowed: readonly string[]): void {
+  for (const [key, , pair] of entries(map)) {
+    if (!allowed.includes(key))
+      ctx.error(
+        pair,
+        `unknown field ${where}.${key} (known: ${allowed.join(', ')}); kubeloom-gen would drop it`,
+      );
+  }
+}
+
+const VERSION_KEYS = [
+  'name',
+  'served',
+  'storage',
+  'deprecated',
+  'deprecationWarning',
+  'schema',
+  'subresources',
+  'additionalPrinterColumns',
+  'selectableFields',
+];
+
 function readVersion(ctx: Ctx, node: Node): VersionModel | undefined {
   if (!isMap(node)) {
     ctx.error(node, 'each spec.versions entry must be a map');
     return undefined;
   }
+  onlyKeys(ctx, node, 'spec.versions[]', VERSION_KEYS);
   const name = str(ctx, getValue(node, 'name'), 'spec.versions[].name') ?? '?';
   const where = `version ${name}`;
   const schemaWrapper = getMap(ctx, node, 'schema', where);
@@ -359,6 +386,8 @@ function readVersion(ctx: Ctx, node: Node): VersionModel | undefined {
   if (typeof warning === 'string') v.deprecationWarning = warning;
   const sub = getMap(ctx, node, 'subresources', where, false);
   if (sub) {
+    onlyKeys(ctx, sub, 'subresources', ['status', 'scale']);
+    if (sub.items.length === 0) v.explicitSubresources = true;
     if (getValue(sub, 'status')) v.statusSubresource = true;
     const scale = getValue(sub, 'scale');
     if (scale) {
@@ -374,7 +403,20 @@ function readVersion(ctx: Ctx, node: Node): VersionModel | undefined {
       }
     }
   }
-  const cols = js(getValue(node, 'additionalPrinterColumns'));
+  const colsNode = getValue(node, 'additionalPrinterColumns');
+  if (isSeq(colsNode)) {
+    for (const c of colsNode.items)
+      if (isMap(c))
+        onlyKeys(ctx, c, 'additionalPrinterColumns[]', [
+          'name',
+          'type',
+          'jsonPath',
+          'description',
+          'format',
+          'priority',
+        ]);
+  }
+  const cols = js(colsNode);
   if (Array.isArray(cols)) {
     v.printerColumns = (cols as Array<Record<string, unknown>>).map((c) => {
       const col: { -readonly [K in keyof PrinterColumn]: PrinterColumn[K] } = {
@@ -409,7 +451,25 @@ function readResource(ctx: Ctx, root: YAMLMap): ResourceModel | undefined {
   const where = `CRD ${metadata?.name ?? '(unnamed)'}`;
   const spec = getMap(ctx, root, 'spec', where);
   if (!spec) return undefined;
+  onlyKeys(ctx, spec, 'spec', [
+    'group',
+    'names',
+    'scope',
+    'versions',
+    'conversion',
+    'preserveUnknownFields',
+    'validation',
+  ]);
   const names = getMap(ctx, spec, 'names', `${where} spec`);
+  if (names)
+    onlyKeys(ctx, names, 'spec.names', [
+      'kind',
+      'listKind',
+      'plural',
+      'singular',
+      'shortNames',
+      'categories',
+    ]);
   const group = str(ctx, getValue(spec, 'group'), 'spec.group');
   const scope = str(ctx, getValue(spec, 'scope'), 'spec.scope');
   if (scope !== undefined && scope !== 'Namespaced' && scope !== 'Cluster') {
@@ -456,6 +516,11 @@ function readResource(ctx: Ctx, root: YAMLMap): ResourceModel | undefined {
   if (annotations) model.annotations = annotations;
   const labels = stringRecord(metadata?.labels);
   if (labels) model.labels = labels;
+  const conversion = getValue(spec, 'conversion');
+  if (conversion !== null) {
+    if (!isMap(conversion)) ctx.error(conversion, 'spec.conversion must be a map');
+    else model.conversion = js(conversion) as Record<string, unknown>;
+  }
   if (metadata?.name && metadata.name !== `${plural}.${group}`) {
     ctx.error(
       getValue(root, 'metadata'),

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { sortKeys } from './internal/sort-keys.ts';
 import type { ResourceModel, SchemaNode, VersionModel } from './ir.ts';
 
 /** A CustomResourceDefinition as plain JSON. */
@@ -81,7 +82,7 @@ function versionToJson(v: VersionModel, options: SchemaJsonOptions): Record<stri
   if (v.printerColumns?.length) out.additionalPrinterColumns = v.printerColumns.map((c) => ({ ...c }));
   if (v.selectableFields?.length) out.selectableFields = v.selectableFields.map((jsonPath) => ({ jsonPath }));
   out.schema = { openAPIV3Schema: schemaToJson(v.schema, options) };
-  if (v.statusSubresource || v.scale) {
+  if (v.statusSubresource || v.scale || v.explicitSubresources) {
     const sub: Record<string, unknown> = {};
     if (v.statusSubresource) sub.status = {};
     if (v.scale) sub.scale = { ...v.scale };
@@ -112,19 +113,9 @@ export function resourceToCrd(r: ResourceModel, options: SchemaJsonOptions = {})
       names,
       scope: r.scope,
       versions: r.versions.map((v) => versionToJson(v, options)),
+      ...(r.conversion ? { conversion: structuredClone(r.conversion) } : {}),
     },
   };
-}
-
-/** Sorts object keys recursively (arrays keep their order): the canonical, deterministic form. */
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
 }
 
 /** Serializes CRD documents as deterministic YAML (sorted keys, `---` between documents). */

@@ -1,10 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileStrict, testOutputDir, writeFiles } from '../test/helpers.ts';
+import { compileStrict, normalizeCrd, parseCrdYaml, testOutputDir, writeFiles } from '../test/helpers.ts';
 import { readCrds } from './crd-reader.ts';
-import { resourceToCrd, sortKeys } from './crd-writer.ts';
+import { resourceToCrd } from './crd-writer.ts';
 import { generateCrds, generateTypes } from './generate.ts';
+import { sortKeys } from './internal/sort-keys.ts';
 import type { ResourceModel } from './ir.ts';
 import { readTypeScript } from './ts-reader.ts';
 import { resourcesToTypeScript } from './ts-writer.ts';
@@ -65,15 +66,45 @@ describe('golden files', () => {
 });
 
 describe('round trips', () => {
-  it('CRD → TS → CRD gives an equivalent CRD (widgets)', () => {
-    const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8');
-    const original = readCrds(text, 'widgets.yaml');
-    const dir = testOutputDir('roundtrip-widgets');
-    const files = writeFiles(dir, resourcesToTypeScript(original, { client: false })).filter(
+  it.each(['widgets.yaml', 'gadgets.yaml'])(
+    'CRD → TS → CRD reproduces the original YAML (%s; only key and version order normalized)',
+    (file) => {
+      const text = readFileSync(path.join(testdata, 'crds', file), 'utf8');
+      const dir = testOutputDir(`roundtrip-${file}`);
+      const files = writeFiles(dir, resourcesToTypeScript(readCrds(text, file), { client: false })).filter(
+        (f) => !f.endsWith('index.ts'),
+      );
+      const back = readTypeScript(files, { baseDir: dir }).resources.map((r) => resourceToCrd(r));
+      expect(back.map(normalizeCrd)).toEqual(parseCrdYaml(text).map(normalizeCrd));
+    },
+  );
+
+  it('keeps subresources: {} and spec.conversion, which the model carries explicitly', () => {
+    const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8')
+      .replace(
+        '      subresources:\n        status: {}\n        scale:\n          specReplicasPath: .spec.size\n          statusReplicasPath: .status.size\n',
+        '      subresources: {}\n',
+      )
+      .replace('  scope: Namespaced\n', '  scope: Namespaced\n  conversion:\n    strategy: None\n');
+    const original = parseCrdYaml(text);
+    expect(
+      (original[0]!.spec as { versions: Array<{ subresources?: unknown }> }).versions[0]!.subresources,
+    ).toEqual({});
+    const dir = testOutputDir('roundtrip-explicit');
+    const files = writeFiles(dir, resourcesToTypeScript(readCrds(text, 'w.yaml'), { client: false })).filter(
       (f) => !f.endsWith('index.ts'),
     );
-    const back = readTypeScript(files, { baseDir: dir });
-    expect(canonical(back.resources)).toEqual(canonical(original));
+    expect(readFileSync(files.find((f) => f.includes('/v1/'))!, 'utf8')).toContain('@subresource none');
+    const back = readTypeScript(files, { baseDir: dir }).resources.map((r) => resourceToCrd(r));
+    expect(back.map(normalizeCrd)).toEqual(original.map(normalizeCrd));
+  });
+
+  it('refuses CRD fields it would drop, naming the file and line', () => {
+    const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8').replace(
+      '  scope: Namespaced',
+      '  scope: Namespaced\n  frobnicate: true',
+    );
+    expect(() => readCrds(text, 'w.yaml')).toThrow(/w\.yaml:\d+:\d+: unknown field spec\.frobnicate/);
   });
 
   it('TS → CRD → TS → CRD gives the same CRD (egress types)', () => {

@@ -18,7 +18,6 @@ export {
   resourceToCrd,
   type SchemaJsonOptions,
   schemaToJson,
-  sortKeys,
 } from './crd-writer.ts';
 export {
   expandInputs,
@@ -42,19 +41,11 @@ export type {
   SourceLocation,
   VersionModel,
 } from './ir.ts';
-export {
-  IGNORED_TAGS,
-  MARKERS,
-  MARKERS_BY_NAME,
-  type MarkerSpec,
-  type MarkerTarget,
-  type MarkerValue,
-  suggestMarker,
-} from './markers.ts';
+export { MARKERS, type MarkerSpec, type MarkerTarget, type MarkerValue } from './markers.ts';
 export { type ClusterRoleDocument, clusterRoleToYaml, permissionsToClusterRole } from './rbac.ts';
 export { createValidator, type ObjectValidator, type ValidationResult } from './runtime/validator.ts';
-export { checkResource, isIntOrStringJunctor, re2Incompatibility } from './structural.ts';
-export { compareVersions, jsonToSchema, type ReadTypeScriptOptions, readTypeScript } from './ts-reader.ts';
+export { checkResource } from './structural.ts';
+export { type ReadTypeScriptOptions, readTypeScript } from './ts-reader.ts';
 export {
   type GeneratedFile,
   moduleFileName,

@@ -180,6 +180,11 @@ export interface VersionModel {
   statusSubresource?: boolean;
   /** The scale subresource, when enabled. */
   scale?: ScaleSubresource;
+  /**
+   * The CRD writes `subresources: {}` although no subresource is enabled (kept so a CRD
+   * round-trips exactly; `@subresource none` in TypeScript).
+   */
+  explicitSubresources?: boolean;
   /** Extra `kubectl get` columns. */
   printerColumns?: PrinterColumn[];
   /** Fields usable in field selectors (JSONPaths). */
@@ -212,6 +217,8 @@ export interface ResourceModel {
   annotations?: Record<string, string>;
   /** CRD metadata labels. */
   labels?: Record<string, string>;
+  /** `spec.conversion`, as written (e.g. `{strategy: None}` or a webhook configuration). */
+  conversion?: Record<string, unknown>;
   /** Where the resource was declared. */
   location?: SourceLocation;
 }

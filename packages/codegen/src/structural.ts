@@ -1,4 +1,6 @@
 import type { CodegenIssue } from './codegen-error.ts';
+import { isIntOrStringJunctor } from './internal/int-or-string.ts';
+import { re2Incompatibility } from './internal/re2-compat.ts';
 import type { ResourceModel, SchemaNode, SourceLocation, VersionModel } from './ir.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -57,43 +59,6 @@ const STATUS_ROOT_ALLOWED = new Set<string>([
   'maxProperties',
   'minProperties',
 ]);
-
-/**
- * Whether a regular expression uses something RE2 (the apiserver's engine) rejects: look-around
- * or back-references. Returns the reason, or undefined when the pattern is acceptable.
- */
-export function re2Incompatibility(pattern: string): string | undefined {
-  if (/\(\?[=!]|\(\?<[=!]/.test(pattern)) return 'look-around assertions are not supported by RE2';
-  if (/(^|[^\\])(\\\\)*\\[1-9]/.test(pattern)) return 'back-references are not supported by RE2';
-  try {
-    new RegExp(pattern, 'u');
-  } catch {
-    try {
-      new RegExp(pattern);
-    } catch (e) {
-      return `it does not compile: ${(e as Error).message}`;
-    }
-  }
-  return undefined;
-}
-
-function isIntOrStringPair(list: readonly SchemaNode[] | undefined): boolean {
-  if (list?.length !== 2) return false;
-  const types = list.map(
-    (s) =>
-      Object.keys(s)
-        .filter((k) => k !== 'location')
-        .join(',') === 'type' && s.type,
-  );
-  return types[0] === 'integer' && types[1] === 'string';
-}
-
-/** The two junctor shapes the apiserver allows with `x-kubernetes-int-or-string`. */
-export function isIntOrStringJunctor(node: SchemaNode, key: 'anyOf' | 'oneOf' | 'allOf'): boolean {
-  if (key === 'anyOf') return isIntOrStringPair(node.anyOf);
-  if (key === 'allOf') return node.allOf?.length === 1 && isIntOrStringPair(node.allOf[0]?.anyOf);
-  return false;
-}
 
 class Checker {
   readonly issues: CodegenIssue[] = [];

@@ -2,8 +2,11 @@ import path from 'node:path';
 import ts from 'typescript';
 import { parseCel } from './cel/parser.ts';
 import { CodegenError, type CodegenIssue } from './codegen-error.ts';
+import { compareVersions } from './internal/compare-versions.ts';
 import { type DocComment, type DocTag, parseArgs, parseDocComment } from './internal/jsdoc.ts';
+import { jsonToSchema } from './internal/json-to-schema.ts';
 import { knownType } from './internal/known-types.ts';
+import { IGNORED_TAGS, MARKERS_BY_NAME, suggestMarker } from './internal/marker-lookup.ts';
 import type {
   ApiModel,
   CelReason,
@@ -16,7 +19,7 @@ import type {
   SourceLocation,
   VersionModel,
 } from './ir.ts';
-import { IGNORED_TAGS, MARKERS_BY_NAME, type MarkerTarget, suggestMarker } from './markers.ts';
+import type { MarkerTarget } from './markers.ts';
 import { checkResource } from './structural.ts';
 
 /** Options for {@link readTypeScript}. */
@@ -58,6 +61,7 @@ const RESOURCE_TAGS = new Set([
   'selectableField',
   'crdAnnotation',
   'crdLabel',
+  'conversion',
 ]);
 const CEL_REASONS = new Set([
   'FieldValueInvalid',
@@ -962,6 +966,7 @@ class Reader {
       if (!a) continue;
       const what = a.positional[0];
       if (what === 'status') version.statusSubresource = true;
+      else if (what === 'none') version.explicitSubresources = true;
       else if (what === 'scale') {
         const spec = a.named.get('specPath');
         const status = a.named.get('statusPath');
@@ -981,7 +986,7 @@ class Reader {
       } else
         this.error(
           this.tagLoc(doc, t),
-          `@subresource takes status or scale, got ${JSON.stringify(what ?? '')}`,
+          `@subresource takes status, scale or none, got ${JSON.stringify(what ?? '')}`,
         );
     }
     for (const t of tags('printColumn')) {
@@ -1033,6 +1038,13 @@ class Reader {
     if (annotations) resource.annotations = annotations;
     const labels = kv('crdLabel');
     if (labels) resource.labels = labels;
+    const conv = tags('conversion')[0];
+    if (conv) {
+      const c = this.json(doc, conv);
+      if (c !== undefined && (c === null || typeof c !== 'object' || Array.isArray(c)))
+        this.error(this.tagLoc(doc, conv), '@conversion takes a JSON object, e.g. {"strategy": "None"}');
+      else if (c !== undefined) resource.conversion = c as Record<string, unknown>;
+    }
     return { resource, version };
   }
 
@@ -1074,35 +1086,6 @@ class Reader {
   }
 }
 
-/** Converts a CRD-form JSON schema (as in `@anyOf` markers) to a schema node. */
-export function jsonToSchema(json: Record<string, unknown>): SchemaNode {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(json ?? {})) {
-    if (k === 'properties')
-      out.properties = Object.fromEntries(
-        Object.entries(v as Record<string, Record<string, unknown>>).map(([n, s]) => [n, jsonToSchema(s)]),
-      );
-    else if (k === 'items' || k === 'not') out[k] = jsonToSchema(v as Record<string, unknown>);
-    else if (k === 'additionalProperties')
-      out[k] = typeof v === 'boolean' ? v : jsonToSchema(v as Record<string, unknown>);
-    else if (k === 'anyOf' || k === 'oneOf' || k === 'allOf')
-      out[k] = (v as Array<Record<string, unknown>>).map(jsonToSchema);
-    else if (k.startsWith('x-kubernetes-')) {
-      const map: Record<string, string> = {
-        'x-kubernetes-int-or-string': 'intOrString',
-        'x-kubernetes-preserve-unknown-fields': 'preserveUnknownFields',
-        'x-kubernetes-embedded-resource': 'embeddedResource',
-        'x-kubernetes-list-type': 'listType',
-        'x-kubernetes-list-map-keys': 'listMapKeys',
-        'x-kubernetes-map-type': 'mapType',
-        'x-kubernetes-validations': 'validations',
-      };
-      out[map[k] ?? k] = v;
-    } else out[k] = v;
-  }
-  return out as SchemaNode;
-}
-
 function mergeResources(
   found: Array<{ resource: ResourceModel; version: VersionModel }>,
   issues: CodegenIssue[],
@@ -1137,6 +1120,15 @@ function mergeResources(
       prev.categories = [...new Set([...(prev.categories ?? []), ...resource.categories])];
     if (resource.annotations) prev.annotations = { ...prev.annotations, ...resource.annotations };
     if (resource.labels) prev.labels = { ...prev.labels, ...resource.labels };
+    if (resource.conversion) {
+      if (prev.conversion && JSON.stringify(prev.conversion) !== JSON.stringify(resource.conversion)) {
+        issues.push({
+          message: `versions of ${resource.kind} disagree on @conversion`,
+          location: resource.location,
+        });
+      }
+      prev.conversion = resource.conversion;
+    }
   }
   const out = [...byKey.values()];
   for (const r of out) {
@@ -1144,24 +1136,6 @@ function mergeResources(
     r.versions.sort((a, b) => compareVersions(b.name, a.name));
   }
   return out.sort((a, b) => (`${a.group}/${a.kind}` < `${b.group}/${b.kind}` ? -1 : 1));
-}
-
-/** Kubernetes version priority: GA > beta > alpha, then by number (v2 > v1, v1beta2 > v1beta1). */
-export function compareVersions(a: string, b: string): number {
-  const parse = (v: string) => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return [0, 0, 0, v] as const;
-    return [
-      1,
-      m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1,
-      Number(m[1]) * 1000 + Number(m[3] ?? 0),
-      v,
-    ] as const;
-  };
-  const pa = parse(a);
-  const pb = parse(b);
-  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return (pa[i] as number) - (pb[i] as number);
-  return a < b ? 1 : a > b ? -1 : 0;
 }
 
 /**

@@ -1,7 +1,8 @@
-import { schemaToJson, sortKeys } from './crd-writer.ts';
+import { schemaToJson } from './crd-writer.ts';
+import { isIntOrStringJunctor } from './internal/int-or-string.ts';
 import { quoteArg, renderDocComment } from './internal/jsdoc.ts';
+import { sortKeys } from './internal/sort-keys.ts';
 import type { ResourceModel, SchemaNode, VersionModel } from './ir.ts';
-import { isIntOrStringJunctor } from './structural.ts';
 
 /** Options for {@link resourcesToTypeScript} and {@link versionToTypeScript}. */
 export interface TypeScriptWriterOptions {
@@ -112,6 +113,23 @@ function enumInType(node: SchemaNode): boolean {
   return false;
 }
 
+/**
+ * The fields of an object in declaration order, except that the required ones take the order of
+ * `required` among themselves (the TypeScript reader lists required fields in declaration order,
+ * so `required` round-trips exactly).
+ */
+function fieldOrder(node: SchemaNode): Array<[string, SchemaNode]> {
+  const fields = Object.entries(node.properties ?? {});
+  const required = (node.required ?? []).filter((k) => node.properties?.[k]);
+  const set = new Set(required);
+  let next = 0;
+  return fields.map(([name, sub]) => {
+    if (!set.has(name)) return [name, sub];
+    const k = required[next++]!;
+    return [k, node.properties![k]!];
+  });
+}
+
 /** Whether a node needs its own declaration to carry markers (in item or map-value position). */
 function isTrivial(node: SchemaNode): boolean {
   const keys = Object.keys(node).filter(
@@ -211,7 +229,7 @@ class Emitter {
   fieldLines(node: SchemaNode, parentName: string, indent: string): string {
     let out = '';
     const required = new Set(node.required ?? []);
-    for (const [name, sub] of Object.entries(node.properties ?? {})) {
+    for (const [name, sub] of fieldOrder(node)) {
       const type = this.typeOf(sub, this.childBase(parentName, name), 'field');
       out += renderDocComment(sub.description, nodeMarkers(sub), indent);
       out += `${indent}${propKey(name)}${required.has(name) ? '' : '?'}: ${type};\n`;
@@ -252,6 +270,7 @@ function resourceMarkers(r: ResourceModel, v: VersionModel): string[] {
         : '@deprecatedVersion',
     );
   if (v.statusSubresource) m.push('@subresource status');
+  if (v.explicitSubresources && !v.statusSubresource && !v.scale) m.push('@subresource none');
   if (v.scale) {
     const s = v.scale;
     m.push(
@@ -266,6 +285,7 @@ function resourceMarkers(r: ResourceModel, v: VersionModel): string[] {
     m.push(`@printColumn ${args.join(' ')}`);
   }
   for (const f of v.selectableFields ?? []) m.push(`@selectableField jsonPath=${quoteArg(f)}`);
+  if (r.conversion) m.push(`@conversion ${json(r.conversion)}`);
   for (const [k, val] of Object.entries(r.annotations ?? {}).sort())
     m.push(`@crdAnnotation ${quoteArg(k)}=${quoteArg(val)}`);
   for (const [k, val] of Object.entries(r.labels ?? {}).sort())
@@ -310,7 +330,7 @@ export function versionToTypeScript(
   e.decls.push('');
   let body = '';
   const required = new Set(root.required ?? []);
-  for (const [name, sub] of Object.entries(root.properties ?? {})) {
+  for (const [name, sub] of fieldOrder(root)) {
     let type: string;
     let markers: string[];
     if (name === 'metadata') {

@@ -1,6 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { parseAllDocuments } from 'yaml';
+import { sortKeys } from '../src/internal/sort-keys.ts';
 import type { GeneratedFile } from '../src/ts-writer.ts';
 
 /** The package directory (for test output that must resolve the workspace packages). */
@@ -54,4 +56,18 @@ export async function until(what: string, done: () => boolean, timeoutMs = 20_00
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The CustomResourceDefinitions of a YAML text as plain JSON, exactly as written. */
+export function parseCrdYaml(text: string): Record<string, unknown>[] {
+  return parseAllDocuments(text)
+    .map((d) => d.toJSON() as Record<string, unknown> | null)
+    .filter((d): d is Record<string, unknown> => d?.kind === 'CustomResourceDefinition');
+}
+
+/** A CRD with only key order and version order normalized (for exact round-trip comparisons). */
+export function normalizeCrd(crd: unknown): unknown {
+  const copy = structuredClone(crd) as { spec?: { versions?: Array<{ name: string }> } };
+  copy.spec?.versions?.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return sortKeys(copy);
 }
