@@ -1,7 +1,7 @@
 import type { Collection, Event, HandlerContext, Registration, TransformationMulti } from './core.ts';
 import { equal } from './equality.ts';
 import { BaseCollection } from './internal/base.ts';
-import { type FilterSpec, matchesObject } from './internal/filter-spec.ts';
+import { type FilterSpec, matchesObject, sameSpec } from './internal/filter-spec.ts';
 import {
   type CollectionDump,
   type CollectionInternals,
@@ -23,6 +23,12 @@ interface InputState {
   deps: Dependency[] | undefined;
   /** The last transformation error, until a computation succeeds. */
   error: string | undefined;
+}
+
+/** True when two dependency lists (of the same shape) record the same filters. */
+function sameDependencies(a: readonly Dependency[], b: readonly Dependency[]): boolean {
+  for (let i = 0; i < a.length; i++) if (!sameSpec(a[i]!.spec, b[i]!.spec)) return false;
+  return true;
 }
 
 /** True when two dependency lists have the same reverse-index entries. */
@@ -287,8 +293,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     st.error = undefined;
     // Dependencies are recorded even for a discarded result, so the input is recomputed when
     // what it waited for changes (Istio P5).
-    this.#replaceDeps(key, st.deps, ctx.deps);
-    st.deps = ctx.deps;
+    st.deps = this.#replaceDeps(key, st.deps, ctx.deps);
     if (ctx.discarded && st.out !== undefined) return;
 
     const oldOut = st.out;
@@ -299,7 +304,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
       } else {
         const ok = single.key;
         const o = single.obj;
-        st.out = ok;
+        if (oldOut !== ok) st.out = ok; // an equal key string: keep the one already stored
         // Deletes first: a key change is delete then add (Istio P7).
         if (oldOut !== undefined && oldOut !== ok) {
           this.#forEachOut(oldOut, (k) => {
@@ -335,17 +340,23 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     out.push({ type: 'delete', old });
   }
 
-  /** Replaces an input's dependencies atomically, reverse index included (Istio P1). */
+  /**
+   * Replaces an input's dependencies atomically, reverse index included (Istio P1), and returns
+   * the list to keep. When the computation fetched exactly what the previous one did (the common
+   * recompute), the previous list is kept and the new one dies young: dependencies that live as
+   * long as the input are not reallocated on every change.
+   */
   #replaceDeps(
     key: string,
-    old: readonly Dependency[] | undefined,
-    next: readonly Dependency[] | undefined,
-  ): void {
-    if (old === next) return;
+    old: Dependency[] | undefined,
+    next: Dependency[] | undefined,
+  ): Dependency[] | undefined {
+    if (old === next) return next;
     if (old !== undefined && next !== undefined && sameShape(old, next)) {
+      if (sameDependencies(old, next)) return old;
       // Same entries: keep the filed (shared) entry strings, drop the fresh copies.
       for (let i = 0; i < next.length; i++) next[i]!.keys = old[i]!.keys;
-      return;
+      return next;
     }
     if (next !== undefined) for (const d of next) d.sub.refs++;
     if (old !== undefined) {
@@ -358,6 +369,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     if (old !== undefined) for (const d of old) if (d.sub.refs <= 0) this.#dropSub(d.sub);
     // Subscriptions created by a computation whose dependencies were not kept.
     if (next === undefined && old === undefined) this.#dropUnused();
+    return next;
   }
 
   #dropUnused(): void {

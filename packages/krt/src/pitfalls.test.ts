@@ -4,6 +4,8 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { builtins, NamespaceFilter, noopLogger } from '@kubeloom/kube';
+import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { index, namespaceIndex } from './collection-index.ts';
@@ -11,7 +13,9 @@ import type { Collection } from './core.ts';
 import { DebugHandler } from './debug.ts';
 import { fetch, fetchOne } from './fetch.ts';
 import { filter } from './filter.ts';
+import { newInformer } from './informer.ts';
 import {
+  eventually,
   handlerCount,
   pod,
   service,
@@ -311,6 +315,72 @@ describe('P8: fetching an unsynced source never blocks', () => {
     expect(c.hasSynced()).toBe(false);
     gate.markSynced();
     expect(await c.waitUntilSynced(signal)).toBe(true);
+  });
+});
+
+describe('P9: a dynamic client-side filter drives adds and deletes through krt', () => {
+  it('deselecting a namespace removes its objects from fetches, indexes and outputs; reselecting restores them once', async () => {
+    const kube = createFakeKubeClient({ logger: noopLogger });
+    const signal = stop.signal;
+    signal.addEventListener('abort', () => kube.shutdown());
+    const selected = new NamespaceFilter(['a', 'b']);
+    const services = newInformer(kube, builtins.Service, {
+      signal,
+      name: 'services',
+      filter: { objectFilter: selected },
+    });
+    const byNs = namespaceIndex(services);
+    const pods = staticCollection<TestPod>([pod('a', 'p', { app: 'x' }), pod('b', 'p', { app: 'x' })], {
+      signal,
+    });
+    const c = collection(
+      pods,
+      (ctx, p) => ({
+        metadata: p.metadata,
+        svcs: byNs
+          .fetch(ctx, p.metadata.namespace, filter.selectsNonEmpty(p.metadata.labels))
+          .map((s) => s.metadata!.name!),
+      }),
+      { signal },
+    );
+    const svcEvents = new EventTracker(services);
+    for (const ns of ['a', 'b']) {
+      await kube.api.create(builtins.Service, {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: `svc-${ns}`, namespace: ns },
+        spec: { selector: { app: 'x' } },
+      });
+    }
+    expect(await kube.runAndWait(signal)).toBe(true);
+    await svcEvents.waitUnordered(['add/a/svc-a', 'add/b/svc-b']);
+    await eventually(() => c.get('b/p')?.svcs.length === 1, 'b/p to see svc-b');
+    selected.set(['a']);
+    await svcEvents.waitOrdered(['delete/b/svc-b']);
+    await eventually(() => c.get('b/p')?.svcs.length === 0, 'b/p to lose svc-b');
+    expect(c.get('a/p')?.svcs).toEqual(['svc-a']);
+    expect(services.list().map((s) => s.metadata!.name)).toEqual(['svc-a']);
+    selected.set(['a', 'b']);
+    await svcEvents.waitOrdered(['add/b/svc-b']);
+    await eventually(() => c.get('b/p')?.svcs.length === 1, 'b/p to see svc-b again');
+    expect(c.get('b/p')?.svcs).toEqual(['svc-b']);
+    await svcEvents.expectEmpty();
+  });
+});
+
+describe('P11: events are level-based', () => {
+  it('a burst of writes to one input surfaces as one output event with the final state', async () => {
+    const signal = stop.signal;
+    const inputs = staticCollection<TestPod>([pod('ns', 'p', {}, 'ip-0')], { signal });
+    const c = collection(inputs, (_ctx, p) => ({ metadata: p.metadata, ip: p.status?.podIP }), { signal });
+    const t = new EventTracker(c);
+    await t.waitOrdered(['add/ns/p']);
+    for (let i = 1; i <= 100; i++) inputs.update(pod('ns', 'p', {}, `ip-${i}`));
+    // The collection re-reads the current input: the first recompute already sees ip-100, and the
+    // 99 later ones produce an equal output, which emits nothing.
+    await t.waitOrdered(['update/ns/p']);
+    await t.expectEmpty();
+    expect(c.get('ns/p')?.ip).toBe('ip-100');
   });
 });
 

@@ -56,3 +56,47 @@ export function matchesObject<T>(f: FilterSpec, src: CollectionInternals<T>, obj
   if (!hasPredicates(f)) return true;
   return matchesPredicates(f, src.augment ? src.augment(obj) : obj);
 }
+
+function sameLabels(a: Labels | undefined, b: Labels | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  let n = 0;
+  for (const k in a) {
+    if (a[k] !== b[k]) return false;
+    n++;
+  }
+  for (const _ in b) n--;
+  return n === 0;
+}
+
+function sameKeySet(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.size !== b.size) return false;
+  for (const k of a) if (!b.has(k)) return false;
+  return true;
+}
+
+function samePredicates(
+  a: ReadonlyArray<(obj: unknown) => boolean> | undefined,
+  b: ReadonlyArray<(obj: unknown) => boolean> | undefined,
+): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** True when two specs select exactly the same objects (same filters, same values). */
+export function sameSpec(a: FilterSpec, b: FilterSpec): boolean {
+  return (
+    a.key === b.key &&
+    a.index === b.index &&
+    a.indexKey === b.indexKey &&
+    a.namespace === b.namespace &&
+    sameKeySet(a.keys, b.keys) &&
+    sameLabels(a.selectsNonEmpty, b.selectsNonEmpty) &&
+    sameLabels(a.selects, b.selects) &&
+    sameLabels(a.labels, b.labels) &&
+    samePredicates(a.generic, b.generic)
+  );
+}

@@ -1,6 +1,8 @@
 /**
  * Polls `done` with a 1 ms → 100 ms backoff until it returns true (then calls `then`) or
- * `signal` aborts; leaves no timer behind either way.
+ * `signal` aborts. Bounded: one timer at a time, at most ten checks a second once the backoff
+ * reached its cap, none after `done` or the abort (the pending timer is cleared at once), so it
+ * leaves no timer behind either way.
  */
 export function pollUntil(done: () => boolean, signal: AbortSignal, then: () => void): void {
   if (signal.aborted) return;
