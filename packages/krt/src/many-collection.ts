@@ -1,7 +1,7 @@
 import type { Collection, Event, HandlerContext, Registration, TransformationMulti } from './core.ts';
 import { equal } from './equality.ts';
 import { BaseCollection } from './internal/base.ts';
-import { type FilterSpec, matchesObject, sameSpec } from './internal/filter-spec.ts';
+import { adoptValues, type FilterSpec, matchesObject, sameSpec } from './internal/filter-spec.ts';
 import {
   type CollectionDump,
   type CollectionInternals,
@@ -353,7 +353,10 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
   ): Dependency[] | undefined {
     if (old === next) return next;
     if (old !== undefined && next !== undefined && sameShape(old, next)) {
-      if (sameDependencies(old, next)) return old;
+      if (sameDependencies(old, next)) {
+        for (let i = 0; i < old.length; i++) adoptValues(old[i]!.spec, next[i]!.spec);
+        return old;
+      }
       // Same entries: keep the filed (shared) entry strings, drop the fresh copies.
       for (let i = 0; i < next.length; i++) next[i]!.keys = old[i]!.keys;
       return next;

@@ -100,3 +100,15 @@ export function sameSpec(a: FilterSpec, b: FilterSpec): boolean {
     samePredicates(a.generic, b.generic)
   );
 }
+
+/**
+ * Makes `into` (equal to `from` by {@link sameSpec}) reference `from`'s values, so a kept spec
+ * does not hold on to the objects an earlier computation read (an old version's labels).
+ */
+export function adoptValues(into: FilterSpec, from: FilterSpec): void {
+  // Only fields that differ by identity are written (no new properties on `into`).
+  if (into.keys !== from.keys) into.keys = from.keys;
+  if (into.labels !== from.labels) into.labels = from.labels;
+  if (into.selects !== from.selects) into.selects = from.selects;
+  if (into.selectsNonEmpty !== from.selectsNonEmpty) into.selectsNonEmpty = from.selectsNonEmpty;
+}
