@@ -302,7 +302,8 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
         st.out = undefined;
         this.#forEachOut(oldOut, (ok) => this.#deleteOutput(ok, out));
       } else {
-        const ok = single.key;
+        // A 1:1 output keyed like its input shares the input's key string.
+        const ok = single.key === key ? key : single.key;
         const o = single.obj;
         if (oldOut !== ok) st.out = ok; // an equal key string: keep the one already stored
         // Deletes first: a key change is delete then add (Istio P7).
