@@ -13,6 +13,27 @@ export interface CliIO {
   readonly err: (line: string) => void;
   /** The working directory. */
   readonly cwd: string;
+  /** Writes one generated file, creating its directory (default: `node:fs`; tests substitute failures). */
+  readonly writeFile?: (file: string, content: string) => void;
+}
+
+function writeWithFs(file: string, content: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content);
+}
+
+/** A file system failure (`EACCES`, `ENOENT`, …) writing a generated file. */
+class WriteFailure extends Error {
+  readonly file: string;
+  constructor(file: string, cause: unknown) {
+    const e = cause as NodeJS.ErrnoException;
+    super(`${e.code ? `${e.code}: ` : ''}${e.message}`);
+    this.file = file;
+  }
+}
+
+function isErrno(e: unknown): e is NodeJS.ErrnoException {
+  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string';
 }
 
 const USAGE = `Usage:
@@ -57,8 +78,11 @@ function sync(files: GeneratedFile[], outDir: string, check: boolean, io: CliIO)
     if (current === f.content) continue;
     stale.push(`${current === undefined ? 'missing' : 'changed'}: ${path.relative(io.cwd, target)}`);
     if (!check) {
-      mkdirSync(path.dirname(target), { recursive: true });
-      writeFileSync(target, f.content);
+      try {
+        (io.writeFile ?? writeWithFs)(target, f.content);
+      } catch (e) {
+        throw new WriteFailure(target, e);
+      }
     }
   }
   for (const p of listGenerated(outDir)) {
@@ -139,10 +163,16 @@ export function runCli(argv: readonly string[], io: CliIO): number {
           }).files;
     return sync(generated, outDir, values.check === true, io);
   } catch (e) {
-    if (e instanceof CodegenError) {
-      io.err(`kubeloom-gen ${command}: ${e.message}`);
-      return 1;
-    }
-    throw e;
+    // a clear message and a non-zero exit, never a stack trace
+    if (e instanceof CodegenError) io.err(`kubeloom-gen ${command}: ${e.message}`);
+    else if (e instanceof WriteFailure)
+      io.err(`kubeloom-gen ${command}: cannot write ${e.file} (output directory ${outDir}): ${e.message}`);
+    else if (isErrno(e))
+      io.err(`kubeloom-gen ${command}: ${e.code}: ${e.message}${e.path ? ` (${e.path})` : ''}`);
+    else
+      io.err(
+        `kubeloom-gen ${command}: internal error while generating from ${(inputs as string[]).join(', ')}: ${(e as Error)?.message ?? String(e)}`,
+      );
+    return 1;
   }
 }

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testOutputDir } from '../test/helpers.ts';
@@ -48,6 +49,98 @@ describe('kubeloom-gen', () => {
       /matches no file/,
     );
   });
+});
+
+const THING = (plural: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.example.dev
+spec:
+  group: example.dev
+  scope: Namespaced
+  names: {kind: Thing, plural: ${plural}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+`;
+
+describe('kubeloom-gen failures: a clear message naming the files, a non-zero exit, no stack trace', () => {
+  const noStack = (err: string) => expect(err).not.toMatch(/^\s+at /m);
+
+  it('two CRD files declaring the same kind and version', () => {
+    const errs: string[] = [];
+    const dir = testOutputDir('cli-dup');
+    writeFileSync(path.join(dir, 'a.yaml'), THING('things'));
+    writeFileSync(path.join(dir, 'b.yaml'), THING('thingies'));
+    const r = runCli(['types', '*.yaml', '--out', 'out'], {
+      out: () => undefined,
+      err: (l) => errs.push(l),
+      cwd: dir,
+    });
+    expect(r).toBe(1);
+    expect(errs.join('\n')).toMatch(
+      /Thing example\.dev\/v1 is declared twice \(a\.yaml:\d+:\d+ and b\.yaml:\d+:\d+\)/,
+    );
+    noStack(errs.join('\n'));
+  });
+
+  it('an output directory that cannot be created (ENOTDIR, ENOENT) names the output path', () => {
+    const dir = testOutputDir('cli-write');
+    writeFileSync(path.join(dir, 'a-file'), 'x');
+    const underFile = cli(['types', 'crds/widgets.yaml', '--out', path.join(dir, 'a-file', 'out')]);
+    expect(underFile.code).toBe(1);
+    expect(underFile.err).toMatch(/cannot write .*a-file\/out\/test\.kubeloom\.dev\/.*: ENOTDIR/);
+    noStack(underFile.err);
+    symlinkSync(path.join(dir, 'missing', 'deeper'), path.join(dir, 'dangling'));
+    const dangling = cli(['types', 'crds/widgets.yaml', '--out', path.join(dir, 'dangling')]);
+    expect(dangling.code).toBe(1);
+    expect(dangling.err).toMatch(/cannot write .*dangling\/.*\(output directory .*dangling\): ENOENT/);
+  });
+
+  it('a write refused with EACCES names the file and the output directory', () => {
+    let err = '';
+    const code = runCli(['crd', 'egress/types.ts', '--out', 'generated'], {
+      out: () => undefined,
+      err: (l) => (err += `${l}\n`),
+      cwd: testdata,
+      writeFile: (file) => {
+        throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES' });
+      },
+    });
+    expect(code).toBe(1);
+    expect(err).toMatch(
+      /cannot write .*generated\/egress\.example\.dev_egressgatewaypolicies\.yaml \(output directory .*generated\): EACCES/,
+    );
+    noStack(err);
+  });
+
+  it('the kubeloom-gen executable exits 1 with the message only', () => {
+    const dir = testOutputDir('cli-bin');
+    mkdirSync(path.join(dir, 'in'));
+    writeFileSync(path.join(dir, 'in', 'a.yaml'), THING('things'));
+    writeFileSync(path.join(dir, 'in', 'b.yaml'), THING('thingies'));
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--conditions=@kubeloom/source',
+        path.join(import.meta.dirname, 'cli.ts'),
+        'types',
+        'in/*.yaml',
+        '--out',
+        'out',
+      ],
+      { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /^kubeloom-gen types: in\/b\.yaml:\d+:\d+: Thing example\.dev\/v1 is declared twice \(in\/a\.yaml:\d+:\d+ and in\/b\.yaml:\d+:\d+\)/,
+    );
+    noStack(r.stderr);
+  }, 60_000);
 });
 
 describe('bad CRD input names the file and line', () => {

@@ -1,3 +1,4 @@
+import { CodegenError, formatLocation } from './codegen-error.ts';
 import { schemaToJson } from './crd-writer.ts';
 import { isIntOrStringJunctor } from './internal/int-or-string.ts';
 import { quoteArg, renderDocComment } from './internal/jsdoc.ts';
@@ -236,7 +237,12 @@ class Emitter {
     }
     for (const name of node.required ?? []) {
       if (!node.properties?.[name])
-        throw new Error(`required field ${name} of ${parentName} is not declared in properties`);
+        throw new CodegenError([
+          {
+            message: `required field ${name} of ${parentName} is not declared in properties`,
+            ...(node.location ? { location: node.location } : {}),
+          },
+        ]);
     }
     return out;
   }
@@ -430,14 +436,25 @@ export function resourcesToTypeScript(
   options: TypeScriptWriterOptions = {},
 ): GeneratedFile[] {
   const files = new Map<string, string>();
+  const owners = new Map<string, ResourceModel>();
   const indexes = new Map<string, Set<string>>();
   const ext = options.importExtension ?? '.ts';
   for (const r of resources) {
     for (const v of r.versions) {
       const dir = versionDirectory(r, v);
       const file = `${dir}/${moduleFileName(r)}`;
-      if (files.has(file))
-        throw new Error(`two resources generate ${file}: kinds must be unique per group and version`);
+      const prev = owners.get(file);
+      if (prev) {
+        const where = (x: ResourceModel) =>
+          x.location ? formatLocation(x.location) : `${x.plural}.${x.group}`;
+        throw new CodegenError([
+          {
+            message: `${r.kind} ${r.group}/${v.name} is declared twice (${where(prev)} and ${where(r)}): both would generate ${file}; kinds must be unique per group and version`,
+            ...(r.location ? { location: r.location } : {}),
+          },
+        ]);
+      }
+      owners.set(file, r);
       files.set(file, versionToTypeScript(r, v, options));
       const set = indexes.get(dir) ?? new Set<string>();
       set.add(moduleFileName(r).replace(/\.ts$/, ext));
