@@ -9,7 +9,10 @@
  * synchronous one without awaiting (no microtask hop, no yielding to the event loop).
  *
  * Reports keys processed per second, the dedupe ratio (adds / keys processed) and the time per
- * processed key relative to the baseline. Target: ≤ 2× the baseline.
+ * processed key relative to the baseline, wall clock and CPU. Target: ≤ 2× the baseline's CPU
+ * time per key. The target is judged on CPU time because the workload is CPU-bound and
+ * single-threaded, so on an idle machine the two agree, while on a shared one the wall clock
+ * mostly measures how long the neighbours kept the process off the CPU.
  *
  * Every measurement runs in a fresh Node process (one warm-up run, then one measured run), so the
  * two implementations never share JIT state (a call site made polymorphic by one slows the other).
@@ -226,6 +229,7 @@ async function measure(kind: Kind, workers: number, async: boolean, mode: Mode):
 async function main(): Promise<void> {
   const rows: string[] = [];
   let worst = 0;
+  let worstWall = 0;
   const configs: Array<[Mode, boolean, number]> = [];
   for (const mode of ['live', 'backlog'] as const) {
     for (const async of [false, true]) for (const workers of [1, 4]) configs.push([mode, async, workers]);
@@ -241,7 +245,8 @@ async function main(): Promise<void> {
       const k = nsPerKey(median(res.kubeloom));
       const bCpu = cpuNsPerKey(res.baseline);
       const kCpu = cpuNsPerKey(res.kubeloom);
-      worst = Math.max(worst, k / b);
+      worst = Math.max(worst, kCpu / bCpu);
+      worstWall = Math.max(worstWall, k / b);
       for (const kind of ['baseline', 'kubeloom'] as const) {
         const { ms, processed } = median(res[kind]);
         const ns = nsPerKey(median(res[kind]));
@@ -263,7 +268,10 @@ async function main(): Promise<void> {
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
-  console.log(`\nWorst ratio: ${worst.toFixed(2)}× the baseline's time per processed key (target ≤ 2×).`);
+  console.log(
+    `\nWorst ratio: ${worst.toFixed(2)}× the baseline's CPU time per processed key (target ≤ 2×); ` +
+      `wall clock: ${worstWall.toFixed(2)}×.`,
+  );
   if (!smoke && worst > 2) process.exitCode = 1;
 }
 
