@@ -78,8 +78,9 @@ export interface KeySink<K> {
  *   processed once more afterwards.
  * - {@link Queue.run} first enqueues a sync marker: {@link Queue.hasSynced} turns true once every
  *   key added before `run` has been processed at least once (it may have failed).
- * - On stop, in-flight reconciles finish, nothing new starts, delayed adds are dropped and later
- *   adds are ignored.
+ * - On stop, in-flight reconciles finish, nothing new starts, waiting and delayed keys are dropped
+ *   (no drain, unlike client-go: reconciles are level-based and the next run's informer list
+ *   enqueues every object again) and later adds are ignored.
  */
 export interface Queue<K = ObjectKey> extends KeySink<K> {
   /** The queue's name. */
