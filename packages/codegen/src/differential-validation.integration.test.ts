@@ -188,8 +188,10 @@ function storageSchema(r: ResourceModel): { version: string; schema: JsonSchemaP
 
 describe('differential validation against kube-apiserver (dryRun=All)', () => {
   it('agrees exactly on every sample the validator evaluates, for the fixtures and every corpus CRD', async () => {
-    const egress = generateCrds([path.join(testdata, 'egress/types.ts')], { baseDir: testdata }).model
-      .resources;
+    const egress = generateCrds(
+      [path.join(testdata, 'egress/types.ts'), path.join(testdata, 'markers/types.ts')],
+      { baseDir: testdata },
+    ).model.resources;
     const fixtures = ['widgets.yaml', 'gadgets.yaml'].flatMap((f) =>
       readCrds(readFileSync(path.join(testdata, 'crds', f), 'utf8'), f),
     );

@@ -44,6 +44,37 @@ describe('golden files', () => {
     for (const f of files) expectGolden(`egress-${f.path}`, f.content);
   });
 
+  it('TypeScript → CRD YAML for the markers fixture (every marker the egress types do not use)', () => {
+    const { files, model } = generateCrds([path.join(testdata, 'markers/types.ts')], { baseDir: testdata });
+    expect(files.map((f) => f.path)).toEqual(['markers.kubeloom.dev_knobs.yaml']);
+    expectGolden('markers-markers.kubeloom.dev_knobs.yaml', files[0]!.content);
+    const r = model.resources[0]!;
+    const root = r.versions[0]!.schema;
+    const spec = root.properties!.spec!;
+    const p = spec.properties!;
+    // one expectation per marker
+    expect(r.singular).toBe('knob'); // @singular
+    expect(r.listKind).toBe('KnobCollection'); // @listKind
+    expect(r.versions[0]!.explicitSubresources).toBe(true); // @subresource none
+    expect(root.title).toBe('Knob'); // @title (type)
+    expect(p.label).toMatchObject({ title: 'Label', example: 'primary' }); // @title (field), @example
+    expect(p.color!.enum).toEqual(['red', 'green']); // @enum
+    expect(spec.required).toEqual(['color']); // @required on an optional field, @optional on a required one
+    expect(p.level).toMatchObject({ maximum: 10, exclusiveMaximum: true }); // @exclusiveMaximum n
+    expect(p.ratio).toMatchObject({ maximum: 5, exclusiveMaximum: true, multipleOf: 0.25 }); // bare @exclusiveMaximum, @multipleOf
+    expect(spec.minProperties).toBe(2); // @minProperties (type)
+    expect(p.selector!.minProperties).toBe(1); // @minProperties (field)
+    expect(p.note!.nullable).toBe(true); // @nullable
+    expect(spec.validations!.map((v) => v.rule)).toEqual([
+      '[has(self.fast),has(self.slow)].filter(x,x==true).size() <= 1', // @atMostOneOf
+      '[has(self.label),has(self.selector)].filter(x,x==true).size() >= 1', // @atLeastOneOf
+    ]);
+    expect(p.target!.anyOf).toMatchObject([{ pattern: '^k-' }, { minLength: 6 }]); // @anyOf
+    expect(p.target!.not).toMatchObject({ enum: ['kknone'] }); // @not
+    expect(p.code!.allOf).toMatchObject([{ minLength: 2 }, { maxLength: 8 }]); // @allOf
+    expect(spec.externalDocs).toEqual({ url: 'https://example.com/knobs', description: 'Knob reference' }); // @externalDocs
+  });
+
   it('CRD YAML → TypeScript for the widget CRD', () => {
     const { files } = generateTypes([path.join(testdata, 'crds/widgets.yaml')], { baseDir: testdata });
     expect(files.map((f) => f.path)).toEqual([
@@ -107,9 +138,9 @@ describe('round trips', () => {
     expect(() => readCrds(text, 'w.yaml')).toThrow(/w\.yaml:\d+:\d+: unknown field spec\.frobnicate/);
   });
 
-  it('TS → CRD → TS → CRD gives the same CRD (egress types)', () => {
-    const first = readTypeScript([path.join(testdata, 'egress/types.ts')]);
-    const dir = testOutputDir('roundtrip-egress');
+  it.each(['egress', 'markers'])('TS → CRD → TS → CRD gives the same CRD (%s types)', (name) => {
+    const first = readTypeScript([path.join(testdata, `${name}/types.ts`)]);
+    const dir = testOutputDir(`roundtrip-${name}`);
     const files = writeFiles(dir, resourcesToTypeScript(first.resources, { client: false })).filter(
       (f) => !f.endsWith('index.ts'),
     );

@@ -250,6 +250,10 @@ export function synthesize(s: JsonSchemaProps, opts: SynthOptions = {}, depth = 
         const sub = s.properties?.[k];
         if (sub) out[k] = synthesize(sub, opts, depth + 1);
       }
+      for (const [k, sub] of Object.entries(s.properties ?? {})) {
+        if (Object.keys(out).length >= (s.minProperties ?? 0)) break;
+        if (out[k] === undefined) out[k] = synthesize(sub, opts, depth + 1);
+      }
       const ap = s.additionalProperties;
       if (ap && typeof ap === 'object') {
         let n = s.minProperties ?? 0;
