@@ -199,6 +199,117 @@ export const controller = 1;
   });
 });
 
+describe('readTypeScript: the rest of the vocabulary', () => {
+  it('maps ReadonlyArray, extends, TS enums and the well-known types to their upstream schemas', () => {
+    writeFileSync(
+      path.join(dir, 'shared-types.ts'),
+      'export type Time = string;\nexport type IntOrString = number | string;\nexport type Quantity = string;\n',
+    );
+    const s = spec(
+      `
+  names: ReadonlyArray<string>;
+  at: Time;
+  port: IntOrString;
+  size: Quantity;
+  when: Date;
+  phase: Phase;
+  ready: V1Condition[];
+  selector: V1LabelSelector;
+  base: Derived;`,
+      `import type { Time, IntOrString, Quantity } from './shared-types.ts';
+import type { V1Condition, V1LabelSelector } from '@kubernetes/client-node';
+export enum Phase { Up = 'Up', Down = 'Down' }
+export interface Base { a: string }
+export interface Derived extends Base { b?: string }`,
+    );
+    const p = s.properties!;
+    expect(p.names).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(p.at).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(p.when).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(p.port).toMatchObject({ intOrString: true, anyOf: [{ type: 'integer' }, { type: 'string' }] });
+    expect(p.size).toMatchObject({ intOrString: true, pattern: expect.stringMatching(/^\^\(\\\+\|-\)\?/) });
+    expect(p.phase).toMatchObject({ type: 'string', enum: ['Up', 'Down'] });
+    expect(p.ready!.items).toMatchObject({
+      required: ['lastTransitionTime', 'message', 'reason', 'status', 'type'],
+      properties: { status: { enum: ['True', 'False', 'Unknown'] } },
+    });
+    expect(p.selector).toMatchObject({
+      mapType: 'atomic',
+      properties: { matchLabels: {}, matchExpressions: {} },
+    });
+    expect(p.base).toMatchObject({ required: ['a'], properties: { a: {}, b: {} } });
+  });
+
+  it('reads the remaining resource markers (kind, plural, versions, deprecation, selectable fields, CRD metadata, conversion)', () => {
+    const file = source(`/**
+ * @group example.dev
+ * @version v1
+ * @kind Gizmo
+ * @plural gizmoes
+ * @storageVersion
+ * @selectableField jsonPath=.spec.color
+ * @crdAnnotation example.dev/owner=team-a
+ * @crdLabel tier=core
+ * @conversion {"strategy": "None"}
+ */
+export interface GizmoV1 {
+  metadata?: object;
+  spec: { color: string };
+}
+/**
+ * @group example.dev
+ * @version v1beta1
+ * @kind Gizmo
+ * @plural gizmoes
+ * @served false
+ * @deprecatedVersion warning="use v1"
+ */
+export interface GizmoV1beta1 {
+  metadata?: object;
+  spec: { color: string };
+}
+`);
+    const r = readTypeScript([file], { baseDir: dir }).resources[0]!;
+    expect(r).toMatchObject({
+      kind: 'Gizmo',
+      plural: 'gizmoes',
+      annotations: { 'example.dev/owner': 'team-a' },
+      labels: { tier: 'core' },
+      conversion: { strategy: 'None' },
+    });
+    expect(r.versions.map((v) => [v.name, v.storage, v.served, v.deprecated ?? false])).toEqual([
+      ['v1', true, true, false],
+      ['v1beta1', false, false, true],
+    ]);
+    expect(r.versions[0]!.selectableFields).toEqual(['.spec.color']);
+    expect(r.versions[1]!.deprecationWarning).toBe('use v1');
+  });
+
+  it('reads the remaining schema markers (exclusiveMinimum, mapType, embeddedResource, object, oneOf)', () => {
+    const s = spec(`
+  /**
+   * @format int32
+   * @exclusiveMinimum 0
+   */
+  positive: number;
+  /** @mapType atomic */
+  labels?: Record<string, string>;
+  /** @embeddedResource @preserveUnknownFields */
+  template?: Record<string, unknown>;
+  /** @object */
+  opaque?: Record<string, unknown>;
+  /** @oneOf [{"required": ["a"]}, {"required": ["b"]}] */
+  pick?: { a?: string; b?: string };`);
+    const p = s.properties!;
+    expect(p.positive).toMatchObject({ minimum: 0, exclusiveMinimum: true });
+    expect(p.labels).toMatchObject({ mapType: 'atomic', additionalProperties: { type: 'string' } });
+    expect(p.template).toMatchObject({ type: 'object', embeddedResource: true, preserveUnknownFields: true });
+    expect(p.opaque).toEqual(expect.objectContaining({ type: 'object' }));
+    expect(p.opaque!.additionalProperties).toBeUndefined();
+    expect(p.pick!.oneOf).toMatchObject([{ required: ['a'] }, { required: ['b'] }]);
+  });
+});
+
 describe('readTypeScript: errors name the file and line', () => {
   it('rejects an unknown marker with a suggestion', () => {
     const msg = errors(`  /** @maxLenght 3 */\n  name: string;`);
@@ -239,6 +350,41 @@ describe('readTypeScript: errors name the file and line', () => {
     expect(errors('  /** @default Always */\n  p?: string;')).toMatch(/@default takes a JSON value/);
     expect(errors('  /** @validation rule="self.a >" */\n  p?: string;')).toMatch(/does not parse/);
     expect(errors("  /** @pattern '^a$' */\n  p?: string;")).toMatch(/single quotes would be kept literally/);
+    expect(errors('  g: Box<string>;', 'export interface Box<T> { v: T }')).toMatch(
+      /case\d+\.ts:12:\d+: generic type Box<string> is not supported/,
+    );
+  });
+
+  it('reports what the apiserver would reject: scale paths, printer columns, names', () => {
+    const resource = (markers: string) => {
+      try {
+        readTypeScript(
+          [
+            source(
+              `/**\n * @group example.dev\n * @version v1\n${markers}\n */\nexport interface Thing {\n  spec: { a?: string };\n}\n`,
+            ),
+          ],
+          { baseDir: dir },
+        );
+      } catch (e) {
+        expect(e).toBeInstanceOf(CodegenError);
+        return (e as Error).message;
+      }
+      throw new Error('expected a CodegenError');
+    };
+    expect(resource(' * @subresource scale specPath=.replicas statusPath=.status.replicas')).toMatch(
+      /case\d+\.ts:\d+:\d+: .*scale specReplicasPath must be under \.spec/,
+    );
+    expect(resource(' * @printColumn name=A type=color jsonPath=.spec.a')).toMatch(
+      /printer column A: type must be one of integer, number, string, boolean, date/,
+    );
+    expect(resource(' * @printColumn name=A type=string jsonPath=spec.a')).toMatch(
+      /jsonPath must start with a dot/,
+    );
+    expect(resource(' * @plural Things')).toMatch(/plural "Things" must be a lower-case DNS label/);
+    expect(resource(' * @shortName T_1')).toMatch(
+      /short name or category "T_1" must be a lower-case DNS label/,
+    );
   });
 
   it('reports what the apiserver would reject (list map keys must be required)', () => {
