@@ -383,7 +383,8 @@ if (process.argv[2] === 'child') {
       const cpu = med(v, (x) => x.cpuMs);
       const wall = med(v, (x) => x.ms);
       const mem = med(v, (x) => x.retainedBytes);
-      const p = (perPod[v] ??= { cpu: [], wall: [], cpuAbove: [] });
+      if (perPod[v] === undefined) perPod[v] = { cpu: [], wall: [], cpuAbove: [] };
+      const p = perPod[v];
       p.cpu.push((cpu * 1000) / events);
       p.wall.push((wall * 1000) / events);
       p.cpuAbove.push(((cpu - floor.cpu) * 1000) / events);
