@@ -125,6 +125,11 @@ async function watch(): Promise<void> {
     if (seen === expected) done();
   };
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const cpuMs = () => {
+    const d = process.cpuUsage(cpu0);
+    return (d.user + d.system) / 1000;
+  };
   if (variant === 'kubeloom') {
     // The informer lists first; give it an empty list at the start RV so it replays every event after it.
     // The real transport, except that the list is empty at the start resourceVersion.
@@ -144,7 +149,9 @@ async function watch(): Promise<void> {
     const ms = performance.now() - t0;
     stop.abort();
     http.close();
-    console.log(JSON.stringify({ variant, ms, events: seen, eventsPerSecond: (seen / ms) * 1000 }));
+    console.log(
+      JSON.stringify({ variant, ms, cpuMs: cpuMs(), events: seen, eventsPerSecond: (seen / ms) * 1000 }),
+    );
   } else {
     const listFn = async () => ({ metadata: { resourceVersion: startRV }, items: [] as KubeObject[] });
     const informer = makeInformer(kc, `/api/v1/namespaces/${namespace}/${kind}`, listFn as never);
@@ -155,7 +162,9 @@ async function watch(): Promise<void> {
     await finished;
     const ms = performance.now() - t0;
     await informer.stop();
-    console.log(JSON.stringify({ variant, ms, events: seen, eventsPerSecond: (seen / ms) * 1000 }));
+    console.log(
+      JSON.stringify({ variant, ms, cpuMs: cpuMs(), events: seen, eventsPerSecond: (seen / ms) * 1000 }),
+    );
   }
 }
 
