@@ -130,6 +130,33 @@ describe('round trips', () => {
     expect(back.map(normalizeCrd)).toEqual(original.map(normalizeCrd));
   });
 
+  it('normalizes only what the apiserver treats as absent or defaults, and ignores CRD status', () => {
+    const text = readFileSync(path.join(testdata, 'crds/gadgets.yaml'), 'utf8')
+      .replace('    listKind: GadgetList\n', '')
+      .replace('    singular: gadget\n', '    shortNames: []\n')
+      .replace('  scope: Namespaced\n', '  scope: Namespaced\n  preserveUnknownFields: false\n')
+      .replace('      storage: true\n', '      storage: true\n      deprecated: false\n')
+      .replace('metadata:\n  name: gadgets', 'metadata:\n  creationTimestamp: null\n  name: gadgets')
+      .concat('status:\n  storedVersions: [v1]\n');
+    const crd = resourceToCrd(readCrds(text, 'g.yaml')[0]!) as unknown as {
+      metadata: Record<string, unknown>;
+      spec: Record<string, unknown> & {
+        names: Record<string, unknown>;
+        versions: Array<Record<string, unknown>>;
+      };
+    };
+    expect(crd.spec.names).toEqual({
+      kind: 'Gadget',
+      listKind: 'GadgetList',
+      plural: 'gadgets',
+      singular: 'gadget',
+    });
+    expect(crd.spec.preserveUnknownFields).toBeUndefined();
+    expect(crd.spec.versions[0]!.deprecated).toBeUndefined();
+    expect(crd.metadata).toEqual({ name: 'gadgets.test.kubeloom.dev' });
+    expect(crd).not.toHaveProperty('status');
+  });
+
   it('refuses CRD fields it would drop, naming the file and line', () => {
     const text = readFileSync(path.join(testdata, 'crds/widgets.yaml'), 'utf8').replace(
       '  scope: Namespaced',

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Every module reachable from `entry` by relative imports, with the packages each imports. */
+function importGraph(entry: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const todo = [entry];
+  while (todo.length > 0) {
+    const file = todo.pop()!;
+    if (out.has(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    const specifiers = [
+      ...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'/gm),
+      ...text.matchAll(/\bimport\s*\(\s*'([^']+)'\s*\)/g),
+    ].map((m) => m[1]!);
+    out.set(
+      file,
+      specifiers.filter((s) => !s.startsWith('.')),
+    );
+    for (const s of specifiers) if (s.startsWith('.')) todo.push(path.resolve(path.dirname(file), s));
+  }
+  return out;
+}
+
+describe('@kubeloom/codegen/runtime', () => {
+  it('never loads the TypeScript compiler or the generators: only Node builtins and Ajv', () => {
+    const graph = importGraph(path.join(import.meta.dirname, 'index.ts'));
+    expect(graph.size).toBeGreaterThan(5);
+    const packages = new Set([...graph.values()].flat());
+    expect([...packages].filter((p) => !p.startsWith('node:')).sort()).toEqual(['ajv']);
+    expect([...graph.keys()].map((f) => path.basename(f))).not.toContain('ts-reader.ts');
+  });
+});
