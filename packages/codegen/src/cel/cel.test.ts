@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CelSyntaxError } from './ast.ts';
 import { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from './evaluator.ts';
 import { parseCel } from './parser.ts';
+import { compileRe2, Re2UnsupportedError } from './re2.ts';
 
 const run = (src: string, self: CelValue = null, oldSelf?: CelValue) =>
   evaluate(parseCel(src), oldSelf === undefined ? { self } : { self, oldSelf });
@@ -49,5 +50,18 @@ describe('CEL', () => {
     expect(() => run("isURL('http://x')")).toThrow(CelUnsupportedError);
     expect(() => parseCel('self.a >')).toThrow(CelSyntaxError);
     expect(() => parseCel('self.a )')).toThrow(/column 8/);
+  });
+
+  it('translates RE2 to JavaScript: inline flags anywhere, \\z, \\Q…\\E, POSIX classes, one-letter classes', () => {
+    expect(compileRe2('^(?i)abc$').test('ABC')).toBe(true);
+    expect(compileRe2('^a(?i)b|c$').test('C')).toBe(true);
+    expect(compileRe2('^a(?i)b|c$').test('AB')).toBe(false);
+    expect(compileRe2('^[[:alpha:]]+\\z').test('abc')).toBe(true);
+    expect(compileRe2('^[[:alpha:]]+\\z').test('ab1')).toBe(false);
+    expect(compileRe2('^\\Qa.b\\E$').test('a.b')).toBe(true);
+    expect(compileRe2('^\\Qa.b\\E$').test('axb')).toBe(false);
+    expect(compileRe2('^\\pL+$').test('é')).toBe(true);
+    expect(compileRe2('^(?P<n>a)\\-{$').test('a-{')).toBe(true);
+    expect(() => compileRe2('(?U)a+')).toThrow(Re2UnsupportedError);
   });
 });

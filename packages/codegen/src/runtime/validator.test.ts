@@ -180,6 +180,18 @@ describe('embedded resources', () => {
     expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { labels: 'x' } })[0]).toMatch(
       /must be a map of strings/,
     );
+    expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { finalizers: ['a/b/c'] } })[0]).toMatch(
+      /^spec\.x\.metadata\.finalizers\[0\]: Invalid value: "a\/b\/c"/,
+    );
+    expect(
+      errs({ apiVersion: 'v1', kind: 'X', metadata: { ownerReferences: [{ kind: 'A', name: 'a' }] } }),
+    ).toEqual([
+      'spec.x.metadata.ownerReferences[0].apiVersion: Invalid value: "": must not be empty',
+      'spec.x.metadata.ownerReferences[0].uid: Invalid value: "": must not be empty',
+    ]);
+    expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { namespace: 'Bad_NS' } })[0]).toMatch(
+      /^spec\.x\.metadata\.namespace: /,
+    );
   });
 });
 
@@ -294,6 +306,41 @@ describe('CEL as Kubernetes binds it', () => {
     expect(set.validate({ spec: { x: ['a', 'c'] } }, { oldObject: { spec: { x: ['b', 'a'] } } }).valid).toBe(
       false,
     );
+  });
+
+  it('binds byte strings as bytes and duration strings as durations', () => {
+    const b = field({
+      type: 'string',
+      format: 'byte',
+      'x-kubernetes-validations': [{ rule: 'size(self) == 3' }],
+    });
+    expect(b.validate({ spec: { x: 'YWJj' } }).errors).toEqual([]);
+    expect(b.validate({ spec: { x: 'YWJjZA==' } }).errors[0]?.source).toBe('cel');
+    const d = field({
+      type: 'string',
+      format: 'duration',
+      'x-kubernetes-validations': [{ rule: "self > duration('1m')" }],
+    });
+    expect(d.validate({ spec: { x: '2m' } }).errors).toEqual([]);
+    expect(d.validate({ spec: { x: '30s' } }).errors[0]?.source).toBe('cel');
+  });
+
+  it('reports Kubernetes CEL libraries, optional types and optionalOldSelf as not evaluated client-side', () => {
+    for (const rule of [
+      'ip(self).family() == 4',
+      'cidr(self).prefixLength() > 8',
+      "self.?x.orValue('') == ''",
+    ]) {
+      const r = field({ type: 'string', 'x-kubernetes-validations': [{ rule }] }).validate({
+        spec: { x: '10.0.0.1' },
+      });
+      expect({ rule, valid: r.valid, complete: r.complete }).toEqual({ rule, valid: true, complete: false });
+    }
+    const o = field({
+      type: 'string',
+      'x-kubernetes-validations': [{ rule: 'oldSelf.orValue(self) == self', optionalOldSelf: true }],
+    });
+    expect(o.validate({ spec: { x: 'a' } }).notEvaluated[0]?.reason).toMatch(/optionalOldSelf/);
   });
 
   it('reports a pattern it cannot translate as not evaluated client-side', () => {
