@@ -95,7 +95,7 @@ async function roundTrip(
   kind: string,
   obj: KubeObject,
   change: (o: KubeObject) => KubeObject,
-  status?: Record<string, unknown>,
+  status: Record<string, unknown>,
 ): Promise<void> {
   const { c, validator } = client(kind);
   const name = obj.metadata!.name!;
@@ -119,20 +119,18 @@ async function roundTrip(
     () => c.get(name, ns)?.metadata?.resourceVersion === updated.metadata?.resourceVersion,
   );
   expect((c.get(name, ns) as { spec?: unknown }).spec).toEqual((updated as { spec?: unknown }).spec);
-  if (status) {
-    expect(c.updateStatus).toBeTypeOf('function');
-    const next = { ...updated, status } as KubeObject;
-    const withStatus = await c.updateStatus!(next);
-    // the server stores the status the validator predicts (pruned and defaulted)
-    expect((withStatus as { status?: unknown }).status).toEqual(
-      (validator.validate(next).object as { status?: unknown }).status,
-    );
-    expect(validator.validate(withStatus).errors).toEqual([]);
-    await until(
-      `${kind} ${name} status in the cache`,
-      () => c.get(name, ns)?.metadata?.resourceVersion === withStatus.metadata?.resourceVersion,
-    );
-  }
+  expect(c.updateStatus).toBeTypeOf('function');
+  const next = { ...updated, status } as KubeObject;
+  const withStatus = await c.updateStatus!(next);
+  // the server stores the status the validator predicts (pruned and defaulted)
+  expect((withStatus as { status?: unknown }).status).toEqual(
+    (validator.validate(next).object as { status?: unknown }).status,
+  );
+  expect(validator.validate(withStatus).errors).toEqual([]);
+  await until(
+    `${kind} ${name} status in the cache`,
+    () => c.get(name, ns)?.metadata?.resourceVersion === withStatus.metadata?.resourceVersion,
+  );
   await c.delete(name, ns);
   await until(`${kind} ${name} gone from the cache`, () => c.get(name, ns) === undefined);
 }
