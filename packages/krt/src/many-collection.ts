@@ -25,9 +25,14 @@ interface InputState {
   error: string | undefined;
 }
 
-/** True when two dependency lists (of the same shape) record the same filters. */
+/** True when two dependency lists record the same fetches (same sources, same filters). */
 function sameDependencies(a: readonly Dependency[], b: readonly Dependency[]): boolean {
-  for (let i = 0; i < a.length; i++) if (!sameSpec(a[i]!.spec, b[i]!.spec)) return false;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.sub !== y.sub || !sameSpec(x.spec, y.spec)) return false;
+  }
   return true;
 }
 
@@ -353,11 +358,11 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     next: Dependency[] | undefined,
   ): Dependency[] | undefined {
     if (old === next) return next;
+    if (old !== undefined && next !== undefined && sameDependencies(old, next)) {
+      for (let i = 0; i < old.length; i++) adoptValues(old[i]!.spec, next[i]!.spec);
+      return old;
+    }
     if (old !== undefined && next !== undefined && sameShape(old, next)) {
-      if (sameDependencies(old, next)) {
-        for (let i = 0; i < old.length; i++) adoptValues(old[i]!.spec, next[i]!.spec);
-        return old;
-      }
       // Same entries: keep the filed (shared) entry strings, drop the fresh copies.
       for (let i = 0; i < next.length; i++) next[i]!.keys = old[i]!.keys;
       return next;

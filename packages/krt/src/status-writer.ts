@@ -162,14 +162,12 @@ export function statusWriter<I, S>(
     queue.shutDownEarly();
     return queue.closed;
   });
-  stop.addEventListener(
-    'abort',
-    () => {
-      registration.remove();
-      queue.shutDownEarly();
-    },
-    { once: true },
-  );
+  const shutDown = (): void => {
+    registration.remove();
+    queue.shutDownEarly();
+  };
+  if (stop.aborted) shutDown();
+  else stop.addEventListener('abort', shutDown, { once: true });
 
   const resync = (): void => {
     for (const o of statuses.list()) queue.add(o.resourceName());

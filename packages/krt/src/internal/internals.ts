@@ -80,7 +80,11 @@ export class IndexStore<T> implements IndexView<T> {
 
   lookup(key: string): T[] {
     const m = this.#map.get(key);
-    return m === undefined ? [] : [...m.values()];
+    if (m === undefined) return [];
+    const out: T[] = new Array(m.size);
+    let i = 0;
+    for (const v of m.values()) out[i++] = v;
+    return out;
   }
 
   /** Keys currently present. */

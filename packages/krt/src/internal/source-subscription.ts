@@ -15,23 +15,32 @@ export type RouteKind = 'key' | 'selector' | 'labels' | 'index' | 'plain';
  * One fetch recorded by a transformation: the subscription, the filters (to confirm that a
  * changed object matches) and where it is filed in the reverse index. Kept per input for as long
  * as the input's computation stands, so it is kept small: one entry is a plain string, and the
- * strings are replaced by the reverse index's own once filed (see {@link SourceSub.add}).
+ * strings are replaced by the reverse index's own once filed (see {@link SourceSub.add}). The
+ * route is computed when first needed: a recompute that fetched exactly what the previous one
+ * did keeps the previous dependencies and never routes the new ones.
  */
 export interface Dependency {
   /** The subscription to the fetched collection. */
   readonly sub: SourceSub;
   /** The fetch's filters. */
   readonly spec: FilterSpec;
-  /** Which reverse map the dependency is filed in (index routes: `spec.index`'s). */
-  readonly kind: RouteKind;
+  /** Which reverse map the dependency is filed in (index routes: `spec.index`'s); see {@link routed}. */
+  kind: RouteKind | undefined;
   /** Its entries in that map: one, or several. */
   keys: string | readonly string[];
 }
 
 const NONE: readonly string[] = [];
 
-/** A dependency on `sub` with the filters of `spec`, routed (see {@link RouteKind}). */
+/** A dependency on `sub` with the filters of `spec`, not routed yet. */
 export function newDependency(sub: SourceSub, spec: FilterSpec): Dependency {
+  return { sub, spec, kind: undefined, keys: NONE };
+}
+
+/** Routes `d` (see {@link RouteKind}) if not done yet, and returns its kind. */
+export function routed(d: Dependency): RouteKind {
+  if (d.kind !== undefined) return d.kind;
+  const spec = d.spec;
   let kind: RouteKind;
   let keys: string | readonly string[];
   if (spec.key !== undefined) {
@@ -54,12 +63,14 @@ export function newDependency(sub: SourceSub, spec: FilterSpec): Dependency {
     keys = NONE;
   }
   if (typeof keys !== 'string' && keys.length === 1) keys = keys[0]!;
-  return { sub, spec, kind, keys };
+  d.kind = kind;
+  d.keys = keys;
+  return kind;
 }
 
 /** True when two dependencies are filed under the same reverse-index entries. */
 export function sameRoute(a: Dependency, b: Dependency): boolean {
-  if (a.sub !== b.sub || a.kind !== b.kind) return false;
+  if (a.sub !== b.sub || routed(a) !== routed(b)) return false;
   if (a.kind === 'index' && a.spec.index !== b.spec.index) return false;
   const x = a.keys;
   const y = b.keys;
@@ -157,7 +168,7 @@ export class SourceSub {
    * own: inputs that share an entry then share one string.
    */
   add(inKey: string, d: Dependency): void {
-    if (d.kind === 'plain') {
+    if (routed(d) === 'plain') {
       this.plain.add(inKey);
       return;
     }
@@ -168,7 +179,7 @@ export class SourceSub {
   }
 
   remove(inKey: string, d: Dependency): void {
-    if (d.kind === 'plain') {
+    if (routed(d) === 'plain') {
       this.plain.delete(inKey);
       return;
     }

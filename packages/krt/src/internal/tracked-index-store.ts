@@ -21,7 +21,11 @@ export class TrackedIndexStore<T> implements IndexView<T> {
 
   lookup(key: string): T[] {
     const m = this.#postings.get(key);
-    return m === undefined ? [] : [...m.values()];
+    if (m === undefined) return [];
+    const out: T[] = new Array(m.size);
+    let i = 0;
+    for (const v of m.values()) out[i++] = v;
+    return out;
   }
 
   /** Files `obj` under its keys (replacing what `objKey` was filed under), or removes it. */
