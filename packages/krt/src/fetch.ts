@@ -95,14 +95,17 @@ export function fetchOrList<T>(
  * every filter the pre-selection did not answer.
  */
 export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, spec: FilterSpec): T[] {
-  let out: T[] | undefined;
+  // `out` may be a shared candidate list until it is filtered: copy it before returning it.
+  let out: readonly T[] | undefined;
+  let owned = true;
   let indexChecked = false;
   if (spec.keys !== undefined) {
-    out = [];
+    const found: T[] = [];
     for (const k of spec.keys) {
       const v = c.get(k);
-      if (v !== undefined) out.push(v);
+      if (v !== undefined) found.push(v);
     }
+    out = found;
   } else if (spec.key !== undefined) {
     const v = c.get(spec.key);
     out = v === undefined ? [] : [v];
@@ -111,8 +114,10 @@ export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, s
     // (so its candidates all pass the index filter).
     out = selectorCandidates(src, spec) ?? labelCandidates(src, spec);
     indexChecked = out !== undefined;
+    owned = false;
   }
   if (out === undefined) {
+    owned = true;
     if (spec.index !== undefined) {
       out = spec.index.lookup(spec.indexKey!) as T[];
       indexChecked = true;
@@ -124,12 +129,13 @@ export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, s
     const idx = spec.index;
     const ik = spec.indexKey!;
     out = out.filter((o) => idx.extract(o).includes(ik));
+    owned = true;
   }
   if (hasPredicates(spec) && out.length > 0) {
     const aug = src.augment;
     const kept: T[] = [];
     for (const o of out) if (matchesPredicates(spec, aug ? aug(o) : o)) kept.push(o);
-    out = kept;
+    return kept;
   }
-  return out;
+  return owned ? (out as T[]) : [...out];
 }

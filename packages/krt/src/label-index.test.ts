@@ -301,6 +301,36 @@ describe('selector index', () => {
   });
 });
 
+describe('candidate lists', () => {
+  it("fetch results and index lookups are the caller's own arrays, never the cached candidates", async () => {
+    const signal = stop.signal;
+    const services = staticCollection<TestService>([service('ns', 's1', { app: 'a' })], { signal });
+    const byNs = namespaceIndex(services);
+    const pods = staticCollection<TestPod>([pod('ns', 'p', { app: 'a' })], { signal });
+    const results: TestService[][] = [];
+    const c = collection(
+      pods,
+      (ctx, p) => {
+        const found = byNs.fetch(ctx, 'ns', filter.selectsNonEmpty(p.metadata.labels));
+        results.push(found);
+        const all = fetch(ctx, services, filter.labels({}), filter.selects(p.metadata.labels));
+        all.push(service('ns', 'intruder', { app: 'a' }));
+        return `${p.metadata.name}:${found.length}`;
+      },
+      { signal },
+    );
+    await c.waitUntilSynced(signal);
+    results[0]!.push(service('ns', 'intruder', { app: 'a' }));
+    const looked = byNs.lookup('ns');
+    looked.length = 0;
+    pods.update(pod('ns', 'p', { app: 'a', v: '2' }));
+    await settle(2);
+    expect(results).toHaveLength(2);
+    expect(names(results[1]!)).toEqual(['s1']);
+    expect(names(byNs.lookup('ns'))).toEqual(['s1']);
+  });
+});
+
 describe('label index', () => {
   it('a label change recomputes exactly the inputs that asked for the old or the new labels', async () => {
     const signal = stop.signal;

@@ -3,6 +3,7 @@ import type { CollectionDump } from '../debug.ts';
 
 export type { CollectionDump };
 
+import { PostingMap } from './posting-map.ts';
 import { INTERNAL } from './symbols.ts';
 
 /** A lookup structure over one collection's objects by an extracted key. */
@@ -15,6 +16,11 @@ export interface IndexView<T> {
   extract(obj: T): readonly string[];
   /** The objects with this index key, live. */
   lookup(key: string): T[];
+  /**
+   * The same, as an array that must not be modified or kept (it may be shared and cached); for
+   * krt's candidate lists. Absent when the index has no cheaper form than `lookup`.
+   */
+  lookupShared?(key: string): readonly T[];
 }
 
 /** What one collection exposes to the rest of krt (fetch, joins, indexes, the debugger). */
@@ -71,7 +77,7 @@ export class IndexStore<T> implements IndexView<T> {
   readonly id = newUid();
   readonly name: string;
   readonly extract: (obj: T) => readonly string[];
-  readonly #map = new Map<string, Map<string, T>>();
+  readonly #postings = new PostingMap<T>();
 
   constructor(name: string, extract: (obj: T) => readonly string[]) {
     this.name = name;
@@ -79,43 +85,26 @@ export class IndexStore<T> implements IndexView<T> {
   }
 
   lookup(key: string): T[] {
-    const m = this.#map.get(key);
-    if (m === undefined) return [];
-    const out: T[] = new Array(m.size);
-    let i = 0;
-    for (const v of m.values()) out[i++] = v;
-    return out;
+    return this.#postings.lookup(key);
+  }
+
+  lookupShared(key: string): readonly T[] {
+    return this.#postings.shared(key);
   }
 
   /** Keys currently present. */
   keys(): string[] {
-    return [...this.#map.keys()];
+    return this.#postings.keys();
   }
 
   update(objKey: string, old: T | undefined, obj: T | undefined): void {
-    if (old !== undefined) {
-      for (const k of this.extract(old)) {
-        const m = this.#map.get(k);
-        if (m === undefined) continue;
-        m.delete(objKey);
-        if (m.size === 0) this.#map.delete(k);
-      }
-    }
-    if (obj !== undefined) {
-      for (const k of this.extract(obj)) {
-        let m = this.#map.get(k);
-        if (m === undefined) {
-          m = new Map();
-          this.#map.set(k, m);
-        }
-        m.set(objKey, obj);
-      }
-    }
+    if (old !== undefined) for (const k of this.extract(old)) this.#postings.remove(k, objKey);
+    if (obj !== undefined) for (const k of this.extract(obj)) this.#postings.add(k, objKey, obj);
   }
 
   /** Rebuilds from scratch. */
   fill(entries: Iterable<[string, T]>): void {
-    this.#map.clear();
+    this.#postings.clear();
     for (const [k, v] of entries) this.update(k, undefined, v);
   }
 }

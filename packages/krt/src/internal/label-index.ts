@@ -127,9 +127,11 @@ function autoIndex(
   return a;
 }
 
+const NO_CANDIDATES: readonly never[] = Object.freeze([]);
+
 /** Concatenates lookups, dropping duplicates (an object listed under several queried pairs). */
-function union<T>(parts: T[][]): T[] {
-  if (parts.length === 0) return [];
+function union<T>(parts: readonly (readonly T[])[]): readonly T[] {
+  if (parts.length === 0) return NO_CANDIDATES;
   if (parts.length === 1) return parts[0]!;
   const seen = new Set<T>();
   const out: T[] = [];
@@ -146,10 +148,13 @@ function union<T>(parts: T[][]): T[] {
 /**
  * The candidates of a fetch with a selector filter (`selectsNonEmpty`, else `selects`), from the
  * automatic selector index: every object whose selector could select the queried labels, and
- * possibly a few more (the caller verifies every filter). `undefined` when the spec has no
- * selector filter.
+ * possibly a few more (the caller verifies every filter, so it never returns this array, which
+ * may be shared). `undefined` when the spec has no selector filter.
  */
-export function selectorCandidates<T>(src: CollectionInternals<T>, spec: FilterSpec): T[] | undefined {
+export function selectorCandidates<T>(
+  src: CollectionInternals<T>,
+  spec: FilterSpec,
+): readonly T[] | undefined {
   const nonEmpty = spec.selectsNonEmpty !== undefined;
   const labels = nonEmpty ? spec.selectsNonEmpty : spec.selects;
   if (labels === undefined) return undefined;
@@ -157,18 +162,19 @@ export function selectorCandidates<T>(src: CollectionInternals<T>, spec: FilterS
   const scope = spec.namespace ?? '';
   const a = autoIndex(src as CollectionInternals<unknown>, 'selector', scoped);
   const view = a.view as IndexView<T>;
-  let first: T[] | undefined;
-  let parts: T[][] | undefined;
-  const take = (found: T[]): void => {
+  const get = (k: string): readonly T[] => (view.lookupShared ? view.lookupShared(k) : view.lookup(k));
+  let first: readonly T[] | undefined;
+  let parts: (readonly T[])[] | undefined;
+  const take = (found: readonly T[]): void => {
     if (found.length === 0) return;
     if (first === undefined) first = found;
     else if (parts === undefined) parts = [first, found];
     else parts.push(found);
   };
-  for (const k in labels) take(view.lookup(pairKey(scope, k, labels[k]!)));
-  if (!nonEmpty) take(view.lookup(scope + EMPTY));
-  if (a.broken) take(view.lookup(scope + BROKEN));
-  return parts !== undefined ? union(parts) : (first ?? []);
+  for (const k in labels) take(get(pairKey(scope, k, labels[k]!)));
+  if (!nonEmpty) take(get(scope + EMPTY));
+  if (a.broken) take(get(scope + BROKEN));
+  return parts !== undefined ? union(parts) : (first ?? NO_CANDIDATES);
 }
 
 /**
@@ -176,20 +182,21 @@ export function selectorCandidates<T>(src: CollectionInternals<T>, spec: FilterS
  * under the least used queried pair (plus those whose labels cannot be read). `undefined` when
  * the spec has no label filter.
  */
-export function labelCandidates<T>(src: CollectionInternals<T>, spec: FilterSpec): T[] | undefined {
+export function labelCandidates<T>(src: CollectionInternals<T>, spec: FilterSpec): readonly T[] | undefined {
   const labels = spec.labels;
   if (labels === undefined) return undefined;
   const scoped = spec.namespace !== undefined;
   const scope = spec.namespace ?? '';
   const a = autoIndex(src as CollectionInternals<unknown>, 'labels', scoped);
   const view = a.view as IndexView<T>;
-  let best: T[] | undefined;
+  const get = (k: string): readonly T[] => (view.lookupShared ? view.lookupShared(k) : view.lookup(k));
+  let best: readonly T[] | undefined;
   for (const k in labels) {
-    const found = view.lookup(pairKey(scope, k, labels[k]!));
+    const found = get(pairKey(scope, k, labels[k]!));
     if (best === undefined || found.length < best.length) best = found;
     if (found.length === 0) break;
   }
-  const broken = a.broken ? view.lookup(scope + BROKEN) : [];
+  const broken = a.broken ? get(scope + BROKEN) : NO_CANDIDATES;
   if (best === undefined) return broken;
   return broken.length === 0 ? best : union([best, broken]);
 }

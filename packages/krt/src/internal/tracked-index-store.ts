@@ -1,5 +1,6 @@
 import type { IndexView } from './internals.ts';
 import { newUid } from './internals.ts';
+import { PostingMap } from './posting-map.ts';
 
 /**
  * An index that remembers the index keys it filed each object under, so an update or a delete
@@ -11,7 +12,7 @@ export class TrackedIndexStore<T> implements IndexView<T> {
   readonly id = newUid();
   readonly name: string;
   readonly extract: (obj: T) => readonly string[];
-  readonly #postings = new Map<string, Map<string, T>>();
+  readonly #postings = new PostingMap<T>();
   readonly #filed = new Map<string, readonly string[]>();
 
   constructor(name: string, extract: (obj: T) => readonly string[]) {
@@ -20,38 +21,23 @@ export class TrackedIndexStore<T> implements IndexView<T> {
   }
 
   lookup(key: string): T[] {
-    const m = this.#postings.get(key);
-    if (m === undefined) return [];
-    const out: T[] = new Array(m.size);
-    let i = 0;
-    for (const v of m.values()) out[i++] = v;
-    return out;
+    return this.#postings.lookup(key);
+  }
+
+  lookupShared(key: string): readonly T[] {
+    return this.#postings.shared(key);
   }
 
   /** Files `obj` under its keys (replacing what `objKey` was filed under), or removes it. */
   update(objKey: string, obj: T | undefined): void {
     const prev = this.#filed.get(objKey);
-    if (prev !== undefined) {
-      for (const k of prev) {
-        const m = this.#postings.get(k);
-        if (m === undefined) continue;
-        m.delete(objKey);
-        if (m.size === 0) this.#postings.delete(k);
-      }
-    }
+    if (prev !== undefined) for (const k of prev) this.#postings.remove(k, objKey);
     if (obj === undefined) {
       this.#filed.delete(objKey);
       return;
     }
     const next = this.extract(obj);
-    for (const k of next) {
-      let m = this.#postings.get(k);
-      if (m === undefined) {
-        m = new Map();
-        this.#postings.set(k, m);
-      }
-      m.set(objKey, obj);
-    }
+    for (const k of next) this.#postings.add(k, objKey, obj);
     this.#filed.set(objKey, next);
   }
 
