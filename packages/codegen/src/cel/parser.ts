@@ -1,4 +1,5 @@
 import { type CelBinaryOp, type CelExpr, type CelLiteral, CelSyntaxError } from './ast.ts';
+import { CEL_RESERVED_WORDS } from './reserved-words.ts';
 
 type TokenKind = 'num' | 'str' | 'bytes' | 'ident' | 'op' | 'eof';
 interface Token {
@@ -35,25 +36,6 @@ const OPS = [
   '{',
   '}',
 ];
-const RESERVED = new Set([
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
 
 function unescapeString(body: string, raw: boolean, pos: number): string {
   if (raw) return body;
@@ -333,7 +315,7 @@ class Parser {
       case 'ident': {
         if (t.text === 'true' || t.text === 'false') return { kind: 'literal', value: t.text === 'true' };
         if (t.text === 'null') return { kind: 'literal', value: null };
-        if (RESERVED.has(t.text)) throw new CelSyntaxError(`reserved word ${t.text}`, t.pos);
+        if (CEL_RESERVED_WORDS.has(t.text)) throw new CelSyntaxError(`reserved word ${t.text}`, t.pos);
         if (this.isOp('(')) {
           this.next();
           return { kind: 'call', fn: t.text, args: this.args(')') };

@@ -3,6 +3,7 @@ import { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from '../c
 import { parseCel } from '../cel/parser.ts';
 import { toCel } from './cel-values.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
+import { planOf, type SchemaPlan } from './schema-plan.ts';
 import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
 
 /** A CEL rule (or another check) the runtime validator could not evaluate: the apiserver may still reject the object. */
@@ -27,34 +28,101 @@ interface CompiledRule {
   readonly optionalOldSelf: boolean;
 }
 
-const compiledRules = new WeakMap<object, CompiledRule[]>();
+/** The rules of a schema node, parsed once. */
+interface CompiledRules {
+  readonly rules: readonly CompiledRule[];
+  /**
+   * The fields of `self` and `oldSelf` the rules and message expressions read (`self.x`,
+   * `has(self.x)`), or undefined when one uses the whole value: only these are converted to CEL.
+   */
+  readonly fields: ReadonlySet<string> | undefined;
+}
 
-function rulesOf(schema: JsonSchemaProps): CompiledRule[] {
+const compiledRules = new WeakMap<object, CompiledRules>();
+
+/** The fields of `self`/`oldSelf` the expressions select, or undefined when one uses either whole. */
+function selectedFields(exprs: readonly CelExpr[]): Set<string> | undefined {
+  const fields = new Set<string>();
+  let whole = false;
+  const isSelf = (e: CelExpr) => e.kind === 'ident' && (e.name === 'self' || e.name === 'oldSelf');
+  const visit = (e: CelExpr): void => {
+    switch (e.kind) {
+      case 'literal':
+        return;
+      case 'ident':
+        if (isSelf(e)) whole = true;
+        return;
+      case 'select':
+        if (isSelf(e.operand)) fields.add(e.field);
+        else visit(e.operand);
+        return;
+      case 'index':
+        visit(e.operand);
+        visit(e.index);
+        return;
+      case 'call':
+        if (e.target) visit(e.target);
+        for (const a of e.args) visit(a);
+        return;
+      case 'list':
+        for (const x of e.items) visit(x);
+        return;
+      case 'map':
+        for (const [k, v] of e.entries) {
+          visit(k);
+          visit(v);
+        }
+        return;
+      case 'unary':
+        visit(e.operand);
+        return;
+      case 'binary':
+        visit(e.left);
+        visit(e.right);
+        return;
+      case 'ternary':
+        visit(e.cond);
+        visit(e.then);
+        visit(e.else);
+        return;
+    }
+  };
+  for (const e of exprs) visit(e);
+  return whole ? undefined : fields;
+}
+
+function compileRule(r: NonNullable<JsonSchemaProps['x-kubernetes-validations']>[number]): CompiledRule {
+  const base = {
+    rule: r.rule,
+    message: r.message,
+    reason: r.reason,
+    fieldPath: r.fieldPath,
+    usesOldSelf: /\boldSelf\b/.test(r.rule),
+    optionalOldSelf: r.optionalOldSelf === true,
+  };
+  let messageExpression: CelExpr | undefined;
+  try {
+    if (r.messageExpression) messageExpression = parseCel(r.messageExpression);
+  } catch {
+    messageExpression = undefined;
+  }
+  try {
+    return { ...base, messageExpression, expr: parseCel(r.rule) };
+  } catch (e) {
+    return { ...base, messageExpression, parseError: (e as Error).message };
+  }
+}
+
+const NO_RULES: CompiledRules = { rules: [], fields: new Set() };
+
+function rulesOf(schema: JsonSchemaProps): CompiledRules {
   const rules = schema['x-kubernetes-validations'];
-  if (!rules?.length) return [];
+  if (!rules?.length) return NO_RULES;
   let compiled = compiledRules.get(rules);
   if (!compiled) {
-    compiled = rules.map((r) => {
-      const base = {
-        rule: r.rule,
-        message: r.message,
-        reason: r.reason,
-        fieldPath: r.fieldPath,
-        usesOldSelf: /\boldSelf\b/.test(r.rule),
-        optionalOldSelf: r.optionalOldSelf === true,
-      };
-      let messageExpression: CelExpr | undefined;
-      try {
-        if (r.messageExpression) messageExpression = parseCel(r.messageExpression);
-      } catch {
-        messageExpression = undefined;
-      }
-      try {
-        return { ...base, messageExpression, expr: parseCel(r.rule) };
-      } catch (e) {
-        return { ...base, messageExpression, parseError: (e as Error).message };
-      }
-    });
+    const parsed = rules.map(compileRule);
+    const exprs = parsed.flatMap((r) => [r.expr, r.messageExpression].filter((e) => e !== undefined));
+    compiled = { rules: parsed, fields: selectedFields(exprs) };
     compiledRules.set(rules, compiled);
   }
   return compiled;
@@ -66,8 +134,6 @@ export interface CelWalk {
   readonly errors: ValidationError[];
   /** Rules (and patterns) that could not be evaluated client-side. */
   readonly notEvaluated: UnevaluatedRule[];
-  /** Schema nodes whose `pattern` is not checked client-side, with the reason. */
-  readonly uncheckedPatterns: ReadonlyMap<JsonSchemaProps, string>;
 }
 
 function listMapKey(item: unknown, keys: readonly string[]): string {
@@ -92,12 +158,12 @@ function runRules(
   value: unknown,
   old: unknown,
   hasOld: boolean,
-  schema: JsonSchemaProps,
+  plan: SchemaPlan,
   path: string,
   out: CelWalk,
 ): void {
   const where = path || '<root>';
-  const pattern = out.uncheckedPatterns.get(schema);
+  const pattern = plan.uncheckedPattern;
   if (pattern !== undefined && typeof value === 'string') {
     out.notEvaluated.push({
       path: where,
@@ -105,7 +171,11 @@ function runRules(
       reason: `not evaluated client-side: ${pattern}`,
     });
   }
-  for (const r of rulesOf(schema)) {
+  if (!plan.hasRules) return;
+  const schema = plan.schema;
+  const { rules, fields } = rulesOf(schema);
+  let vars: Record<string, CelValue> | undefined;
+  for (const r of rules) {
     if (r.usesOldSelf && !hasOld && !r.optionalOldSelf) continue; // a transition rule: not run on create
     const skip = (why: string) =>
       out.notEvaluated.push({ path: where, rule: r.rule, reason: `not evaluated client-side: ${why}` });
@@ -117,8 +187,10 @@ function runRules(
       skip('optionalOldSelf is not supported');
       continue;
     }
-    const vars: Record<string, CelValue> = { self: toCel(value, schema) };
-    if (hasOld) vars.oldSelf = toCel(old, schema);
+    if (!vars) {
+      vars = { self: toCel(value, plan, fields) };
+      if (hasOld) vars.oldSelf = toCel(old, plan, fields);
+    }
     try {
       const result = evaluate(r.expr!, vars);
       if (result === true) continue;
@@ -154,39 +226,38 @@ function runRules(
   }
 }
 
-/**
- * Evaluates the `x-kubernetes-validations` rules of every node that has a value, as the apiserver
- * does: transition rules (`oldSelf`) only on update and only where the old value correlates (same
- * field, same key of a map, same keys of a `map` list, same item of a `set`).
- */
-export function walkCel(
+/** The item of the old list that correlates with `item` (same map keys, or the same value in a set). */
+function oldItemOf(item: unknown, oldList: readonly unknown[], plan: SchemaPlan): unknown {
+  const keys = plan.listMapKeys;
+  if (plan.listType === 'map' && keys) {
+    const k = listMapKey(item, keys);
+    return oldList.find((o) => listMapKey(o, keys) === k);
+  }
+  if (plan.listType === 'set') {
+    const j = goJson(item);
+    return oldList.find((o) => goJson(o) === j);
+  }
+  return undefined;
+}
+
+function walk(
   value: unknown,
   old: unknown,
   hasOld: boolean,
-  schema: JsonSchemaProps,
+  plan: SchemaPlan,
   path: string,
   out: CelWalk,
 ): void {
   if (value === undefined) return;
-  runRules(value, old, hasOld, schema, path, out);
+  runRules(value, old, hasOld, plan, path, out);
   if (Array.isArray(value)) {
-    if (!schema.items) return;
-    const keys = schema['x-kubernetes-list-map-keys'];
-    const type = schema['x-kubernetes-list-type'];
-    const oldList = Array.isArray(old) ? old : [];
-    value.forEach((item, i) => {
-      let oldItem: unknown;
-      let found = false;
-      if (hasOld && type === 'map' && keys) {
-        const k = listMapKey(item, keys);
-        oldItem = oldList.find((o) => listMapKey(o, keys) === k);
-        found = oldItem !== undefined;
-      } else if (hasOld && type === 'set') {
-        oldItem = oldList.find((o) => goJson(o) === goJson(item));
-        found = oldItem !== undefined;
-      }
-      walkCel(item, oldItem, found, schema.items!, childPath(path, i), out);
-    });
+    const items = plan.items;
+    if (!items?.celBelow) return;
+    const oldList = hasOld && Array.isArray(old) ? old : [];
+    for (let i = 0; i < value.length; i++) {
+      const oldItem = hasOld ? oldItemOf(value[i], oldList, plan) : undefined;
+      walk(value[i], oldItem, oldItem !== undefined, items, childPath(path, i), out);
+    }
     return;
   }
   if (value === null || typeof value !== 'object') return;
@@ -195,21 +266,36 @@ export function walkCel(
     old !== null && typeof old === 'object' && !Array.isArray(old)
       ? (old as Record<string, unknown>)
       : undefined;
-  if (schema.properties) {
-    for (const [k, sub] of Object.entries(schema.properties)) {
-      if (!path && k === 'metadata') continue;
+  if (plan.schema.properties) {
+    for (const [k, sub] of plan.properties) {
+      if (!sub.celBelow || (!path && k === 'metadata')) continue;
       if (obj[k] === undefined) continue;
       const childHasOld = hasOld && oldObj !== undefined && oldObj[k] !== undefined;
-      walkCel(obj[k], oldObj?.[k], childHasOld, sub, childPath(path, k), out);
+      walk(obj[k], oldObj?.[k], childHasOld, sub, childPath(path, k), out);
     }
-  } else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+  } else if (plan.values?.celBelow) {
+    const values = plan.values;
+    const correlates = hasOld && plan.schema['x-kubernetes-map-type'] !== 'atomic' && oldObj !== undefined;
     for (const k of Object.keys(obj)) {
-      const childHasOld =
-        hasOld &&
-        schema['x-kubernetes-map-type'] !== 'atomic' &&
-        oldObj !== undefined &&
-        oldObj[k] !== undefined;
-      walkCel(obj[k], oldObj?.[k], childHasOld, schema.additionalProperties, keyPath(path, k), out);
+      const childHasOld = correlates && oldObj[k] !== undefined;
+      walk(obj[k], oldObj?.[k], childHasOld, values, keyPath(path, k), out);
     }
   }
+}
+
+/**
+ * Evaluates the `x-kubernetes-validations` rules of every node that has a value, as the apiserver
+ * does: transition rules (`oldSelf`) only on update and only where the old value correlates (same
+ * field, same key of a map, same keys of a `map` list, same item of a `set`). Nodes whose `pattern`
+ * has no faithful translation are reported as not evaluated.
+ */
+export function walkCel(
+  value: unknown,
+  old: unknown,
+  hasOld: boolean,
+  schema: JsonSchemaProps,
+  out: CelWalk,
+): void {
+  const plan = planOf(schema);
+  if (plan.celBelow) walk(value, old, hasOld, plan, '', out);
 }

@@ -1,29 +1,9 @@
 import { CelTimestamp, type CelValue, parseDuration, unorderedList } from '../cel/evaluator.ts';
+import { CEL_KEYWORDS, CEL_RESERVED_WORDS } from '../cel/reserved-words.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
+import type { SchemaPlan } from './schema-plan.ts';
 
-const RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
+const RESERVED: ReadonlySet<string> = new Set([...CEL_KEYWORDS, ...CEL_RESERVED_WORDS]);
 
 /**
  * The CEL name of an object property, as Kubernetes escapes it (`namespace` is `__namespace__`,
@@ -85,32 +65,29 @@ function typedString(value: string, schema: JsonSchemaProps | undefined): CelVal
  * Converts a JSON value to the CEL value the apiserver binds to `self`: integers are `int`,
  * `number` fields `double`, strings with format `date-time`/`date` timestamps, `duration`
  * durations, `byte` bytes; object properties carry their escaped CEL names; lists of type `set`
- * and `map` compare without regard to order.
+ * and `map` compare without regard to order. With `fields`, an object keeps only the fields of
+ * those CEL names (its own fields; what is below them is converted whole).
  */
-export function toCel(value: unknown, schema: JsonSchemaProps | undefined): CelValue {
+export function toCel(value: unknown, plan: SchemaPlan | undefined, fields?: ReadonlySet<string>): CelValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
-    if (schema?.type === 'number') return value;
+    if (plan?.schema.type === 'number') return value;
     return Number.isInteger(value) ? BigInt(value) : value;
   }
-  if (typeof value === 'string') return typedString(value, schema);
+  if (typeof value === 'string') return typedString(value, plan?.schema);
   if (typeof value === 'boolean') return value;
   if (Array.isArray(value)) {
-    const items = value.map((v) => toCel(v, schema?.items));
-    const type = schema?.['x-kubernetes-list-type'];
+    const itemPlan = plan?.items;
+    const items = value.map((v) => toCel(v, itemPlan));
+    const type = plan?.listType;
     return type === 'set' || type === 'map' ? unorderedList(items) : items;
   }
   const out: { [key: string]: CelValue } = {};
-  const values =
-    schema?.additionalProperties && typeof schema.additionalProperties === 'object'
-      ? schema.additionalProperties
-      : undefined;
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const prop = schema?.properties?.[k];
-    if (prop) {
-      const name = escapeCelProperty(k);
-      if (name !== undefined) out[name] = toCel(v, prop);
-    } else out[k] = toCel(v, values);
+    const prop = plan?.properties.get(k);
+    const name = prop ? plan!.celNames.get(k) : k;
+    if (name === undefined || (fields && !fields.has(name))) continue;
+    out[name] = toCel(v, prop ?? plan?.values);
   }
   return out;
 }

@@ -1,10 +1,8 @@
 import type { JsonSchemaProps } from './json-schema.ts';
+import { isObject } from './json-value.ts';
 import { coerceObjectMeta, validateObjectMeta } from './object-meta.ts';
+import { planOf, type SchemaPlan } from './schema-plan.ts';
 import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -38,16 +36,14 @@ function checkTypeMeta(x: Record<string, unknown>, path: string, out: Validation
   }
 }
 
-function visit(x: unknown, schema: JsonSchemaProps | undefined, path: string, out: ValidationError[]): void {
-  if (!schema) return;
+function visit(x: unknown, plan: SchemaPlan, path: string, out: ValidationError[]): void {
   if (Array.isArray(x)) {
-    x.forEach((item, i) => {
-      visit(item, schema.items, childPath(path, i), out);
-    });
+    const items = plan.items;
+    if (items?.embeddedBelow) for (let i = 0; i < x.length; i++) visit(x[i], items, childPath(path, i), out);
     return;
   }
   if (!isObject(x)) return;
-  if (schema['x-kubernetes-embedded-resource']) {
+  if (plan.embedded) {
     checkTypeMeta(x, path, out);
     if ('metadata' in x) {
       const meta = coerceObjectMeta(x.metadata, childPath(path, 'metadata'), out);
@@ -59,10 +55,10 @@ function visit(x: unknown, schema: JsonSchemaProps | undefined, path: string, ou
     }
   }
   for (const [k, v] of Object.entries(x)) {
-    const sub = schema.properties?.[k];
-    if (sub) visit(v, sub, childPath(path, k), out);
-    else if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
-      visit(v, schema.additionalProperties, keyPath(path, k), out);
+    const sub = plan.properties.get(k);
+    if (sub) {
+      if (sub.embeddedBelow) visit(v, sub, childPath(path, k), out);
+    } else if (plan.values?.embeddedBelow) visit(v, plan.values, keyPath(path, k), out);
   }
 }
 
@@ -74,10 +70,11 @@ function visit(x: unknown, schema: JsonSchemaProps | undefined, path: string, ou
  */
 export function validateEmbeddedResources(value: unknown, schema: JsonSchemaProps): ValidationError[] {
   const out: ValidationError[] = [];
-  if (isObject(value)) {
+  const plan = planOf(schema);
+  if (plan.embeddedBelow && isObject(value)) {
     for (const [k, v] of Object.entries(value)) {
-      const sub = schema.properties?.[k];
-      if (sub && k !== 'metadata') visit(v, sub, k, out);
+      const sub = plan.properties.get(k);
+      if (sub?.embeddedBelow && k !== 'metadata') visit(v, sub, k, out);
     }
   }
   return out;

@@ -1,9 +1,7 @@
 import type { JsonSchemaProps } from './json-schema.ts';
+import { isObject } from './json-value.ts';
+import { planOf, type SchemaPlan } from './schema-plan.ts';
 import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** A comparable identity of a JSON value: scalars by type and value, compounds by sorted JSON. */
 function identity(value: unknown): string {
@@ -49,10 +47,10 @@ function checkMap(
     if (isObject(item)) for (const k of keys) if (k in item) key[k] = item[k];
     return key;
   };
-  const ids = list.map((item) => {
-    const key = keyOf(item);
-    return keys.length === 1 ? identity(key[keys[0]!]) : goJson(key);
-  });
+  const single = keys.length === 1 ? keys[0]! : undefined;
+  const ids = list.map((item) =>
+    single === undefined ? goJson(keyOf(item)) : identity(isObject(item) ? item[single] : undefined),
+  );
   for (const i of secondAppearances(ids)) {
     out.push({
       path: childPath(path, i),
@@ -62,28 +60,21 @@ function checkMap(
   }
 }
 
-function visit(
-  value: unknown,
-  schema: JsonSchemaProps | undefined,
-  path: string,
-  out: ValidationError[],
-): void {
-  if (!schema) return;
+function visit(value: unknown, plan: SchemaPlan, path: string, out: ValidationError[]): void {
   if (Array.isArray(value)) {
-    const type = schema['x-kubernetes-list-type'];
-    if (type === 'set') checkSet(value, path, out);
-    else if (type === 'map') checkMap(value, schema['x-kubernetes-list-map-keys'] ?? [], path, out);
-    value.forEach((item, i) => {
-      visit(item, schema.items, childPath(path, i), out);
-    });
+    if (plan.listType === 'set') checkSet(value, path, out);
+    else if (plan.listType === 'map') checkMap(value, plan.listMapKeys ?? [], path, out);
+    const items = plan.items;
+    if (items?.listsBelow)
+      for (let i = 0; i < value.length; i++) visit(value[i], items, childPath(path, i), out);
     return;
   }
   if (!isObject(value)) return;
-  for (const [key, v] of Object.entries(value)) {
-    const sub = schema.properties?.[key];
-    if (sub) visit(v, sub, childPath(path, key), out);
-    else if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
-      visit(v, schema.additionalProperties, keyPath(path, key), out);
+  for (const key of Object.keys(value)) {
+    const sub = plan.properties.get(key);
+    if (sub) {
+      if (sub.listsBelow) visit(value[key], sub, childPath(path, key), out);
+    } else if (plan.values?.listsBelow) visit(value[key], plan.values, keyPath(path, key), out);
   }
 }
 
@@ -94,6 +85,7 @@ function visit(
  */
 export function validateListTypes(value: unknown, schema: JsonSchemaProps): ValidationError[] {
   const out: ValidationError[] = [];
-  visit(value, schema, '', out);
+  const plan = planOf(schema);
+  if (plan.listsBelow) visit(value, plan, '', out);
   return out;
 }

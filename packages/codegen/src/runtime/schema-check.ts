@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { compileRe2 } from '../cel/re2.ts';
 import { formatChecker } from './formats.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
+import { uncheckedPatternReason } from './schema-plan.ts';
 import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
 
 const DROP = new Set([
@@ -76,15 +77,13 @@ export interface SchemaError extends ValidationError {
 export interface SchemaCheck {
   /** Checks a pruned and defaulted object. */
   check(object: unknown): SchemaError[];
-  /** Schema nodes whose `pattern` has no faithful JavaScript translation (not checked). */
-  readonly uncheckedPatterns: ReadonlyMap<JsonSchemaProps, string>;
 }
 
-function toAjv(
-  s: JsonSchemaProps,
-  root: boolean,
-  unchecked: Map<JsonSchemaProps, string>,
-): Record<string, unknown> {
+/**
+ * The Ajv schema of a CRD schema node; a `pattern` without a faithful JavaScript translation is
+ * left out (the CEL walk reports it as not evaluated).
+ */
+function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(s)) {
     if (DROP.has(key)) continue;
@@ -92,22 +91,22 @@ function toAjv(
       case 'properties': {
         const props: Record<string, unknown> = {};
         for (const [k, v] of Object.entries(value as Record<string, JsonSchemaProps>)) {
-          props[k] = root && k === 'metadata' ? { type: 'object' } : toAjv(v, false, unchecked);
+          props[k] = root && k === 'metadata' ? { type: 'object' } : toAjv(v, false);
         }
         out.properties = props;
         break;
       }
       case 'items':
       case 'not':
-        out[key] = toAjv(value as JsonSchemaProps, false, unchecked);
+        out[key] = toAjv(value as JsonSchemaProps, false);
         break;
       case 'additionalProperties':
-        out[key] = typeof value === 'boolean' ? value : toAjv(value as JsonSchemaProps, false, unchecked);
+        out[key] = typeof value === 'boolean' ? value : toAjv(value as JsonSchemaProps, false);
         break;
       case 'anyOf':
       case 'oneOf':
       case 'allOf':
-        out[key] = (value as JsonSchemaProps[]).map((x) => toAjv(x, false, unchecked));
+        out[key] = (value as JsonSchemaProps[]).map((x) => toAjv(x, false));
         break;
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
@@ -127,12 +126,7 @@ function toAjv(
           out[NUMERIC_RANGE] = `${String(value)}/${s.format ?? ''}`;
         break;
       case 'pattern':
-        try {
-          compileRe2(String(value));
-          out.pattern = value;
-        } catch (e) {
-          unchecked.set(s, `pattern ${JSON.stringify(value)}: ${(e as Error).message}`);
-        }
+        if (uncheckedPatternReason(String(value)) === undefined) out.pattern = value;
         break;
       case 'format':
         if ((s.type === undefined || s.type === 'string') && formatChecker(String(value)))
@@ -257,7 +251,6 @@ function render(e: ErrorObject): Rendered {
 
 /** Compiles the structural check of a CRD schema (Ajv, apiserver formats, RE2 patterns, multipleOf). */
 export function compileSchemaCheck(schema: JsonSchemaProps): SchemaCheck {
-  const unchecked = new Map<JsonSchemaProps, string>();
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
@@ -283,9 +276,8 @@ export function compileSchemaCheck(schema: JsonSchemaProps): SchemaCheck {
   const formats = new Set<string>();
   collectFormats(schema, formats);
   for (const f of formats) ajv.addFormat(`k8s-${f}`, { type: 'string', validate: formatChecker(f)! });
-  const fn: ValidateFunction = ajv.compile(toAjv(schema, true, unchecked));
+  const fn: ValidateFunction = ajv.compile(toAjv(schema, true));
   return {
-    uncheckedPatterns: unchecked,
     check(object: unknown): SchemaError[] {
       if (fn(object)) return [];
       const out: SchemaError[] = [];

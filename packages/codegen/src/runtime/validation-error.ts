@@ -29,6 +29,7 @@ export function keyPath(path: string, key: string): string {
 
 /** JSON with sorted keys (Go's `json.Marshal` of a map), as the apiserver prints values. */
 export function goJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
   return JSON.stringify(value, (_k, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))

@@ -277,6 +277,22 @@ describe('CEL as Kubernetes binds it', () => {
     expect(c.validate({ spec: { namespace: 'x', 'a-b': 'y' } }).errors[0]?.source).toBe('cel');
   });
 
+  it('binds the fields the rules and message expressions read, and the whole value when a rule uses it', () => {
+    const c = field(
+      { type: 'string' },
+      {
+        properties: { a: { type: 'integer' }, b: { type: 'string' }, c: { type: 'string' } },
+        'x-kubernetes-validations': [
+          { rule: 'self.a == 1', messageExpression: "'b is ' + self.b" },
+          { rule: 'size(self) < 3', message: 'too many fields' },
+        ],
+      },
+    );
+    const messages = (spec: unknown) => c.validate({ spec }).errors.map((e) => e.message);
+    expect(messages({ a: 2, b: 'x' })).toEqual(['Invalid value: "object": b is x']);
+    expect(messages({ a: 1, b: 'x', c: 'y' })).toEqual(['Invalid value: "object": too many fields']);
+  });
+
   it('translates RE2 inline flags anywhere in the pattern', () => {
     const c = field({
       type: 'string',

@@ -1,5 +1,5 @@
 import { type CelWalk, type UnevaluatedRule, walkCel } from './cel-rules.ts';
-import { applyDefaults, prune, pruneNulls } from './defaults.ts';
+import { decodeCopy } from './defaults.ts';
 import { validateEmbeddedResources } from './embedded-resources.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import { validateListTypes } from './list-types.ts';
@@ -65,11 +65,6 @@ const CEL_SKIPPED: ValidationError = {
   source: 'cel',
 };
 
-/** Prunes, drops non-nullable nulls and applies defaults to a copy of `obj`. */
-function normalize(obj: unknown, schema: JsonSchemaProps): unknown {
-  return applyDefaults(pruneNulls(prune(structuredClone(obj), schema), schema), schema);
-}
-
 /**
  * Creates a runtime validator from a CRD version's `openAPIV3Schema` (JSON form) and, when the
  * version has one, its scale subresource. The schema check is compiled on first use.
@@ -82,7 +77,7 @@ export function createValidator<T>(
   const scale = options.scale;
   const validate = (obj: unknown, options: ValidateOptions = {}): ValidationResult => {
     compiled ??= compileSchemaCheck(schema);
-    const object = normalize(obj, schema);
+    const object = decodeCopy(obj, schema);
     const embedded = validateEmbeddedResources(object, schema);
     const schemaErrors = compiled.check(object);
     const lists = validateListTypes(object, schema);
@@ -97,10 +92,10 @@ export function createValidator<T>(
       schemaErrors.some((e) => e.blocking) || embedded.some((e) => e.message.startsWith('Required value'));
     if (blocked) errors.push(CEL_SKIPPED);
     else {
-      const walk: CelWalk = { errors, notEvaluated, uncheckedPatterns: compiled.uncheckedPatterns };
+      const walk: CelWalk = { errors, notEvaluated };
       const hasOld = options.oldObject !== undefined;
-      const old = hasOld ? normalize(options.oldObject, schema) : undefined;
-      walkCel(object, old, hasOld, schema, '', walk);
+      const old = hasOld ? decodeCopy(options.oldObject, schema) : undefined;
+      walkCel(object, old, hasOld, schema, walk);
     }
     return {
       valid: errors.length === 0,
