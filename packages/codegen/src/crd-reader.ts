@@ -10,6 +10,7 @@ import {
   type YAMLMap,
 } from 'yaml';
 import { CodegenError, type CodegenIssue } from './codegen-error.ts';
+import { isNumericKeyword } from './internal/numeric-keywords.ts';
 import type {
   CelReason,
   CelRule,
@@ -177,6 +178,11 @@ function readSchemaNode(ctx: Ctx, node: Node | null): SchemaNode {
     return out;
   }
   for (const [key, value, pair] of entries(node)) {
+    if (isNumericKeyword(key)) {
+      const n = num(ctx, value, key);
+      if (n !== undefined) out[key] = n;
+      continue;
+    }
     switch (key) {
       case 'type': {
         const t = str(ctx, value, key);
@@ -210,19 +216,6 @@ function readSchemaNode(ctx: Ctx, node: Node | null): SchemaNode {
         const v = js(value);
         if (!Array.isArray(v)) ctx.error(value, 'enum must be a list');
         else out.enum = v;
-        break;
-      }
-      case 'minimum':
-      case 'maximum':
-      case 'multipleOf':
-      case 'minLength':
-      case 'maxLength':
-      case 'minItems':
-      case 'maxItems':
-      case 'minProperties':
-      case 'maxProperties': {
-        const n = num(ctx, value, key);
-        if (n !== undefined) out[key] = n;
         break;
       }
       case 'properties': {

@@ -43,6 +43,7 @@ export type {
 } from './ir.ts';
 export { MARKERS, type MarkerSpec, type MarkerTarget, type MarkerValue } from './markers.ts';
 export { type ClusterRoleDocument, clusterRoleToYaml, permissionsToClusterRole } from './rbac.ts';
+export type { SchemaKeywords } from './runtime/json-schema.ts';
 export { createValidator, type ObjectValidator, type ValidationResult } from './runtime/validator.ts';
 export { checkResource } from './structural.ts';
 export { type ReadTypeScriptOptions, readTypeScript } from './ts-reader.ts';

@@ -9,6 +9,8 @@
  * a problem comes from.
  */
 
+import type { SchemaKeywords } from './runtime/json-schema.ts';
+
 /** A position in an input file (1-based line and column). */
 export interface SourceLocation {
   /** The file, as given to the front end. */
@@ -57,53 +59,19 @@ export interface ExternalDocs {
  * One node of a structural schema. Field names follow OpenAPI v3 (`JSONSchemaProps`); the
  * Kubernetes extensions are camel-cased (`x-kubernetes-list-type` is {@link SchemaNode.listType}).
  */
-export interface SchemaNode {
+export interface SchemaNode extends SchemaKeywords {
   /** The value type; absent only with `intOrString` or `preserveUnknownFields`, or inside junctors. */
   type?: SchemaType;
   /** Human-readable documentation. */
   description?: string;
   /** A title. */
   title?: string;
-  /** A format (`int32`, `int64`, `date-time`, `byte`, `ipv4`, …). */
-  format?: string;
-  /** `null` is an accepted value. */
-  nullable?: boolean;
-  /** The default value the apiserver fills in. */
-  default?: unknown;
   /** An example value. */
   example?: unknown;
-  /** The allowed values. */
-  enum?: unknown[];
-  /** Numeric lower bound. */
-  minimum?: number;
-  /** Numeric upper bound. */
-  maximum?: number;
-  /** The lower bound is exclusive (OpenAPI 3.0 boolean form). */
-  exclusiveMinimum?: boolean;
-  /** The upper bound is exclusive (OpenAPI 3.0 boolean form). */
-  exclusiveMaximum?: boolean;
-  /** Numbers must be a multiple of this. */
-  multipleOf?: number;
-  /** Minimum string length (in characters). */
-  minLength?: number;
-  /** Maximum string length. */
-  maxLength?: number;
-  /** An RE2 regular expression strings must match. */
-  pattern?: string;
-  /** Minimum list length. */
-  minItems?: number;
-  /** Maximum list length. */
-  maxItems?: number;
   /** Kept only to report it: the apiserver forbids `uniqueItems: true`. */
   uniqueItems?: boolean;
-  /** Minimum number of object keys. */
-  minProperties?: number;
-  /** Maximum number of object keys. */
-  maxProperties?: number;
   /** Named fields of an object. */
   properties?: Record<string, SchemaNode>;
-  /** Names of required fields. */
-  required?: string[];
   /** The schema of map values (`Record<string, T>`), or `true`/`false`. */
   additionalProperties?: SchemaNode | boolean;
   /** The schema of list items. */

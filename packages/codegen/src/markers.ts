@@ -46,6 +46,21 @@ export interface MarkerSpec {
 const S = ['type', 'field'] as const;
 const NUM = ['integer', 'number'] as const;
 
+/** The `min…` and `max…` markers of one size (`minItems` and `maxItems`, …). */
+function sizeMarkers(
+  size: 'Length' | 'Items' | 'Properties',
+  type: 'string' | 'array' | 'object',
+  what: string,
+): MarkerSpec[] {
+  return (['min', 'max'] as const).map((m) => ({
+    name: `${m}${size}`,
+    targets: S,
+    value: 'number',
+    appliesTo: [type],
+    doc: `${m === 'min' ? 'minimum' : 'maximum'} ${what}`,
+  }));
+}
+
 /** Every marker of the vocabulary. */
 export const MARKERS: readonly MarkerSpec[] = [
   // resource (root interface)
@@ -197,8 +212,7 @@ export const MARKERS: readonly MarkerSpec[] = [
     appliesTo: NUM,
     doc: 'numbers must be a multiple of this',
   },
-  { name: 'minLength', targets: S, value: 'number', appliesTo: ['string'], doc: 'minimum string length' },
-  { name: 'maxLength', targets: S, value: 'number', appliesTo: ['string'], doc: 'maximum string length' },
+  ...sizeMarkers('Length', 'string', 'string length'),
   {
     name: 'pattern',
     targets: S,
@@ -206,22 +220,8 @@ export const MARKERS: readonly MarkerSpec[] = [
     appliesTo: ['string'],
     doc: 'an RE2 regular expression (rest of the line, or a JSON string)',
   },
-  { name: 'minItems', targets: S, value: 'number', appliesTo: ['array'], doc: 'minimum list length' },
-  { name: 'maxItems', targets: S, value: 'number', appliesTo: ['array'], doc: 'maximum list length' },
-  {
-    name: 'minProperties',
-    targets: S,
-    value: 'number',
-    appliesTo: ['object'],
-    doc: 'minimum number of keys',
-  },
-  {
-    name: 'maxProperties',
-    targets: S,
-    value: 'number',
-    appliesTo: ['object'],
-    doc: 'maximum number of keys',
-  },
+  ...sizeMarkers('Items', 'array', 'list length'),
+  ...sizeMarkers('Properties', 'object', 'number of keys'),
   { name: 'default', targets: S, value: 'json', doc: 'default value (JSON)' },
   { name: 'example', targets: S, value: 'json', doc: 'example value (JSON)' },
   { name: 'nullable', targets: S, value: 'flag', doc: 'null is accepted (same as `| null`)' },

@@ -7,6 +7,7 @@ import { type DocComment, type DocTag, parseArgs, parseDocComment } from './inte
 import { jsonToSchema } from './internal/json-to-schema.ts';
 import { knownType } from './internal/known-types.ts';
 import { IGNORED_TAGS, MARKERS_BY_NAME, suggestMarker } from './internal/marker-lookup.ts';
+import { isNumericKeyword, isSizeKeyword } from './internal/numeric-keywords.ts';
 import type {
   ApiModel,
   CelReason,
@@ -278,6 +279,19 @@ class Reader {
         this.pending.delete(node);
       }
     };
+    if (isNumericKeyword(name)) {
+      const n = this.num(doc, tag);
+      if (n === undefined) return;
+      if (isSizeKeyword(name) && (!Number.isInteger(n) || n < 0)) {
+        this.error(at, `@${name} needs a non-negative integer, got ${tag.value}`);
+        return;
+      }
+      if ((name === 'minimum' || name === 'maximum') && node.type === 'integer' && !Number.isInteger(n)) {
+        this.error(at, `@${name} ${n} is not an integer, but the field is an integer`);
+      }
+      node[name] = n;
+      return;
+    }
     switch (name) {
       case 'integer':
         setNumberType('integer');
@@ -304,32 +318,6 @@ class Reader {
         if (v !== undefined && !Array.isArray(v))
           this.error(at, '@enum takes a JSON array, e.g. @enum ["A", "B"]');
         else if (Array.isArray(v)) node.enum = v;
-        break;
-      }
-      case 'minimum':
-      case 'maximum':
-      case 'multipleOf':
-      case 'minLength':
-      case 'maxLength':
-      case 'minItems':
-      case 'maxItems':
-      case 'minProperties':
-      case 'maxProperties': {
-        const n = this.num(doc, tag);
-        if (n === undefined) break;
-        if (
-          name !== 'minimum' &&
-          name !== 'maximum' &&
-          name !== 'multipleOf' &&
-          (!Number.isInteger(n) || n < 0)
-        ) {
-          this.error(at, `@${name} needs a non-negative integer, got ${tag.value}`);
-          break;
-        }
-        if ((name === 'minimum' || name === 'maximum') && node.type === 'integer' && !Number.isInteger(n)) {
-          this.error(at, `@${name} ${n} is not an integer, but the field is an integer`);
-        }
-        node[name] = n;
         break;
       }
       case 'exclusiveMinimum':

@@ -1,6 +1,6 @@
 // Derives candidate values that may violate (or satisfy) a CEL rule from the rule itself: the
 // fields it reads, the literals it compares them with, the lists it iterates and their sizes.
-import type { CelExpr } from '../src/cel/ast.ts';
+import { type CelExpr, celChildren } from '../src/cel/ast.ts';
 import { parseCel } from '../src/cel/parser.ts';
 import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
 import {
@@ -75,34 +75,6 @@ function collect(e: CelExpr, env: Map<string, Ref>, out: Found, schema: JsonSche
       if (typeof e.value === 'string') out.strings.add(e.value);
       else if (typeof e.value === 'bigint' || typeof e.value === 'number') out.numbers.add(Number(e.value));
       return;
-    case 'select':
-      collect(e.operand, env, out, schema);
-      return;
-    case 'index':
-      collect(e.operand, env, out, schema);
-      collect(e.index, env, out, schema);
-      return;
-    case 'list':
-      for (const x of e.items) collect(x, env, out, schema);
-      return;
-    case 'map':
-      for (const [k, v] of e.entries) {
-        collect(k, env, out, schema);
-        collect(v, env, out, schema);
-      }
-      return;
-    case 'unary':
-      collect(e.operand, env, out, schema);
-      return;
-    case 'binary':
-      collect(e.left, env, out, schema);
-      collect(e.right, env, out, schema);
-      return;
-    case 'ternary':
-      collect(e.cond, env, out, schema);
-      collect(e.then, env, out, schema);
-      collect(e.else, env, out, schema);
-      return;
     case 'call': {
       if (e.target) collect(e.target, env, out, schema);
       const v = e.args[0];
@@ -121,7 +93,7 @@ function collect(e: CelExpr, env: Map<string, Ref>, out: Found, schema: JsonSche
       return;
     }
     default:
-      return;
+      for (const c of celChildren(e)) collect(c, env, out, schema);
   }
 }
 

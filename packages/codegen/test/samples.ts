@@ -6,6 +6,7 @@
 // rules included) so a mutation exercises one thing.
 import { compileRe2 } from '../src/cel/re2.ts';
 import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
+import { isObject } from '../src/runtime/json-value.ts';
 import type { ObjectValidator, ValidationResult } from '../src/runtime/validator.ts';
 import { ruleCandidates } from './rule-candidates.ts';
 import {
@@ -119,10 +120,6 @@ const FORMAT_SAMPLES: Record<string, readonly string[]> = {
 };
 
 const PATTERN_BREAKERS = ['-!-', '', ' ', 'UPPER', 'a b', '..', '/..', 'é', '0', '-a', 'a-', '*', '%zz'];
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** A string of exactly `len` characters close to `v` that satisfies the node (falls back to filler). */
 function stringOfLength(s: JsonSchemaProps, v: string, len: number): string {
@@ -495,14 +492,7 @@ class Generator {
       const first = v[0] ?? synthesize(items, { fill: true });
       return Array.from({ length: n }, (_, i) => variant(first, i, s));
     };
-    if (typeof s.maxItems === 'number' && s.maxItems <= 300) {
-      at('maxItems', 'boundary', distinct(s.maxItems));
-      at('maxItems+1', 'boundary', distinct(s.maxItems + 1));
-    }
-    if (typeof s.minItems === 'number') {
-      at('minItems', 'boundary', distinct(s.minItems));
-      if (s.minItems > 0) at('minItems-1', 'boundary', distinct(s.minItems - 1));
-    }
+    sizeBoundaries(at, 'Items', s.minItems, s.maxItems, distinct);
     at('empty list', 'boundary', []);
     at('null item', 'nullable', [...v, null]);
     if (v.length === 0) v = [synthesize(items, { fill: true })];
@@ -553,14 +543,7 @@ class Generator {
       const entry = Object.values(v)[0] ?? synthesize(ap, { fill: true });
       const withKeys = (n: number) =>
         Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, entry]));
-      if (typeof s.maxProperties === 'number' && s.maxProperties <= 300) {
-        at('maxProperties', 'boundary', withKeys(s.maxProperties));
-        at('maxProperties+1', 'boundary', withKeys(s.maxProperties + 1));
-      }
-      if (typeof s.minProperties === 'number') {
-        at('minProperties', 'boundary', withKeys(s.minProperties));
-        if (s.minProperties > 0) at('minProperties-1', 'boundary', withKeys(s.minProperties - 1));
-      }
+      sizeBoundaries(at, 'Properties', s.minProperties, s.maxProperties, withKeys);
       at('null map value', 'nullable', { ...v, nullKey: null });
       at('odd map key', 'boundary', { ...v, 'a/b.c-d_e': entry });
     } else if (s.properties) {
@@ -680,6 +663,27 @@ export function generateSamples(
     }
   }
   return { samples: thin(g.samples, options.limit), rules: g.rules, nodes: g.nodes };
+}
+
+/**
+ * Boundary samples of a `min…`/`max…` pair (`Items`, `Properties`): the maximum and one more
+ * (up to 300), the minimum and one less; `make(n)` builds a value of size `n`.
+ */
+function sizeBoundaries(
+  at: (label: string, category: Category, value: unknown) => void,
+  size: 'Items' | 'Properties',
+  min: number | undefined,
+  max: number | undefined,
+  make: (n: number) => unknown,
+): void {
+  if (typeof max === 'number' && max <= 300) {
+    at(`max${size}`, 'boundary', make(max));
+    at(`max${size}+1`, 'boundary', make(max + 1));
+  }
+  if (typeof min === 'number') {
+    at(`min${size}`, 'boundary', make(min));
+    if (min > 0) at(`min${size}-1`, 'boundary', make(min - 1));
+  }
 }
 
 const PRIORITY: Partial<Record<Category, number>> = {

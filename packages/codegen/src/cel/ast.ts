@@ -57,3 +57,27 @@ export class CelSyntaxError extends Error {
     this.offset = offset;
   }
 }
+
+/** The direct subexpressions of `e`, in source order (a call's target first, a map's keys before their values). */
+export function celChildren(e: CelExpr): readonly CelExpr[] {
+  switch (e.kind) {
+    case 'literal':
+    case 'ident':
+      return [];
+    case 'select':
+    case 'unary':
+      return [e.operand];
+    case 'index':
+      return [e.operand, e.index];
+    case 'call':
+      return e.target ? [e.target, ...e.args] : e.args;
+    case 'list':
+      return e.items;
+    case 'map':
+      return e.entries.flat();
+    case 'binary':
+      return [e.left, e.right];
+    case 'ternary':
+      return [e.cond, e.then, e.else];
+  }
+}

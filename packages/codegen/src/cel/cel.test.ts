@@ -16,6 +16,17 @@ describe('CEL', () => {
     expect(run('1 == 1.0')).toBe(true);
   });
 
+  it('does int and double arithmetic apart: integer division, % on ints only, no mixed operands', () => {
+    expect(run('-7 / 2')).toBe(-3n);
+    expect(run('7 % 3 - 2 * 4 + 1')).toBe(-6n);
+    expect(run('1.5 * 2.0 - 0.5 + 1.0 / 4.0')).toBe(2.75);
+    expect(run('1.0 / 0.0')).toBe(Number.POSITIVE_INFINITY);
+    expect(() => run('1 / 0')).toThrow(/division by zero/);
+    expect(() => run('1 % 0')).toThrow(/modulus by zero/);
+    expect(() => run('7.0 % 2.0')).toThrow(/no such overload: double % double/);
+    expect(() => run('1 + 1.0')).toThrow(/no such overload: int \+ double/);
+  });
+
   it('has(), size(), in, field access and indexing', () => {
     const self = { a: 'x', list: ['p', 'q'], m: { k: 1n } };
     expect(run('has(self.a) && !has(self.b)', self)).toBe(true);

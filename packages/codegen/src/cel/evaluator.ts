@@ -348,32 +348,26 @@ function callFunction(fn: string, target: CelValue | undefined, args: CelValue[]
 }
 
 function arith(op: string, a: CelValue, b: CelValue): CelValue {
-  if (typeof a === 'bigint' && typeof b === 'bigint') {
+  const ints = typeof a === 'bigint' && typeof b === 'bigint';
+  if (ints || (typeof a === 'number' && typeof b === 'number')) {
+    // The same operators on two ints (bigint, integer division) or two doubles (number): typed as
+    // numbers here, JavaScript applies the arithmetic of the operands' own type.
+    const x = a as number;
+    const y = b as number;
     switch (op) {
       case '+':
-        return a + b;
+        return x + y;
       case '-':
-        return a - b;
+        return x - y;
       case '*':
-        return a * b;
+        return x * y;
       case '/':
-        if (b === 0n) throw new CelEvalError('division by zero');
-        return a / b;
+        if (ints && b === 0n) throw new CelEvalError('division by zero');
+        return x / y;
       case '%':
+        if (!ints) break;
         if (b === 0n) throw new CelEvalError('modulus by zero');
-        return a % b;
-    }
-  }
-  if (typeof a === 'number' && typeof b === 'number') {
-    switch (op) {
-      case '+':
-        return a + b;
-      case '-':
-        return a - b;
-      case '*':
-        return a * b;
-      case '/':
-        return a / b;
+        return x % y;
     }
   }
   if (op === '+' && typeof a === 'string' && typeof b === 'string') return a + b;

@@ -1,4 +1,4 @@
-import type { CelExpr } from '../cel/ast.ts';
+import { type CelExpr, celChildren } from '../cel/ast.ts';
 import { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from '../cel/evaluator.ts';
 import { parseCel } from '../cel/parser.ts';
 import { toCel } from './cel-values.ts';
@@ -46,46 +46,9 @@ function selectedFields(exprs: readonly CelExpr[]): Set<string> | undefined {
   let whole = false;
   const isSelf = (e: CelExpr) => e.kind === 'ident' && (e.name === 'self' || e.name === 'oldSelf');
   const visit = (e: CelExpr): void => {
-    switch (e.kind) {
-      case 'literal':
-        return;
-      case 'ident':
-        if (isSelf(e)) whole = true;
-        return;
-      case 'select':
-        if (isSelf(e.operand)) fields.add(e.field);
-        else visit(e.operand);
-        return;
-      case 'index':
-        visit(e.operand);
-        visit(e.index);
-        return;
-      case 'call':
-        if (e.target) visit(e.target);
-        for (const a of e.args) visit(a);
-        return;
-      case 'list':
-        for (const x of e.items) visit(x);
-        return;
-      case 'map':
-        for (const [k, v] of e.entries) {
-          visit(k);
-          visit(v);
-        }
-        return;
-      case 'unary':
-        visit(e.operand);
-        return;
-      case 'binary':
-        visit(e.left);
-        visit(e.right);
-        return;
-      case 'ternary':
-        visit(e.cond);
-        visit(e.then);
-        visit(e.else);
-        return;
-    }
+    if (isSelf(e)) whole = true;
+    else if (e.kind === 'select' && isSelf(e.operand)) fields.add(e.field);
+    else for (const c of celChildren(e)) visit(c);
   };
   for (const e of exprs) visit(e);
   return whole ? undefined : fields;
@@ -154,14 +117,9 @@ function failure(r: CompiledRule, message: string, type: string): string {
   }
 }
 
-function runRules(
-  value: unknown,
-  old: unknown,
-  hasOld: boolean,
-  plan: SchemaPlan,
-  path: string,
-  out: CelWalk,
-): void {
+/** Runs the rules of one node; `old` is the correlated old value, undefined on create or when none correlates. */
+function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, out: CelWalk): void {
+  const hasOld = old !== undefined;
   const where = path || '<root>';
   const pattern = plan.uncheckedPattern;
   if (pattern !== undefined && typeof value === 'string') {
@@ -240,23 +198,16 @@ function oldItemOf(item: unknown, oldList: readonly unknown[], plan: SchemaPlan)
   return undefined;
 }
 
-function walk(
-  value: unknown,
-  old: unknown,
-  hasOld: boolean,
-  plan: SchemaPlan,
-  path: string,
-  out: CelWalk,
-): void {
+function walk(value: unknown, old: unknown, plan: SchemaPlan, path: string, out: CelWalk): void {
   if (value === undefined) return;
-  runRules(value, old, hasOld, plan, path, out);
+  runRules(value, old, plan, path, out);
   if (Array.isArray(value)) {
     const items = plan.items;
     if (!items?.celBelow) return;
-    const oldList = hasOld && Array.isArray(old) ? old : [];
+    const oldList = Array.isArray(old) ? old : undefined;
     for (let i = 0; i < value.length; i++) {
-      const oldItem = hasOld ? oldItemOf(value[i], oldList, plan) : undefined;
-      walk(value[i], oldItem, oldItem !== undefined, items, childPath(path, i), out);
+      const oldItem = old === undefined ? undefined : oldItemOf(value[i], oldList ?? [], plan);
+      walk(value[i], oldItem, items, childPath(path, i), out);
     }
     return;
   }
@@ -269,33 +220,23 @@ function walk(
   if (plan.schema.properties) {
     for (const [k, sub] of plan.properties) {
       if (!sub.celBelow || (!path && k === 'metadata')) continue;
-      if (obj[k] === undefined) continue;
-      const childHasOld = hasOld && oldObj !== undefined && oldObj[k] !== undefined;
-      walk(obj[k], oldObj?.[k], childHasOld, sub, childPath(path, k), out);
+      if (obj[k] !== undefined) walk(obj[k], oldObj?.[k], sub, childPath(path, k), out);
     }
   } else if (plan.values?.celBelow) {
     const values = plan.values;
-    const correlates = hasOld && plan.schema['x-kubernetes-map-type'] !== 'atomic' && oldObj !== undefined;
-    for (const k of Object.keys(obj)) {
-      const childHasOld = correlates && oldObj[k] !== undefined;
-      walk(obj[k], oldObj?.[k], childHasOld, values, keyPath(path, k), out);
-    }
+    const correlated = plan.schema['x-kubernetes-map-type'] === 'atomic' ? undefined : oldObj;
+    for (const k of Object.keys(obj)) walk(obj[k], correlated?.[k], values, keyPath(path, k), out);
   }
 }
 
 /**
  * Evaluates the `x-kubernetes-validations` rules of every node that has a value, as the apiserver
  * does: transition rules (`oldSelf`) only on update and only where the old value correlates (same
- * field, same key of a map, same keys of a `map` list, same item of a `set`). Nodes whose `pattern`
- * has no faithful translation are reported as not evaluated.
+ * field, same key of a map, same keys of a `map` list, same item of a `set`); `old` is the
+ * previous object on update, undefined on create. Nodes whose `pattern` has no faithful
+ * translation are reported as not evaluated.
  */
-export function walkCel(
-  value: unknown,
-  old: unknown,
-  hasOld: boolean,
-  schema: JsonSchemaProps,
-  out: CelWalk,
-): void {
+export function walkCel(value: unknown, old: unknown, schema: JsonSchemaProps, out: CelWalk): void {
   const plan = planOf(schema);
-  if (plan.celBelow) walk(value, old, hasOld, plan, '', out);
+  if (plan.celBelow) walk(value, old, plan, '', out);
 }

@@ -9,11 +9,11 @@ const schema: JsonSchemaProps = {
     spec: {
       type: 'object',
       properties: {
+        m: { type: 'object', additionalProperties: { type: 'integer', default: 7 } },
         s: { type: 'string' },
+        any: { type: 'object', additionalProperties: true },
         d: { type: 'string', default: 'dflt' },
         n: { type: 'string', nullable: true },
-        m: { type: 'object', additionalProperties: { type: 'integer', default: 7 } },
-        any: { type: 'object', additionalProperties: true },
         l: {
           type: 'array',
           items: { type: 'object', default: { a: 1 }, properties: { a: { type: 'integer' } } },

@@ -21,7 +21,7 @@ export { compileRe2, Re2UnsupportedError } from '../cel/re2.ts';
 export type { UnevaluatedRule } from './cel-rules.ts';
 export { applyDefaults, prune, pruneNulls } from './defaults.ts';
 export { formatChecker, KUBERNETES_FORMATS } from './formats.ts';
-export type { JsonSchemaProps } from './json-schema.ts';
+export type { JsonSchemaProps, SchemaKeywords } from './json-schema.ts';
 export type { ScalePaths } from './scale.ts';
 export type { ValidationError } from './validation-error.ts';
 export {

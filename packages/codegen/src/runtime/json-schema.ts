@@ -1,31 +1,29 @@
 /**
- * A CRD schema node in its JSON form (`openAPIV3Schema`, with the `x-kubernetes-*` keys), as
- * generated code embeds it and the runtime validator reads it.
+ * The OpenAPI value keywords of a schema node, spelled the same in a CRD's JSON form
+ * ({@link JsonSchemaProps}) and in the codegen model (`SchemaNode`).
  */
-export interface JsonSchemaProps {
-  /** The value type. */
-  type?: string;
-  /** Format, e.g. `date-time`. */
+export interface SchemaKeywords {
+  /** A format (`int32`, `int64`, `date-time`, `byte`, `ipv4`, …). */
   format?: string;
-  /** Accept `null`. */
+  /** `null` is an accepted value. */
   nullable?: boolean;
-  /** Default value. */
+  /** The default value the apiserver fills in. */
   default?: unknown;
-  /** Allowed values. */
+  /** The allowed values. */
   enum?: unknown[];
   /** Numeric lower bound. */
   minimum?: number;
   /** Numeric upper bound. */
   maximum?: number;
-  /** The lower bound is exclusive. */
+  /** The lower bound is exclusive (OpenAPI 3.0 boolean form). */
   exclusiveMinimum?: boolean;
-  /** The upper bound is exclusive. */
+  /** The upper bound is exclusive (OpenAPI 3.0 boolean form). */
   exclusiveMaximum?: boolean;
   /** Numbers must be a multiple of this. */
   multipleOf?: number;
-  /** Minimum string length (characters). */
+  /** Minimum string length (in characters). */
   minLength?: number;
-  /** Maximum string length (characters). */
+  /** Maximum string length. */
   maxLength?: number;
   /** An RE2 regular expression strings must match. */
   pattern?: string;
@@ -37,10 +35,19 @@ export interface JsonSchemaProps {
   minProperties?: number;
   /** Maximum number of object keys. */
   maxProperties?: number;
+  /** Names of required fields. */
+  required?: string[];
+}
+
+/**
+ * A CRD schema node in its JSON form (`openAPIV3Schema`, with the `x-kubernetes-*` keys), as
+ * generated code embeds it and the runtime validator reads it.
+ */
+export interface JsonSchemaProps extends SchemaKeywords {
+  /** The value type. */
+  type?: string;
   /** Fields. */
   properties?: Record<string, JsonSchemaProps>;
-  /** Required fields. */
-  required?: string[];
   /** Map values. */
   additionalProperties?: JsonSchemaProps | boolean;
   /** List items. */

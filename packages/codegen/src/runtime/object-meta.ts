@@ -1,3 +1,4 @@
+import { isObject } from './json-value.ts';
 import { childPath, goJson, type ValidationError } from './validation-error.ts';
 
 type Kind = 'string' | 'integer' | 'stringMap' | 'stringList' | 'objectList';
@@ -20,10 +21,6 @@ const OBJECT_META_FIELDS: Readonly<Record<string, Kind>> = {
   finalizers: 'stringList',
   managedFields: 'objectList',
 };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function typeOk(kind: Kind, v: unknown): boolean {
   switch (kind) {

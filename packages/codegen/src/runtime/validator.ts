@@ -93,9 +93,8 @@ export function createValidator<T>(
     if (blocked) errors.push(CEL_SKIPPED);
     else {
       const walk: CelWalk = { errors, notEvaluated };
-      const hasOld = options.oldObject !== undefined;
-      const old = hasOld ? decodeCopy(options.oldObject, schema) : undefined;
-      walkCel(object, old, hasOld, schema, walk);
+      const old = options.oldObject === undefined ? undefined : decodeCopy(options.oldObject, schema);
+      walkCel(object, old, schema, walk);
     }
     return {
       valid: errors.length === 0,
