@@ -191,5 +191,15 @@ ${schema}`;
         'u.yaml',
       ),
     ).toThrow(/uniqueItems: true is forbidden/);
+    expect(() =>
+      readCrds(
+        crd(
+          '          port:\n            type: string\n            anyOf:\n            - pattern: "^a"\n              x-kubernetes-list-type: atomic\n            - nullable: true\n',
+        ),
+        'j.yaml',
+      ),
+    ).toThrow(
+      /x-kubernetes-list-type is not allowed inside anyOf\/oneOf\/allOf\/not[\s\S]*nullable is not allowed inside/,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { jsonKey } from './internal/extension-keys.ts';
 import { sortKeys } from './internal/sort-keys.ts';
 import type { ResourceModel, SchemaNode, VersionModel } from './ir.ts';
 
@@ -47,29 +48,8 @@ export function schemaToJson(node: SchemaNode, options: SchemaJsonOptions = {}):
       case 'allOf':
         out[key] = (value as SchemaNode[]).map(sub);
         break;
-      case 'intOrString':
-        out['x-kubernetes-int-or-string'] = value;
-        break;
-      case 'preserveUnknownFields':
-        out['x-kubernetes-preserve-unknown-fields'] = value;
-        break;
-      case 'embeddedResource':
-        out['x-kubernetes-embedded-resource'] = value;
-        break;
-      case 'listType':
-        out['x-kubernetes-list-type'] = value;
-        break;
-      case 'listMapKeys':
-        out['x-kubernetes-list-map-keys'] = value;
-        break;
-      case 'mapType':
-        out['x-kubernetes-map-type'] = value;
-        break;
-      case 'validations':
-        out['x-kubernetes-validations'] = value;
-        break;
       default:
-        out[key] = value;
+        out[jsonKey(key)] = value;
     }
   }
   return out;

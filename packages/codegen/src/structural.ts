@@ -1,4 +1,5 @@
 import type { CodegenIssue } from './codegen-error.ts';
+import { EXTENSION_KEYS, jsonKey } from './internal/extension-keys.ts';
 import { isIntOrStringJunctor } from './internal/int-or-string.ts';
 import { re2Incompatibility } from './internal/re2-compat.ts';
 import type { ResourceModel, SchemaNode, SourceLocation, VersionModel } from './ir.ts';
@@ -16,20 +17,15 @@ const COLUMN_FORMATS = new Set([
   'date-time',
   'password',
 ]);
-const JUNCTOR_FORBIDDEN: Array<[keyof SchemaNode, string]> = [
-  ['type', 'type'],
-  ['default', 'default'],
-  ['title', 'title'],
-  ['description', 'description'],
-  ['nullable', 'nullable'],
-  ['additionalProperties', 'additionalProperties'],
-  ['preserveUnknownFields', 'x-kubernetes-preserve-unknown-fields'],
-  ['embeddedResource', 'x-kubernetes-embedded-resource'],
-  ['intOrString', 'x-kubernetes-int-or-string'],
-  ['listType', 'x-kubernetes-list-type'],
-  ['listMapKeys', 'x-kubernetes-list-map-keys'],
-  ['mapType', 'x-kubernetes-map-type'],
-  ['validations', 'x-kubernetes-validations'],
+/** The fields a node inside `anyOf`/`oneOf`/`allOf`/`not` may not have (structural schema rule). */
+const JUNCTOR_FORBIDDEN: ReadonlyArray<keyof SchemaNode> = [
+  'type',
+  'default',
+  'title',
+  'description',
+  'nullable',
+  'additionalProperties',
+  ...(Object.keys(EXTENSION_KEYS) as Array<keyof typeof EXTENSION_KEYS>),
 ];
 const STATUS_ROOT_ALLOWED = new Set<string>([
   'description',
@@ -71,12 +67,12 @@ class Checker {
   }
 
   junctor(node: SchemaNode, path: string, outside: SchemaNode | undefined): void {
-    for (const [key, name] of JUNCTOR_FORBIDDEN) {
+    for (const key of JUNCTOR_FORBIDDEN) {
       if (node[key] !== undefined) {
         this.error(
           node,
           path,
-          `${name} is not allowed inside anyOf/oneOf/allOf/not (structural schema rule)`,
+          `${jsonKey(key)} is not allowed inside anyOf/oneOf/allOf/not (structural schema rule)`,
         );
       }
     }
