@@ -418,7 +418,7 @@ class Generator {
       at('maxLength', 'boundary', stringOfLength(s, v, s.maxLength));
       at('maxLength+1', 'boundary', stringOfLength(s, v, s.maxLength + 1));
       if (s.maxLength >= 2)
-        at('maxLength with a multi-byte character', 'boundary', stringOfLength(s, v, s.maxLength - 1) + 'é');
+        at('maxLength with a multi-byte character', 'boundary', `${stringOfLength(s, v, s.maxLength - 1)}é`);
     }
     if (typeof s.minLength === 'number') {
       at('minLength', 'boundary', stringOfLength(s, v, s.minLength));
