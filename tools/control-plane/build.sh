@@ -37,10 +37,13 @@ mkdir -p "$OUT"
 
 have_version() { # $1 binary, $2 expected substring of its version output
   [[ -x "$1" ]] || return 1
+  local out
+  # Capture first: piping into `grep -q` or `head` can SIGPIPE the binary, which pipefail reports.
   case "$(basename "$1")" in
-    kubectl) "$1" version --client 2>/dev/null | grep -q -- "$2" ;;
-    *) "$1" --version 2>/dev/null | grep -q -- "$2" ;;
+    kubectl) out="$("$1" version --client 2>/dev/null)" || return 1 ;;
+    *) out="$("$1" --version 2>/dev/null)" || return 1 ;;
   esac
+  [[ "$out" == *"$2"* ]]
 }
 
 build_etcd() {
@@ -82,6 +85,7 @@ build_etcd
 build_kube kube-apiserver
 build_kube kubectl
 
-"$OUT/etcd" --version | head -n1 >&2
+etcd_version="$("$OUT/etcd" --version)"
+echo "${etcd_version%%$'\n'*}" >&2
 "$OUT/kube-apiserver" --version >&2
 echo "$OUT"
