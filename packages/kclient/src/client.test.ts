@@ -238,6 +238,7 @@ function spyOnCrdWatcher(fake: KubeClient): { kube: KubeClient; listeners: () =>
   const real = fake.crdWatcher;
   const watcher: CrdWatcher = {
     knownOrCallback: (gvr, cb) => real.knownOrCallback(gvr, cb),
+    onceKnown: (gvr, cb) => real.onceKnown(gvr, cb),
     waitForCRD: (gvr, signal) => real.waitForCRD(gvr, signal),
     known: (gvr) => real.known(gvr),
     hasSynced: () => real.hasSynced(),
