@@ -276,6 +276,17 @@ describe('delayed client details', () => {
     namespaced: true,
   });
 
+  it('stops waiting for a CRD that never appeared once its handlers are shut down', async () => {
+    const { kube, stop } = fakeKube();
+    const watcher = kube.crdWatcher as CrdWatcher & { pendingCallbacks(): number };
+    const before = watcher.pendingCallbacks();
+    const things = newDelayed(kube, Thing);
+    expect(watcher.pendingCallbacks()).toBe(before + 1);
+    await kube.runAndWait(stop.signal);
+    things.shutdownHandlers();
+    expect(watcher.pendingCallbacks()).toBe(before);
+  });
+
   it('before the CRD watcher synced, writes go to the server (which decides); after, nothing is sent', async () => {
     const { kube, stop } = fakeKube();
     const things = newDelayed(kube, Thing);

@@ -85,8 +85,16 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     this.#gvr = gvr;
     this.#filter = options.filter;
     this.#load = options.load;
-    if (watcher.knownOrCallback(gvr, () => this.#swap())) this.#swap();
+    const pending = watcher.onceKnown(gvr, () => {
+      this.#cancelPending = undefined;
+      this.#swap();
+    });
+    if (pending === true) this.#swap();
+    else this.#cancelPending = pending;
   }
+
+  /** Unregisters the wait for the CRD (while it is still missing). */
+  #cancelPending: (() => void) | undefined;
 
   /**
    * Once loaded, listens to the CRD watcher so that a CRD deleted and installed again makes the
@@ -167,6 +175,11 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     for (const reg of [...this.#registrations]) this.shutdownHandler(reg);
     this.#stopWatching?.();
     this.#stopWatching = undefined;
+    // A client whose CRD never appeared stops waiting for it too.
+    if (this.#registrations.size === 0 && this.#indexes.size === 0) {
+      this.#cancelPending?.();
+      this.#cancelPending = undefined;
+    }
   }
 
   shutdownHandler(registration: HandlerRegistration): void {
