@@ -195,7 +195,9 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     const pk = this.#parentInternals;
     if (events.length === 1) {
       const e = events[0]!;
-      this.#process([pk.keyOf((e.new ?? e.old)!)]);
+      const out: Event<O>[] = [];
+      this.#processKey(pk.keyOf((e.new ?? e.old)!), out);
+      this.emit(out);
       return;
     }
     const keys = new Set<string>();
@@ -231,12 +233,14 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
   /** Recomputes these inputs from the parent's current state and emits the output changes. */
   #process(keys: Iterable<string>): void {
     const out: Event<O>[] = [];
-    for (const key of keys) {
-      const cur = this.#parent.get(key);
-      if (cur === undefined) this.#removeInput(key, out);
-      else this.#compute(key, cur, out);
-    }
+    for (const key of keys) this.#processKey(key, out);
     this.emit(out);
+  }
+
+  #processKey(key: string, out: Event<O>[]): void {
+    const cur = this.#parent.get(key);
+    if (cur === undefined) this.#removeInput(key, out);
+    else this.#compute(key, cur, out);
   }
 
   #removeInput(key: string, out: Event<O>[]): void {
@@ -265,13 +269,12 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     let st = this.#inputs.get(key);
     let result: unknown;
     // Output keys are derived inside the guarded section: a keyless output is a transformation error.
-    let single: { key: string; obj: O } | undefined;
+    let singleKey: string | undefined;
     let many: Map<string, O> | undefined;
     try {
       result = this.#transform(ctx, input);
       if (!this.#multi) {
-        const o = result as O | undefined | null;
-        if (o !== undefined && o !== null) single = { key: this.keyOf(o), obj: o };
+        if (result !== undefined && result !== null) singleKey = this.keyOf(result as O);
       } else {
         many = new Map<string, O>();
         for (const o of result as Iterable<O>) many.set(this.keyOf(o), o);
@@ -303,13 +306,13 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
 
     const oldOut = st.out;
     if (!this.#multi) {
-      if (single === undefined) {
+      if (singleKey === undefined) {
         st.out = undefined;
         this.#forEachOut(oldOut, (ok) => this.#deleteOutput(ok, out));
       } else {
         // A 1:1 output keyed like its input shares the input's key string.
-        const ok = single.key === key ? key : single.key;
-        const o = single.obj;
+        const ok = singleKey === key ? key : singleKey;
+        const o = result as O;
         if (oldOut !== ok) st.out = ok; // an equal key string: keep the one already stored
         // Deletes first: a key change is delete then add (Istio P7).
         if (oldOut !== undefined && oldOut !== ok) {

@@ -129,6 +129,27 @@ function autoIndex(
 
 const NO_CANDIDATES: readonly never[] = Object.freeze([]);
 
+/**
+ * Candidate lists found so far: usually a single non-empty one, kept as it is; merged (without
+ * duplicates) only when several queried pairs found objects.
+ */
+interface Gathered<T> {
+  first: readonly T[] | undefined;
+  parts: (readonly T[])[] | undefined;
+}
+
+function gather<T>(acc: Gathered<T>, found: readonly T[]): void {
+  if (found.length === 0) return;
+  if (acc.first === undefined) acc.first = found;
+  else if (acc.parts === undefined) acc.parts = [acc.first, found];
+  else acc.parts.push(found);
+}
+
+/** The objects under `key`, shared when the index can (the caller never hands the list out). */
+function candidatesOf<T>(view: IndexView<T>, key: string): readonly T[] {
+  return view.lookupShared !== undefined ? view.lookupShared(key) : view.lookup(key);
+}
+
 /** Concatenates lookups, dropping duplicates (an object listed under several queried pairs). */
 function union<T>(parts: readonly (readonly T[])[]): readonly T[] {
   if (parts.length === 0) return NO_CANDIDATES;
@@ -162,19 +183,11 @@ export function selectorCandidates<T>(
   const scope = spec.namespace ?? '';
   const a = autoIndex(src as CollectionInternals<unknown>, 'selector', scoped);
   const view = a.view as IndexView<T>;
-  const get = (k: string): readonly T[] => (view.lookupShared ? view.lookupShared(k) : view.lookup(k));
-  let first: readonly T[] | undefined;
-  let parts: (readonly T[])[] | undefined;
-  const take = (found: readonly T[]): void => {
-    if (found.length === 0) return;
-    if (first === undefined) first = found;
-    else if (parts === undefined) parts = [first, found];
-    else parts.push(found);
-  };
-  for (const k in labels) take(get(pairKey(scope, k, labels[k]!)));
-  if (!nonEmpty) take(get(scope + EMPTY));
-  if (a.broken) take(get(scope + BROKEN));
-  return parts !== undefined ? union(parts) : (first ?? NO_CANDIDATES);
+  const acc: Gathered<T> = { first: undefined, parts: undefined };
+  for (const k in labels) gather(acc, candidatesOf(view, pairKey(scope, k, labels[k]!)));
+  if (!nonEmpty) gather(acc, candidatesOf(view, scope + EMPTY));
+  if (a.broken) gather(acc, candidatesOf(view, scope + BROKEN));
+  return acc.parts !== undefined ? union(acc.parts) : (acc.first ?? NO_CANDIDATES);
 }
 
 /**
@@ -189,14 +202,13 @@ export function labelCandidates<T>(src: CollectionInternals<T>, spec: FilterSpec
   const scope = spec.namespace ?? '';
   const a = autoIndex(src as CollectionInternals<unknown>, 'labels', scoped);
   const view = a.view as IndexView<T>;
-  const get = (k: string): readonly T[] => (view.lookupShared ? view.lookupShared(k) : view.lookup(k));
   let best: readonly T[] | undefined;
   for (const k in labels) {
-    const found = get(pairKey(scope, k, labels[k]!));
+    const found = candidatesOf(view, pairKey(scope, k, labels[k]!));
     if (best === undefined || found.length < best.length) best = found;
     if (found.length === 0) break;
   }
-  const broken = a.broken ? get(scope + BROKEN) : NO_CANDIDATES;
+  const broken = a.broken ? candidatesOf(view, scope + BROKEN) : NO_CANDIDATES;
   if (best === undefined) return broken;
   return broken.length === 0 ? best : union([best, broken]);
 }
