@@ -10,7 +10,9 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const report = path.join(root, '.vitest-results.json');
+const planeInfo = path.join(root, '.vitest-control-plane.json');
 rmSync(report, { force: true });
+rmSync(planeInfo, { force: true });
 const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const result = spawnSync(
   process.execPath,
@@ -22,7 +24,7 @@ const result = spawnSync(
     `--outputFile.json=${report}`,
     ...process.argv.slice(2),
   ],
-  { cwd: root, stdio: 'inherit', env: process.env },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, KUBELOOM_CONTROL_PLANE_INFO_FILE: planeInfo } },
 );
 
 interface JsonReport {
@@ -31,7 +33,12 @@ interface JsonReport {
   numPendingTests: number;
   numTodoTests: number;
   numFailedTestSuites: number;
-  testResults: Array<{ status: string; message?: string; name: string }>;
+  testResults: Array<{
+    status: string;
+    message?: string;
+    name: string;
+    assertionResults: Array<{ status: string }>;
+  }>;
 }
 
 let passed = 0;
@@ -44,6 +51,22 @@ if (existsSync(report)) {
   const brokenFiles = json.testResults.filter((r) => r.status === 'failed' && r.message).length;
   failed = json.numFailedTests + brokenFiles;
   skipped = json.numPendingTests + json.numTodoTests;
+  const integration = json.testResults
+    .filter((r) => r.name.endsWith('.integration.test.ts'))
+    .flatMap((r) => r.assertionResults)
+    .filter((a) => a.status === 'passed').length;
+  if (existsSync(planeInfo)) {
+    const info = JSON.parse(readFileSync(planeInfo, 'utf8')) as {
+      server: string;
+      version: { gitVersion: string };
+      startMs: number;
+    };
+    console.log(
+      `${integration} tests of *.integration.test.ts files passed against the real kube-apiserver ${info.version.gitVersion} (etcd + kube-apiserver at ${info.server}, started in ${info.startMs} ms)`,
+    );
+  } else {
+    console.log(`${integration} integration tests passed; no shared control plane was started`);
+  }
 } else {
   failed = 1;
   console.error('vitest wrote no JSON report: the run did not complete');

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { lookupBinary } from './binaries.ts';
 import { type ControlPlane, startControlPlane } from './control-plane.ts';
 import { SHARED_ERROR_ENV, SHARED_INFO_ENV, SHARED_KUBECONFIG_ENV } from './shared.ts';
@@ -52,6 +53,14 @@ export default async function setup(): Promise<() => Promise<void>> {
   }
   process.env[SHARED_KUBECONFIG_ENV] = plane.kubeconfigPath;
   process.env[SHARED_INFO_ENV] = JSON.stringify({ server: plane.server, version: plane.version });
+  // For the test runner's summary (scripts/test.ts): which control plane this run used.
+  const infoFile = process.env.KUBELOOM_CONTROL_PLANE_INFO_FILE;
+  if (infoFile) {
+    writeFileSync(
+      infoFile,
+      JSON.stringify({ server: plane.server, version: plane.version, startMs: Date.now() - started }),
+    );
+  }
   console.log(
     `[kubeloom] control plane ${plane.version.gitVersion} at ${plane.server} ready in ${Date.now() - started} ms ` +
       `(etcd pid ${plane.processes.etcd.pid}, kube-apiserver pid ${plane.processes.apiServer.pid})`,
