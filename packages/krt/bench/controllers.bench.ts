@@ -357,9 +357,9 @@ if (process.argv[2] === 'child') {
       '(robust to a loaded machine); wall is elapsed time. Ratios are against the indexed hand-written controller.\n',
   );
   console.log(
-    '| size | variant | CPU (ms) | wall (ms) | CPU µs/pod/round | retained heap (MB) | CPU ratio | wall ratio | memory ratio | above the floor (CPU / memory) |',
+    '| size | variant | CPU (ms) | CPU range (ms) | wall (ms) | CPU µs/pod/round | retained heap (MB) | CPU ratio | wall ratio | memory ratio | above the floor (CPU / memory) |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const scale of scales) {
     const s = sizes(scale);
     const events = s.pods * (iters + 1);
@@ -390,7 +390,7 @@ if (process.argv[2] === 'child') {
       p.cpuAbove.push(((cpu - floor.cpu) * 1000) / events);
       const over = v === 'floor' ? '–' : `${fmt(cpu - floor.cpu)} ms / ${fmt((mem - floor.mem) / 1e6)} MB`;
       console.log(
-        `| ${s.pods} pods, ${s.services} svcs | ${LABELS[v]} | ${fmt(cpu)} | ${fmt(wall)} | ${fmt((cpu * 1000) / events, 2)} | ${fmt(mem / 1e6)} | ${fmt(cpu / base.cpu, 2)}× | ${fmt(wall / base.wall, 2)}× | ${fmt(mem / base.mem, 2)}× | ${over} |`,
+        `| ${s.pods} pods, ${s.services} svcs | ${LABELS[v]} | ${fmt(cpu)} | ${fmt(Math.min(...res[v]!.map((x) => x.cpuMs)), 0)}–${fmt(Math.max(...res[v]!.map((x) => x.cpuMs)), 0)} | ${fmt(wall)} | ${fmt((cpu * 1000) / events, 2)} | ${fmt(mem / 1e6)} | ${fmt(cpu / base.cpu, 2)}× | ${fmt(wall / base.wall, 2)}× | ${fmt(mem / base.mem, 2)}× | ${over} |`,
       );
     }
   }
