@@ -109,9 +109,20 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
   /** Inserts or replaces an object; returns the previous one. */
   set(key: string, obj: T): T | undefined {
     const old = this.#items.get(key);
-    if (old !== undefined) this.#unindex(key, old);
     this.#items.set(key, obj);
-    for (const [name, fn] of this.#indexers) addTo(this.#indices.get(name)!, fn(obj), key);
+    for (const [name, fn] of this.#indexers) {
+      const index = this.#indices.get(name)!;
+      const values = fn(obj);
+      if (old === undefined) {
+        addTo(index, values, key);
+        continue;
+      }
+      const before = fn(old);
+      // Most updates leave index values alone (same namespace, same labels): skip the churn.
+      if (sameValues(before, values)) continue;
+      removeFrom(index, before, key);
+      addTo(index, values, key);
+    }
     return old;
   }
 
@@ -131,19 +142,26 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
   }
 
   #unindex(key: string, obj: T): void {
-    for (const [name, fn] of this.#indexers) {
-      const index = this.#indices.get(name)!;
-      for (const value of fn(obj)) {
-        const keys = index.get(value);
-        if (!keys) continue;
-        keys.delete(key);
-        if (keys.size === 0) index.delete(value);
-      }
-    }
+    for (const [name, fn] of this.#indexers) removeFrom(this.#indices.get(name)!, fn(obj), key);
   }
 }
 
 const EMPTY: ReadonlySet<string> = new Set<string>() as ReadonlySet<string>;
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function removeFrom(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
+  for (const value of values) {
+    const keys = index.get(value);
+    if (!keys) continue;
+    keys.delete(key);
+    if (keys.size === 0) index.delete(value);
+  }
+}
 
 function addTo(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
   for (const value of values) {

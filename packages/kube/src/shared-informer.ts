@@ -87,7 +87,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   #rv: string | undefined;
   #state: InformerState = 'idle';
   #synced = false;
-  #lastEventTime: Date | undefined;
+  #lastEventMs: number | undefined;
   #lastListTime: Date | undefined;
   #restarts = 0;
   #lists = 0;
@@ -239,7 +239,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       state: this.#state,
       synced: this.#synced,
       resourceVersion: this.#rv,
-      lastEventTime: this.#lastEventTime,
+      lastEventTime: this.#lastEventMs === undefined ? undefined : new Date(this.#lastEventMs),
       lastListTime: this.#lastListTime,
       restarts: this.#restarts,
       lists: this.#lists,
@@ -476,7 +476,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       signal,
     });
     for await (const event of stream) {
-      this.#lastEventTime = new Date();
+      this.#lastEventMs = Date.now();
       const outcome = this.#handleEvent(event);
       if (outcome) return outcome;
     }

@@ -35,8 +35,8 @@ export function decodeWatchLine<T extends KubeObject>(line: string): WatchEvent<
     if (typeof object !== 'object' || object === null) {
       return { type: 'MALFORMED', line: line.slice(0, 1000), error: `${type} event without an object` };
     }
-    if (type === 'BOOKMARK') return { type: 'BOOKMARK', object: object as KubeObject };
-    return { type: type as 'ADDED' | 'MODIFIED' | 'DELETED', object: object as T };
+    // The parsed line already has the event's shape: hand it on without another allocation.
+    return parsed as WatchEvent<T>;
   }
   return { type: 'UNKNOWN', eventType: type, raw: parsed };
 }
