@@ -1,5 +1,4 @@
 import type { Collection, Event, Registration } from './core.ts';
-import { equal } from './equality.ts';
 import { BaseCollection } from './internal/base.ts';
 import {
   type CollectionDump,
@@ -8,6 +7,7 @@ import {
   type IndexView,
   internalsOf,
 } from './internal/internals.ts';
+import { setOutput } from './internal/output-set.ts';
 import { whenSynced } from './internal/sync-flag.ts';
 import type { CollectionOptions } from './options.ts';
 
@@ -95,18 +95,7 @@ class JoinCollection<T> extends BaseCollection<T> {
       }
       merged = vals.length === 0 ? undefined : this.#merge(vals);
     }
-    const old = this.#outputs.get(key);
-    if (merged === undefined) {
-      if (old === undefined) return;
-      this.#outputs.delete(key);
-      this.#indexes.update(key, old, undefined);
-      out.push({ type: 'delete', old });
-      return;
-    }
-    if (old !== undefined && equal(old, merged)) return;
-    this.#outputs.set(key, merged);
-    this.#indexes.update(key, old, merged);
-    out.push(old === undefined ? { type: 'add', new: merged } : { type: 'update', old, new: merged });
+    setOutput(this.#outputs, this.#indexes, key, merged, out);
   }
 
   get(key: string): T | undefined {

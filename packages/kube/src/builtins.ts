@@ -40,18 +40,7 @@ function core<T>(
   status = false,
   extra: Partial<ResourceDescriptor> = {},
 ): TypedResourceDescriptor<T> {
-  return defineResource<T>({
-    group: '',
-    version: 'v1',
-    kind,
-    plural,
-    singular: kind.toLowerCase(),
-    namespaced,
-    listKind: `${kind}List`,
-    subresources: { status },
-    strategicMergePatch: true,
-    ...extra,
-  });
+  return grouped<T>('', 'v1', kind, plural, namespaced, status, extra);
 }
 
 function grouped<T>(
