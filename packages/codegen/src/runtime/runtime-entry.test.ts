@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 /** Every module reachable from `entry` by relative imports, with the packages each imports. */
 function importGraph(entry: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const todo = [entry];
-  while (todo.length > 0) {
-    const file = todo.pop()!;
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
     if (out.has(file)) continue;
     const text = readFileSync(file, 'utf8');
     const specifiers = [
@@ -18,7 +18,7 @@ function importGraph(entry: string): Map<string, string[]> {
       file,
       specifiers.filter((s) => !s.startsWith('.')),
     );
-    for (const s of specifiers) if (s.startsWith('.')) todo.push(path.resolve(path.dirname(file), s));
+    for (const s of specifiers) if (s.startsWith('.')) pending.push(path.resolve(path.dirname(file), s));
   }
   return out;
 }
