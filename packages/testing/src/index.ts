@@ -64,3 +64,4 @@ export {
   sharedControlPlane,
 } from './shared.ts';
 export { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
+export { type WaitForOptions, WaitForTimeoutError, waitFor } from './wait-for.ts';
