@@ -7,7 +7,7 @@ import { findBinary } from './binaries.ts';
 import { serviceAccountKeyPair, TinyCA } from './certs.ts';
 import { get } from './internal/http.ts';
 import { freePort } from './ports.ts';
-import { type ManagedProcess, startProcess } from './process.ts';
+import { createTempDir, type ManagedProcess, removeTempDir, startProcess } from './process.ts';
 
 /** Options for {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -254,7 +254,8 @@ async function startOnce(
     options.startTimeoutMs ?? parseDurationMs(process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT) ?? 60_000;
   const stopTimeoutMs =
     options.stopTimeoutMs ?? parseDurationMs(process.env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT) ?? 20_000;
-  const dir = mkdtempSync(path.join(options.rootDir ?? defaultRoot(), 'kubeloom-cp-'));
+  // Removed by stop(), or synchronously when the process exits without stopping the plane.
+  const dir = createTempDir(options.rootDir ?? defaultRoot(), 'kubeloom-cp-');
   const started: ManagedProcess[] = [];
   let stopped = false;
   const stop = async (): Promise<void> => {
@@ -263,7 +264,7 @@ async function startOnce(
     options.signal?.removeEventListener('abort', onAbort);
     // apiserver first, then etcd, as envtest does
     for (const proc of [...started].reverse()) await proc.stop(stopTimeoutMs);
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   };
   const onAbort = (): void => {
     void stop();

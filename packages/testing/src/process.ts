@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A child process started by the control-plane harness, with its log file. */
@@ -20,38 +21,94 @@ export interface ManagedProcess {
   stop(timeoutMs?: number): Promise<void>;
 }
 
+// What an ended process must not leave behind: the children still running and the temporary
+// directories not yet removed. Both are cleaned up synchronously, because an `exit` listener
+// cannot wait and a signal's default action leaves no time at all.
 const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
+const tempDirs = new Set<string>();
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const signalListeners = new Map<NodeJS.Signals, () => void>();
+let hooksInstalled = false;
 
-function killAll(): void {
+function cleanUpNow(): void {
   for (const child of live) child.kill('SIGKILL');
+  live.clear();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
 }
 
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // An aborted test run (exit, Ctrl-C, a CI timeout's SIGTERM) must not leave etcd or
-  // kube-apiserver behind. For signals, kill the children, then let the signal take its default
-  // course (re-raised once our listener is gone) unless someone else handles it.
-  process.on('exit', killAll);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = (): void => {
-      killAll();
-      process.removeListener(signal, onSignal);
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-    };
-    process.on(signal, onSignal);
+/**
+ * A signal that nobody else listens to kills the process (Node's default). Then, and only then,
+ * clean up and let the default happen: remove our listener and re-raise. When another listener
+ * exists, it owns the shutdown: the library must not take the process down under it (its async
+ * cleanup would never run). The `exit` hook cleans up whenever that shutdown ends the process.
+ */
+function onSignal(signal: NodeJS.Signals): void {
+  const ours = signalListeners.get(signal);
+  if (process.listeners(signal).some((listener) => listener !== ours)) return;
+  cleanUpNow();
+  if (ours) process.removeListener(signal, ours);
+  signalListeners.delete(signal);
+  process.kill(process.pid, signal);
+}
+
+/**
+ * Keeps our signal listener first, so that when it runs every other listener is still
+ * registered, including `process.once` listeners, which Node removes just before calling them.
+ * A listener added later with `prependListener` would otherwise run (and vanish) before ours.
+ */
+function keepFirst(event: string | symbol): void {
+  if (!signalListeners.has(event as NodeJS.Signals)) return;
+  queueMicrotask(() => {
+    const ours = signalListeners.get(event as NodeJS.Signals);
+    if (!ours || process.listeners(event as NodeJS.Signals)[0] === ours) return;
+    process.removeListener(event as NodeJS.Signals, ours);
+    process.prependListener(event as NodeJS.Signals, ours);
+  });
+}
+
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', cleanUpNow);
+  for (const signal of SIGNALS) {
+    const listener = (): void => onSignal(signal);
+    signalListeners.set(signal, listener);
+    process.prependListener(signal, listener);
   }
+  process.on('newListener', keepFirst);
 }
 
-/** Starts `command` with `args`, writing its output to `logFile`. */
+/**
+ * Creates a temporary directory (`mkdtemp` under `parent`) that is removed synchronously when the
+ * process exits or is killed by a signal nobody handles, unless {@link removeTempDir} removed it
+ * first.
+ */
+export function createTempDir(parent: string, prefix: string): string {
+  installHooks();
+  const dir = mkdtempSync(path.join(parent, prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Removes a directory made by {@link createTempDir} (recursively; a missing one is fine). */
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+/**
+ * Starts `command` with `args`, writing its output to `logFile`. The child is killed
+ * synchronously (SIGKILL) when this process exits or is killed by a signal nobody handles; a
+ * program that handles SIGINT/SIGTERM itself keeps its children until it stops them or exits.
+ */
 export function startProcess(
   name: string,
   command: string,
   args: readonly string[],
   logFile: string,
 ): ManagedProcess {
-  installExitHook();
+  installHooks();
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
