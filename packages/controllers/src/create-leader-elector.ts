@@ -9,7 +9,7 @@ import {
   type Logger,
 } from '@kubeloom/kube';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
-import { describeValue } from './internal/describe.ts';
+import { type Timings, validateLeaderElection } from './internal/leader-election-options.ts';
 import {
   type LeaseJson,
   type LeaseSpecJson,
@@ -18,12 +18,7 @@ import {
   recordTransitions,
 } from './internal/lease.ts';
 import { sleep, timeoutSignal } from './internal/sleep.ts';
-import {
-  LeaderElectionConfigError,
-  type LeaderElectionOptions,
-  type LeaderElector,
-  type LeaseRef,
-} from './leader-election.ts';
+import type { LeaderElectionOptions, LeaderElector } from './leader-election.ts';
 import type { LeaderElectionMetricsRecorder } from './metrics.ts';
 
 /** The result of one read-and-write round on the Lease. */
@@ -43,78 +38,16 @@ const NEVER = new AbortController().signal;
  * (its resourceVersion) stayed unchanged for a full lease duration (the longer of the record's
  * and ours) on the candidate's own clock; wall-clock times in the Lease are never trusted. The
  * leader renews every retry period and stops leading when no renewal *sent* within the last
- * renew deadline succeeded. Every write carries the resourceVersion it read.
+ * renew deadline succeeded. Every write carries the resourceVersion it read. Once it stopped
+ * leading, it sends no more renewals (an in-flight one is aborted and its outcome ignored), and
+ * a later `run` treats a record that still names it like anyone else's: renewals sent before it
+ * stepped down may have landed unseen, so it waits for the record to expire too.
  *
  * @throws LeaderElectionConfigError unless leaseDuration > renewDeadline > 1.2 × retryPeriod and
  *   every option is well formed.
  */
 export function createLeaderElector(opts: LeaderElectionOptions): LeaderElector {
   return new Elector(opts);
-}
-
-interface Timings {
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
-}
-
-function validate(opts: LeaderElectionOptions): Timings {
-  const fail = (msg: string): never => {
-    throw new LeaderElectionConfigError(`leader election: ${msg}`);
-  };
-  if (!opts || typeof opts !== 'object') fail('pass an options object');
-  const api = opts.api as unknown as Record<string, unknown> | undefined;
-  if (
-    !api ||
-    typeof api.get !== 'function' ||
-    typeof api.create !== 'function' ||
-    typeof api.update !== 'function'
-  ) {
-    fail('options.api must be an ApiClient (e.g. kubeClient.api)');
-  }
-  const lease = opts.lease as LeaseRef | undefined;
-  if (
-    !lease ||
-    typeof lease.name !== 'string' ||
-    lease.name === '' ||
-    typeof lease.namespace !== 'string' ||
-    lease.namespace === ''
-  ) {
-    fail(`options.lease must name the Lease as { namespace, name }, got ${describeValue(lease)}`);
-  }
-  if (opts.identity !== undefined && (typeof opts.identity !== 'string' || opts.identity === '')) {
-    fail('options.identity must be a non-empty string, unique per process (or omit it for hostname_uuid)');
-  }
-  if (typeof opts.onStartedLeading !== 'function') fail('options.onStartedLeading(signal) is required');
-  const timing = (name: keyof Timings, fallback: number): number => {
-    const v = opts[name] ?? fallback;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-      fail(`${name} must be a positive number of milliseconds, got ${String(v)}`);
-    }
-    return v;
-  };
-  const leaseDurationMs = timing('leaseDurationMs', 15_000);
-  const renewDeadlineMs = timing('renewDeadlineMs', 10_000);
-  const retryPeriodMs = timing('retryPeriodMs', 2_000);
-  const defaults = 'The defaults are leaseDurationMs 15000, renewDeadlineMs 10000, retryPeriodMs 2000.';
-  if (leaseDurationMs % 1000 !== 0) {
-    fail(
-      `leaseDurationMs must be a whole number of seconds (the Lease stores seconds), got ${leaseDurationMs}`,
-    );
-  }
-  if (!(leaseDurationMs > renewDeadlineMs)) {
-    fail(
-      `leaseDurationMs (${leaseDurationMs}) must be greater than renewDeadlineMs (${renewDeadlineMs}): a leader ` +
-        `must give up before a candidate may take over, or two processes lead at once. ${defaults}`,
-    );
-  }
-  if (!(renewDeadlineMs > 1.2 * retryPeriodMs)) {
-    fail(
-      `renewDeadlineMs (${renewDeadlineMs}) must be greater than 1.2 × retryPeriodMs (${retryPeriodMs}) = ` +
-        `${1.2 * retryPeriodMs}: the leader needs room for more than one renewal attempt per deadline. ${defaults}`,
-    );
-  }
-  return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
 
 class Elector implements LeaderElector {
@@ -135,12 +68,17 @@ class Elector implements LeaderElector {
   #observedTime = 0;
   /** The Lease vanished after we saw it held: wait a lease duration before creating it. */
   #absentAfterHeld = false;
+  /**
+   * We held the Lease and let go (stepped down, stopped, or abandoned an acquisition): a record
+   * naming us is no licence to write, since writes sent before we let go may have landed late.
+   */
+  #steppedDown = false;
   #reportedLeader: string | undefined;
   #lastWarning: string | undefined;
   #lastWarningAt = Number.NEGATIVE_INFINITY;
 
   constructor(opts: LeaderElectionOptions) {
-    this.#t = validate(opts);
+    this.#t = validateLeaderElection(opts);
     this.#opts = opts;
     this.identity = opts.identity ?? `${hostname()}_${randomUUID()}`;
     this.#clock = opts.clock ?? systemClock;
@@ -272,6 +210,7 @@ class Elector implements LeaderElector {
 
     const graceful = lostReason === undefined;
     this.#leading = false;
+    this.#steppedDown = true;
     if (!leading.signal.aborted)
       leading.abort(new Error(`leader elector for lease ${this.#leaseName} stopped`));
     metrics?.setLeader(false);
@@ -298,6 +237,8 @@ class Elector implements LeaderElector {
       if (!isNotFound(err)) return this.#failed('reading the Lease failed', err, leading, signal);
     }
 
+    // A read that outlived its attempt (a slow link): its answer may be stale, so send no write.
+    if (signal.aborted) return FAILED;
     if (lease === undefined) {
       this.#observe(null);
       if (leading) return { outcome: 'lost', reason: 'the Lease was deleted' };
@@ -342,7 +283,10 @@ class Elector implements LeaderElector {
         reason: holder ? `the Lease is now held by ${holder}` : 'someone else cleared the Lease holder',
       };
     }
-    if (holder !== '' && holder !== this.identity) {
+    // Ours to renew only while leading, or for a fresh elector whose identity a previous process
+    // held (a restart). After stepping down we campaign like any candidate.
+    const mine = holder === this.identity && (leading || !this.#steppedDown);
+    if (holder !== '' && !mine) {
       const wait = Math.max(recordLeaseDurationMs(spec), this.#t.leaseDurationMs);
       if (this.#clock.now() < this.#observedTime + wait) return HELD;
       this.#logger.info('taking over the Lease: its record did not change for a full lease duration', {
@@ -350,7 +294,6 @@ class Elector implements LeaderElector {
       });
     }
 
-    const mine = holder === this.identity;
     const now = microTime(this.#wallClock());
     const transitions = recordTransitions(spec);
     const nextSpec: LeaseSpecJson = {
@@ -422,6 +365,7 @@ class Elector implements LeaderElector {
   /** After an acquiring write that raced with the stop: releases the Lease (unless told not to) without leading. */
   async #abandon(sentAt: number): Promise<void> {
     this.#logger.info('stopped while acquiring the Lease; not leading');
+    this.#steppedDown = true;
     if (!(this.#opts.releaseOnCancel ?? true)) return;
     this.#validUntil = sentAt + this.#t.renewDeadlineMs;
     try {

@@ -70,7 +70,8 @@ export interface LeaderElector {
   /**
    * Campaigns until this process leads, then renews until leadership is lost or `signal` aborts.
    * Resolves when it stopped leading (after `onStoppedLeading` and, on graceful stop, the
-   * release), or when `signal` aborted before it led. To campaign again, call `run` again.
+   * release), or when `signal` aborted before it led. To campaign again, call `run` again: after
+   * stepping down it waits, like any candidate, until the record expired, even one naming itself.
    *
    * @throws Error when the elector is already running.
    */

@@ -1,41 +1,64 @@
 import type { ApiClient } from '@kubeloom/kube';
 import type { LeaderElector } from '../src/leader-election.ts';
 
-/** How a {@link cuttableApi} behaves: pass requests through, fail them at once, or hang them until aborted. */
-export type Link = 'up' | 'failing' | 'hanging';
+/**
+ * How a {@link cuttableApi} behaves: pass requests through, fail them at once, hang them until
+ * aborted, or `slow`: serve each request at once (a write lands) but hold its response for
+ * {@link CuttableApi.slowMs} (an abort drops the response, not the write).
+ */
+export type Link = 'up' | 'failing' | 'hanging' | 'slow';
 
 /** An ApiClient whose link to the cluster a test can cut, per elector. */
 export interface CuttableApi {
   readonly api: ApiClient;
   link: Link;
+  /** How long a `slow` link holds each response. Default 0. */
+  slowMs: number;
 }
 
 /** Wraps `api` so `link` decides whether get/create/update reach it. */
 export function cuttableApi(api: ApiClient): CuttableApi {
   const state: CuttableApi = {
     link: 'up',
+    slowMs: 0,
     api: {
       ...api,
       get: (async (...args: Parameters<ApiClient['get']>) => {
         await gate(args[3]?.signal);
-        return api.get(...args);
+        return slow(api.get(...args), args[3]?.signal);
       }) as ApiClient['get'],
       create: (async (...args: Parameters<ApiClient['create']>) => {
         await gate(args[2]?.signal);
-        return api.create(...args);
+        return slow(api.create(...args), args[2]?.signal);
       }) as ApiClient['create'],
       update: (async (...args: Parameters<ApiClient['update']>) => {
         await gate(args[2]?.signal);
-        return api.update(...args);
+        return slow(api.update(...args), args[2]?.signal);
       }) as ApiClient['update'],
     },
   };
   const gate = (signal: AbortSignal | undefined): Promise<void> => {
-    if (state.link === 'up') return Promise.resolve();
+    if (state.link === 'up' || state.link === 'slow') return Promise.resolve();
     if (state.link === 'failing') return Promise.reject(new Error('connect ECONNREFUSED (test link cut)'));
     return new Promise<void>((_, reject) => {
       if (signal?.aborted) reject(signal.reason);
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  };
+  const slow = <T>(response: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+    if (state.link !== 'slow') return response;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        response.then(resolve, reject);
+      }, state.slowMs);
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        response.catch(() => {});
+        reject(signal?.reason);
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
     });
   };
   return state;
