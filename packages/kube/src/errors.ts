@@ -112,6 +112,55 @@ export class TooManyRequestsError extends ApiError {}
 /** `504 Timeout`, `ServerTimeout`, or a client-side timeout. */
 export class TimeoutError extends ApiError {}
 
+/** Where a kubeconfig problem is: each field is set when known. */
+export interface KubeConfigErrorLocation {
+  /** The kubeconfig file, when the configuration came from a file. */
+  readonly file?: string | undefined;
+  /** The context in use. */
+  readonly context?: string | undefined;
+  /** The cluster entry, for cluster fields (`server`, `certificate-authority-data`, …). */
+  readonly cluster?: string | undefined;
+  /** The user entry, for user fields (`client-certificate-data`, `client-key`, …). */
+  readonly user?: string | undefined;
+  /** The kubeconfig field at fault, as spelled in YAML, e.g. `client-key-data`. */
+  readonly field?: string | undefined;
+  /** Every place searched for a configuration, when none was found. */
+  readonly searched?: readonly string[] | undefined;
+}
+
+/**
+ * Thrown by `createKubeClient` and `loadKubeConfig` when no usable cluster configuration can be
+ * loaded: no kubeconfig anywhere, a missing file, an unknown context, a context naming a missing
+ * cluster or user, or bad certificate data. The message names the source (file, context, cluster
+ * or user, field) and says what to fix; the same facts are in the fields.
+ */
+export class KubeConfigError extends Error {
+  /** The kubeconfig file, when the configuration came from a file. */
+  readonly file: string | undefined;
+  /** The context in use. */
+  readonly context: string | undefined;
+  /** The cluster entry at fault. */
+  readonly cluster: string | undefined;
+  /** The user entry at fault. */
+  readonly user: string | undefined;
+  /** The kubeconfig field at fault, as spelled in YAML. */
+  readonly field: string | undefined;
+  /** Every place searched for a configuration (empty unless none was found). */
+  readonly searched: readonly string[];
+
+  /** Creates an error; `init` says where the problem is. */
+  constructor(message: string, init: KubeConfigErrorLocation & { cause?: unknown } = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'KubeConfigError';
+    this.file = init.file;
+    this.context = init.context;
+    this.cluster = init.cluster;
+    this.user = init.user;
+    this.field = init.field;
+    this.searched = init.searched ?? [];
+  }
+}
+
 const reasonByCode: Record<number, ApiErrorReason> = {
   400: 'BadRequest',
   401: 'Unauthorized',

@@ -29,12 +29,7 @@ export {
   type ServerVersionInfo,
 } from './client.ts';
 export type { CrdWatcher } from './crd-watcher.ts';
-export {
-  createKubeClient,
-  type KubeClientOptions,
-  KubeConfigError,
-  loadKubeConfig,
-} from './create-kube-client.ts';
+export { createKubeClient, type KubeClientOptions, loadKubeConfig } from './create-kube-client.ts';
 export { DiscoveryRegistry } from './discovery-registry.ts';
 export {
   AlreadyExistsError,
@@ -55,6 +50,8 @@ export {
   isTimeout,
   isTooManyRequests,
   isUnauthorized,
+  KubeConfigError,
+  type KubeConfigErrorLocation,
   NotFoundError,
   type Status,
   type StatusCause,
