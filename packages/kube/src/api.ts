@@ -72,6 +72,30 @@ export class WatchIdleTimeoutError extends Error {
 }
 
 /**
+ * Raised by a watch stream whose open connection broke mid-stream (reset by the API server, a
+ * proxy or a load balancer, or the network). It says nothing about the resourceVersion: watching
+ * again from the last resourceVersion received resumes the stream, which is what an informer does.
+ */
+export class WatchResetError extends Error {
+  /** The Node error code of the cause, e.g. `ECONNRESET`. */
+  readonly code: string | undefined;
+  /** How many events the watch delivered before the reset. */
+  readonly events: number;
+  /** Creates the error; `context` names the watch, e.g. `watch configmaps in ns`. */
+  constructor(context: string, cause: unknown, events: number) {
+    const c = cause as NodeJS.ErrnoException | undefined;
+    const why = `${c?.code ? `${c.code}: ` : ''}${c?.message ?? String(cause)}`;
+    super(
+      `${context}: the open watch was reset after ${events} event${events === 1 ? '' : 's'} (${why}). Long-lived watches are reset now and then (an API server restart, a proxy or load balancer closing connections); watch again from the last resourceVersion received to resume. An informer does this by itself.`,
+      { cause },
+    );
+    this.name = 'WatchResetError';
+    this.code = c?.code;
+    this.events = events;
+  }
+}
+
+/**
  * One event of a watch stream. Besides the four API event types and `ERROR`, the stream reports
  * `MALFORMED` for a line it could not decode and `UNKNOWN` for an event type it does not know:
  * nothing is dropped silently, the consumer decides.
@@ -167,7 +191,8 @@ export interface ApiClient {
    * WATCH, as an async iterable of events. The iterable ends when the server closes the stream
    * (e.g. `timeoutSeconds`) or the signal aborts. It throws an {@link ApiError} when the request
    * is refused (e.g. `410` for a too-old resourceVersion, `429` with Retry-After), a
-   * {@link WatchIdleTimeoutError} on silence, or a transport error.
+   * {@link WatchIdleTimeoutError} on silence, a {@link WatchResetError} when the open stream breaks,
+   * or a transport error when the watch cannot be opened.
    */
   watch<T extends KubeObject = KubeObject>(
     resource: ResourceDescriptor,

@@ -13,10 +13,18 @@ import {
   type WatchEvent,
   WatchIdleTimeoutError,
   type WatchOptions,
+  WatchResetError,
   type WriteOptions,
 } from './api.ts';
 import { ApiError, apiErrorFromStatus, type Status } from './errors.ts';
 import { LineDecoder } from './internal/line-decoder.ts';
+import {
+  buildQuery,
+  describe,
+  type Query,
+  requireNamespace,
+  writeQuery,
+} from './internal/request-helpers.ts';
 import { decodeWatchLine } from './internal/watch-events.ts';
 import type { KubeObject } from './object.ts';
 import { type ResourceDescriptor, resourcePath } from './resource.ts';
@@ -31,18 +39,9 @@ export interface HttpApiClientOptions {
   readonly userAgent?: string;
 }
 
-type Query = Readonly<Record<string, string | number | boolean | undefined>>;
-
 interface Prepared {
   url: URL;
   options: https.RequestOptions;
-}
-
-function buildQuery(url: URL, query: Query | undefined): void {
-  if (!query) return;
-  for (const [k, v] of Object.entries(query)) {
-    if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
-  }
 }
 
 /**
@@ -286,6 +285,8 @@ export class HttpApiClient implements ApiClient {
     const idleMs = opts.idleTimeoutMs;
     let idleTimer: NodeJS.Timeout | undefined;
     let res: IncomingMessage | undefined;
+    let streaming = false;
+    let events = 0;
     const req = https.request(url, { ...options, signal: controller.signal });
     const armIdle = (): void => {
       if (idleMs === undefined) return;
@@ -312,14 +313,25 @@ export class HttpApiClient implements ApiClient {
         for await (const c of res) chunks.push(c as Buffer);
         throw this.#errorFrom(status, Buffer.concat(chunks).toString('utf8'), context, res);
       }
+      streaming = true;
       const decoder = new LineDecoder();
       for await (const chunk of res) {
         armIdle();
-        for (const line of decoder.push(chunk as Buffer)) yield decodeWatchLine<T>(line);
+        for (const line of decoder.push(chunk as Buffer)) {
+          events++;
+          yield decodeWatchLine<T>(line);
+        }
       }
-      for (const line of decoder.end()) yield decodeWatchLine<T>(line);
+      for (const line of decoder.end()) {
+        events++;
+        yield decodeWatchLine<T>(line);
+      }
     } catch (err) {
       if (opts.signal?.aborted) return;
+      // Once the stream is open, a transport error is a reset of that stream, not an unreachable server.
+      if (streaming && !(err instanceof WatchIdleTimeoutError) && (err as Error)?.name !== 'AbortError') {
+        throw new WatchResetError(context, err, events);
+      }
       throw wrapTransport(err, this.#server.origin, context);
     } finally {
       if (idleTimer) clearTimeout(idleTimer);
@@ -473,39 +485,14 @@ export class ConnectionError extends Error {
 }
 
 function wrapTransport(err: unknown, server: string, context: string): unknown {
-  if (err instanceof ApiError || err instanceof WatchIdleTimeoutError || err instanceof ConnectionError)
+  if (
+    err instanceof ApiError ||
+    err instanceof WatchIdleTimeoutError ||
+    err instanceof WatchResetError ||
+    err instanceof ConnectionError
+  )
     return err;
   const name = (err as Error)?.name;
   if (name === 'AbortError') return err;
   return new ConnectionError(server, context, err);
-}
-
-/** Refuses a by-name request on a namespaced resource without a namespace (it would silently hit the wrong URL). */
-function requireNamespace(
-  resource: ResourceDescriptor,
-  namespace: string | undefined,
-  verb: string,
-  name?: string,
-): void {
-  if (resource.namespaced && !namespace) {
-    throw new TypeError(
-      `${verb} ${resource.plural}${name ? `/${name}` : ''}: ${resource.kind} is namespaced, so a namespace is required (set metadata.namespace or pass one)`,
-    );
-  }
-}
-
-function writeQuery(opts: WriteOptions): Query {
-  return { fieldManager: opts.fieldManager, dryRun: opts.dryRun, fieldValidation: opts.fieldValidation };
-}
-
-function describe(r: ResourceDescriptor, name?: string, namespace?: string, subresource?: string): string {
-  const res = r.group ? `${r.plural}.${r.group}` : r.plural;
-  const obj = name
-    ? namespace && r.namespaced
-      ? `${namespace}/${name}`
-      : name
-    : namespace && r.namespaced
-      ? `in ${namespace}`
-      : '';
-  return `${res}${obj ? ` ${obj}` : ''}${subresource ? ` (${subresource})` : ''}`;
 }

@@ -18,6 +18,7 @@ export {
   type WatchEvent,
   WatchIdleTimeoutError,
   type WatchOptions,
+  WatchResetError,
   type WriteOptions,
 } from './api.ts';
 export { builtinResources, builtins } from './builtins.ts';
@@ -114,4 +115,4 @@ export {
   type TypedResourceDescriptor,
 } from './resource.ts';
 export { Informer, type InformerConstructorOptions, stripManagedFields } from './shared-informer.ts';
-export { type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';
+export { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';

@@ -64,11 +64,16 @@ export interface InformerHealth {
   readonly lastListTime: Date | undefined;
   /** How many times the watch was restarted (any cause). */
   readonly restarts: number;
-  /** How many full lists ran (the initial one included). */
+  /** How many lists completed (the initial one included); a list that needed retries counts once. */
   readonly lists: number;
-  /** How many lists ran after the first one (410 Gone, expired continue token, malformed data). */
+  /**
+   * How many lists completed after the initial one: after a 410 Gone, or after the watch failed
+   * repeatedly at the same resourceVersion. A relist that needed retries counts once.
+   */
   readonly relists: number;
-  /** Errors of any kind: transport, API, ERROR events, decode errors, handler exceptions. */
+  /** How many lists were attempted, failed ones included (each retry counts). */
+  readonly listAttempts: number;
+  /** Errors of any kind: transport, API, ERROR events, decode errors, handler and index exceptions. */
   readonly errors: number;
   /** Lines that could not be decoded. */
   readonly malformedLines: number;
@@ -76,6 +81,11 @@ export interface InformerHealth {
   readonly unknownEvents: number;
   /** Exceptions thrown by handlers. */
   readonly handlerErrors: number;
+  /**
+   * Objects an index function failed on (it threw, or returned something other than an array of
+   * strings); each such object is left out of that index only and still cached and delivered.
+   */
+  readonly indexErrors: number;
   /** Watches reconnected because nothing arrived for the idle timeout (not counted as errors). */
   readonly idleTimeouts: number;
   /** Objects that could not be ingested (a throwing transform, a non-object) and were skipped. */
@@ -110,10 +120,13 @@ export type TransformFunc = (obj: KubeObject) => KubeObject;
  * A shared informer: one list/watch of one resource (with one scope and selectors), a cache of
  * frozen objects, and any number of event handlers.
  *
- * Guarantees: it lists with pagination, then watches from the list's resourceVersion with
- * bookmarks; it resumes from the last seen resourceVersion after a disconnect; on `410 Gone` it
- * relists and emits the difference; it reconnects with jittered exponential backoff; it never
- * stops while its signal is live. Its health is readable at any time.
+ * Guarantees: it lists with pagination (when a continue token expires, it lists everything in one
+ * unpaginated request, like client-go's pager), then watches from the list's resourceVersion with
+ * bookmarks; it resumes from the last seen resourceVersion after a disconnect or a reset; on
+ * `410 Gone` it relists and emits the difference, and so it does after 5 watches in a row failed
+ * at the same resourceVersion (server errors, `ERROR` events, undecodable data); it reconnects
+ * with jittered exponential backoff; a throwing handler or index function is logged and counted,
+ * never fatal; it never stops while its signal is live. Its health is readable at any time.
  */
 export interface SharedInformer<T extends KubeObject = KubeObject> {
   /** What this informer lists and watches. */

@@ -1,9 +1,14 @@
 import type { KubeObject } from './object.ts';
-import { type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';
+import { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';
 
 /**
  * The mutable cache behind an informer: objects by key plus indexes (a namespace index is always
  * present). Only the informer writes to it; everyone else sees it as a read-only {@link Store}.
+ *
+ * An index function that throws, or returns something other than an array of strings, is the
+ * caller's bug and must not break the cache: the object is stored and stays in every other index,
+ * is left out of that one index, and the failure is reported to `onIndexError` and counted in
+ * {@link ObjectStore.indexErrors}.
  */
 export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> {
   readonly #items = new Map<string, T>();
@@ -11,14 +16,23 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
   /** index name → value → keys */
   readonly #indices = new Map<string, Map<string, Set<string>>>();
   readonly #visible: ((obj: T) => boolean) | undefined;
+  readonly #onIndexError: IndexErrorHandler | undefined;
+  #indexErrors = 0;
 
   /**
    * Creates an empty store. With `visible`, reads hide objects for which it returns false (the
-   * client-wide object filter); indexes still cover every object.
+   * client-wide object filter); indexes still cover every object. `onIndexError` hears about every
+   * object an index function failed on (the informer logs it).
    */
-  constructor(visible?: (obj: T) => boolean) {
+  constructor(visible?: (obj: T) => boolean, onIndexError?: IndexErrorHandler) {
     this.#visible = visible;
+    this.#onIndexError = onIndexError;
     this.addIndexer(NAMESPACE_INDEX, (obj) => [obj.metadata?.namespace ?? '']);
+  }
+
+  /** How many times an index function failed on an object being stored (that object is left out of that index). */
+  get indexErrors(): number {
+    return this.#indexErrors;
   }
 
   /** {@inheritDoc Store.get} */
@@ -103,7 +117,10 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
     this.#indexers.set(name, fn);
     const index = new Map<string, Set<string>>();
     this.#indices.set(name, index);
-    for (const [key, obj] of this.#items) addTo(index, fn(obj), key);
+    for (const [key, obj] of this.#items) {
+      const values = this.#valuesOf(name, fn, key, obj);
+      if (values) addTo(index, values, key);
+    }
   }
 
   /** Inserts or replaces an object; returns the previous one. */
@@ -112,16 +129,17 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
     this.#items.set(key, obj);
     for (const [name, fn] of this.#indexers) {
       const index = this.#indices.get(name)!;
-      const values = fn(obj);
+      const values = this.#valuesOf(name, fn, key, obj);
       if (old === undefined) {
-        addTo(index, values, key);
+        if (values) addTo(index, values, key);
         continue;
       }
-      const before = fn(old);
+      const before = valuesOrUndefined(fn, old);
       // Most updates leave index values alone (same namespace, same labels): skip the churn.
-      if (sameValues(before, values)) continue;
-      removeFrom(index, before, key);
-      addTo(index, values, key);
+      if (before && values && sameValues(before, values)) continue;
+      if (before) removeFrom(index, before, key);
+      else removeEverywhere(index, key);
+      if (values) addTo(index, values, key);
     }
     return old;
   }
@@ -142,7 +160,60 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
   }
 
   #unindex(key: string, obj: T): void {
-    for (const [name, fn] of this.#indexers) removeFrom(this.#indices.get(name)!, fn(obj), key);
+    for (const [name, fn] of this.#indexers) {
+      const index = this.#indices.get(name)!;
+      const values = valuesOrUndefined(fn, obj);
+      if (values) removeFrom(index, values, key);
+      else removeEverywhere(index, key);
+    }
+  }
+
+  /** The index values of an object being stored, or undefined (reported) when the index function fails. */
+  #valuesOf(name: string, fn: IndexFunc<T>, key: string, obj: T): readonly string[] | undefined {
+    let error: unknown;
+    try {
+      const values = fn(obj);
+      if (isStringArray(values)) return values;
+      error = new TypeError(`the index function returned ${describe(values)}, not an array of strings`);
+    } catch (err) {
+      error = err;
+    }
+    this.#indexErrors++;
+    this.#onIndexError?.(name, key, error);
+    return undefined;
+  }
+}
+
+/**
+ * The index values of an object already stored, recomputed to unindex it; undefined when the
+ * index function fails now. Not reported: a failure for this version was reported when it was
+ * stored, and one that fails only now is unindexed by a scan ({@link removeEverywhere}).
+ */
+function valuesOrUndefined<T>(fn: IndexFunc<T>, obj: T): readonly string[] | undefined {
+  try {
+    const values = fn(obj);
+    return isStringArray(values) ? values : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isStringArray(values: unknown): values is readonly string[] {
+  if (!Array.isArray(values)) return false;
+  for (const v of values) if (typeof v !== 'string') return false;
+  return true;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array with a value that is not a string';
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : String(value);
+}
+
+/** Removes a key from every value of an index: the slow path when its values are unknown. */
+function removeEverywhere(index: Map<string, Set<string>>, key: string): void {
+  for (const [value, keys] of index) {
+    if (keys.delete(key) && keys.size === 0) index.delete(value);
   }
 }
 

@@ -94,21 +94,25 @@ describe('Informer', () => {
     expect(informer.lastSyncResourceVersion()).toBe('42');
   });
 
-  it('starts the list over when a continue token expires mid-list (410 during paging)', async () => {
+  it('lists everything unpaginated when a continue token expires mid-list (410 during paging)', async () => {
     const api = new ScriptedApi();
     let calls = 0;
     api.listHandler = (opts) => {
       calls++;
       if (calls === 2)
         throw apiErrorFromStatus(410, { reason: 'Expired', code: 410, message: 'continue expired' });
-      if (!opts.continue)
-        return { metadata: { resourceVersion: '5', continue: 'page2' }, items: [cm('a', '1')] };
-      return { metadata: { resourceVersion: '5' }, items: [cm('b', '2')] };
+      if (opts.limit === undefined)
+        return { metadata: { resourceVersion: '6' }, items: [cm('a', '1'), cm('b', '2')] };
+      return { metadata: { resourceVersion: '5', continue: 'page2' }, items: [cm('a', '1')] };
     };
     const { informer, stop } = start(api, { tuning: { ...fast, pageSize: 1 } });
     informer.run(stop.signal);
     expect(await informer.waitForSync(stop.signal)).toBe(true);
-    expect(api.lists.map((l) => l.continue)).toEqual([undefined, 'page2', undefined, 'page2']);
+    expect(api.lists.map((l) => [l.limit, l.continue])).toEqual([
+      [1, undefined],
+      [1, 'page2'],
+      [undefined, undefined],
+    ]);
     expect(informer.store.keys().sort()).toEqual(['ns/a', 'ns/b']);
     expect(informer.health().lists).toBe(1);
   });
@@ -236,7 +240,7 @@ describe('Informer', () => {
     const { informer, stop } = start(api);
     informer.run(stop.signal);
     expect(await informer.waitForSync(stop.signal)).toBe(true);
-    expect(informer.health()).toMatchObject({ errors: 5, synced: true, lists: 6 });
+    expect(informer.health()).toMatchObject({ errors: 5, synced: true, lists: 1, listAttempts: 6 });
   });
 
   it('honours Retry-After on 429, bounded by the maximum backoff', async () => {

@@ -1,4 +1,4 @@
-import { type ApiClient, type WatchEvent, WatchIdleTimeoutError } from './api.ts';
+import { type ApiClient, type WatchEvent, WatchIdleTimeoutError, WatchResetError } from './api.ts';
 import type { InformerTuning } from './client.ts';
 import { describeInformerKey } from './client.ts';
 import { isGone, isTooManyRequests, toApiError } from './errors.ts';
@@ -9,13 +9,21 @@ import type {
   InformerState,
   ResourceEventHandler,
   SharedInformer,
-  Tombstone,
   TransformFunc,
 } from './informer.ts';
 import { Backoff } from './internal/backoff.ts';
+import { HandlerSet } from './internal/handler-set.ts';
+import { type ResolvedTuning, resolveTuning } from './internal/informer-tuning.ts';
+import { cacheKey, ingestObject, type ListItemType, rawResourceVersion } from './internal/ingest.ts';
+import { listAll } from './internal/list-pager.ts';
 import { sleep } from './internal/sleep.ts';
+import {
+  isServerWatchFailure,
+  WATCH_FAILURES_BEFORE_RELIST,
+  WatchFailures,
+} from './internal/watch-failures.ts';
 import type { Logger } from './logger.ts';
-import { deepFreeze, type KubeObject } from './object.ts';
+import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import { ObjectStore } from './object-store.ts';
 import { apiVersionOf } from './resource.ts';
@@ -42,22 +50,10 @@ export interface InformerConstructorOptions {
   readonly tuning?: InformerTuning | undefined;
 }
 
-interface Registration<T extends KubeObject> extends HandlerRegistration {
-  readonly handler: ResourceEventHandler<T>;
-  active: boolean;
-  synced: boolean;
-  removed: boolean;
-}
-
 type WatchOutcome = 'closed' | 'gone' | 'restart';
 
-const DEFAULTS = {
-  pageSize: 500,
-  idleTimeoutMs: 120_000,
-  initialBackoffMs: 800,
-  maxBackoffMs: 30_000,
-  watchTimeoutSeconds: [300, 600] as const,
-};
+/** How many failures of one index function are logged; later ones are only counted. */
+const INDEX_ERRORS_LOGGED_PER_INDEX = 10;
 
 /**
  * The informer engine: a reflector (paginated list, then watch with bookmarks and resume), an
@@ -70,17 +66,10 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   readonly #transform: TransformFunc;
   readonly #filter: ObjectFilter | undefined;
   readonly #log: Logger;
-  readonly #pageSize: number;
-  readonly #idleTimeoutMs: number;
-  readonly #watchTimeout: readonly [number, number];
-  readonly #random: () => number;
+  readonly #tuning: ResolvedTuning;
   readonly #backoff: Backoff;
-  readonly #initialBackoffMs: number;
-  readonly #maxBackoffMs: number;
   readonly #store: ObjectStore<T>;
-  readonly #registrations = new Set<Registration<T>>();
-  /** Keys currently visible through the filter (maintained only when there is a filter). */
-  readonly #visibleKeys = new Set<string>();
+  readonly #handlers: HandlerSet<T>;
   #syncWaiters: Array<(synced: boolean) => void> = [];
   #signal: AbortSignal | undefined;
   #unsubscribeFilter: (() => void) | undefined;
@@ -91,15 +80,20 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   #lastListTime: Date | undefined;
   #restarts = 0;
   #lists = 0;
+  #listAttempts = 0;
   #errors = 0;
   #malformed = 0;
   #unknown = 0;
   #handlerErrors = 0;
   #idleTimeouts = 0;
   #rejected = 0;
+  readonly #indexErrorsLogged = new Map<string, number>();
+  readonly #watchFailures = new WatchFailures();
   /** True while the initial list is being delivered; handlers added meanwhile join late. */
   #deliveringInitial = false;
   #lastError: string | undefined;
+  #eventsSeen = 0;
+  #wake: AbortController | undefined;
 
   /** Creates an informer; nothing happens until {@link Informer.run}. */
   constructor(options: InformerConstructorOptions) {
@@ -108,30 +102,22 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     this.#transform = options.transform ?? stripManagedFields;
     this.#filter = options.filter;
     this.#log = options.logger.child({ informer: describeInformerKey(options.key) });
-    const t = options.tuning ?? {};
-    this.#pageSize = t.pageSize ?? DEFAULTS.pageSize;
-    this.#idleTimeoutMs = t.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
-    this.#watchTimeout = t.watchTimeoutSeconds ?? DEFAULTS.watchTimeoutSeconds;
-    this.#random = t.random ?? Math.random;
-    this.#initialBackoffMs = t.initialBackoffMs ?? DEFAULTS.initialBackoffMs;
-    this.#maxBackoffMs = t.maxBackoffMs ?? DEFAULTS.maxBackoffMs;
-    this.#backoff = new Backoff(this.#initialBackoffMs, this.#maxBackoffMs, this.#random);
-    if (!(Number.isInteger(this.#pageSize) && this.#pageSize > 0)) {
-      throw new RangeError(`tuning.pageSize must be a positive integer, got ${this.#pageSize}`);
-    }
-    if (!(this.#idleTimeoutMs > 0) || this.#idleTimeoutMs >= 2 ** 31) {
-      throw new RangeError(
-        `tuning.idleTimeoutMs must be between 1 and 2^31-1 ms, got ${this.#idleTimeoutMs}`,
-      );
-    }
-    const [lo, hi] = this.#watchTimeout;
-    if (!(lo > 0 && hi >= lo)) {
-      throw new RangeError(
-        `tuning.watchTimeoutSeconds must be [min, max] with 0 < min <= max, got [${lo}, ${hi}]`,
-      );
-    }
+    this.#tuning = resolveTuning(options.tuning);
+    const { initialBackoffMs, maxBackoffMs, random } = this.#tuning;
+    this.#backoff = new Backoff(initialBackoffMs, maxBackoffMs, random);
     const filter = this.#filter;
-    this.#store = new ObjectStore<T>(filter ? (obj) => filter.matches(obj) : undefined);
+    this.#store = new ObjectStore<T>(filter ? (obj) => filter.matches(obj) : undefined, (index, key, err) =>
+      this.#onIndexError(index, key, err),
+    );
+    this.#handlers = new HandlerSet<T>(filter, (callback, err) => {
+      this.#handlerErrors++;
+      this.#errors++;
+      this.#lastError = `${callback} handler threw: ${err instanceof Error ? err.message : String(err)}`;
+      this.#log.error('event handler threw; other handlers still run', {
+        handler: callback,
+        error: err,
+      });
+    });
   }
 
   /** {@inheritDoc SharedInformer.store} */
@@ -150,12 +136,11 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     this.#wake?.abort();
   }
 
-  #wake: AbortController | undefined;
-
   /** Sleeps for a backoff delay; {@link Informer.retryNow} or the signal ends it early. */
   async #backoffSleep(ms: number, signal: AbortSignal): Promise<void> {
     const wake = new AbortController();
     this.#wake = wake;
+    this.#state = 'backoff';
     try {
       await sleep(ms, AbortSignal.any([signal, wake.signal]));
     } finally {
@@ -165,33 +150,10 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
 
   /** {@inheritDoc SharedInformer.addEventHandler} */
   addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {
-    const reg: Registration<T> = {
-      handler,
-      active: false,
-      synced: false,
-      removed: false,
-      hasSynced: () => reg.synced,
-      remove: () => {
-        reg.removed = true;
-        reg.active = false;
-        this.#registrations.delete(reg);
-      },
-    };
-    this.#registrations.add(reg);
-    if (!this.#synced && !this.#deliveringInitial) {
-      // Receives the initial list when it lands, then live events.
-      reg.active = true;
-    } else {
-      // Late joiner: deliver the current state, then go live, atomically in one microtask so no
-      // event falls between the snapshot and activation.
-      queueMicrotask(() => {
-        if (reg.removed) return;
-        for (const obj of this.#store.list()) this.#call(reg, 'onAdd', () => reg.handler.onAdd?.(obj, true));
-        reg.active = true;
-        reg.synced = true;
-      });
-    }
-    return reg;
+    // Before the initial list: receives it when it lands. Otherwise a late joiner: the current
+    // state first, then live events.
+    if (!this.#synced && !this.#deliveringInitial) return this.#handlers.add(handler);
+    return this.#handlers.add(handler, () => this.#store.list());
   }
 
   /** {@inheritDoc SharedInformer.hasSynced} */
@@ -224,7 +186,11 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   run(signal: AbortSignal): void {
     if (this.#signal) return;
     this.#signal = signal;
-    if (this.#filter?.subscribe) this.#unsubscribeFilter = this.#filter.subscribe(() => this.#refilter());
+    if (this.#filter?.subscribe) {
+      this.#unsubscribeFilter = this.#filter.subscribe(() =>
+        this.#handlers.refilter(this.#store.listUnfiltered().map((o) => [cacheKey(o), o])),
+      );
+    }
     void this.#loop(signal);
   }
 
@@ -244,10 +210,12 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       restarts: this.#restarts,
       lists: this.#lists,
       relists: Math.max(0, this.#lists - 1),
+      listAttempts: this.#listAttempts,
       errors: this.#errors,
       malformedLines: this.#malformed,
       unknownEvents: this.#unknown,
       handlerErrors: this.#handlerErrors,
+      indexErrors: this.#store.indexErrors,
       idleTimeouts: this.#idleTimeouts,
       rejectedObjects: this.#rejected,
       lastError: this.#lastError,
@@ -279,15 +247,12 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
           needList = true;
           // The first relist after a healthy period waits one short backoff step; a persistent
           // 410 source backs off like any other failure instead of turning into a LIST storm.
-          this.#state = 'backoff';
           await this.#backoffSleep(this.#backoff.next(), signal);
           continue;
         }
-        if (outcome === 'restart' || !productive()) {
-          // A watch that ended at once, or after bad data: don't spin.
-          this.#state = 'backoff';
-          await this.#backoffSleep(this.#backoff.next(), signal);
-        }
+        if (outcome === 'restart') needList = this.#watchFailedAtSameRv();
+        // A watch that ended at once, or after bad data: don't spin.
+        if (outcome === 'restart' || !productive()) await this.#backoffSleep(this.#backoff.next(), signal);
       } catch (err) {
         if (signal.aborted) break;
         if (productive()) this.#backoff.reset();
@@ -301,25 +266,25 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
           });
           continue;
         }
-        this.#recordError(err);
-        if (!needList) this.#restarts++;
-        if (isGone(err)) {
-          needList = true;
-          this.#log.info('resourceVersion expired (410 Gone): relisting', { resourceVersion: this.#rv });
-        }
+        needList = this.#onLoopError(err, needList);
         const apiErr = toApiError(err);
         const wait =
           isTooManyRequests(err) && apiErr?.retryAfterSeconds !== undefined
             ? this.#clampRetryAfter(apiErr.retryAfterSeconds)
             : this.#backoff.next();
-        if (!isGone(err)) {
+        if (err instanceof WatchResetError) {
+          this.#log.info('the watch was reset; resuming from the last resourceVersion', {
+            resourceVersion: this.#rv,
+            error: err.message,
+            retryInMs: Math.round(wait),
+          });
+        } else if (!isGone(err)) {
           this.#log.warn('list/watch failed; retrying', {
             error: err,
             retryInMs: Math.round(wait),
             state: this.#state,
           });
         }
-        this.#state = 'backoff';
         await this.#backoffSleep(wait, signal);
       }
     }
@@ -328,63 +293,87 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     for (const w of [...this.#syncWaiters]) w(false);
   }
 
-  /** A server's Retry-After, bounded to [initial backoff, max backoff] so it can neither spin nor stall. */
-  #clampRetryAfter(seconds: number): number {
-    const ms = Number.isFinite(seconds) ? seconds * 1000 : this.#maxBackoffMs;
-    return Math.min(Math.max(ms, this.#initialBackoffMs), this.#maxBackoffMs);
+  /** Records a failed list or watch; returns whether the next cycle must (re)list. */
+  #onLoopError(err: unknown, listing: boolean): boolean {
+    this.#recordError(err);
+    if (listing) return true;
+    this.#restarts++;
+    if (isGone(err)) {
+      this.#log.info('resourceVersion expired (410 Gone): relisting', { resourceVersion: this.#rv });
+      return true;
+    }
+    return isServerWatchFailure(err) && this.#watchFailedAtSameRv();
   }
 
-  #eventsSeen = 0;
+  /** Counts a watch failure; true (relist) when the watch keeps failing at the same resourceVersion. */
+  #watchFailedAtSameRv(): boolean {
+    if (!this.#watchFailures.failedAt(this.#rv)) return false;
+    this.#log.warn(
+      `the watch failed ${WATCH_FAILURES_BEFORE_RELIST} times in a row at the same resourceVersion: relisting`,
+      { resourceVersion: this.#rv, lastError: this.#lastError },
+    );
+    return true;
+  }
+
+  /** A server's Retry-After, bounded to [initial backoff, max backoff] so it can neither spin nor stall. */
+  #clampRetryAfter(seconds: number): number {
+    const { initialBackoffMs, maxBackoffMs } = this.#tuning;
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : maxBackoffMs;
+    return Math.min(Math.max(ms, initialBackoffMs), maxBackoffMs);
+  }
 
   #recordError(err: unknown): void {
     this.#errors++;
     this.#lastError = err instanceof Error ? err.message : String(err);
   }
 
+  /** An index function failed on an object: the caller's bug. Logged (a bounded number of times per index) and counted. */
+  #onIndexError(index: string, key: string, err: unknown): void {
+    this.#errors++;
+    const message = err instanceof Error ? err.message : String(err);
+    this.#lastError = `index "${index}" failed for ${key}: ${message}`;
+    const logged = this.#indexErrorsLogged.get(index) ?? 0;
+    if (logged >= INDEX_ERRORS_LOGGED_PER_INDEX) return;
+    this.#indexErrorsLogged.set(index, logged + 1);
+    this.#log.error(
+      'an index function threw; the object is left out of that index (fix the index function)',
+      {
+        index,
+        key,
+        error: err,
+        ...(logged + 1 === INDEX_ERRORS_LOGGED_PER_INDEX
+          ? { note: 'further failures of this index are counted in health().indexErrors, not logged' }
+          : {}),
+      },
+    );
+  }
+
   async #list(signal: AbortSignal): Promise<void> {
     const { resource, namespace, labelSelector, fieldSelector } = this.key;
+    this.#listAttempts++;
+    const { items, resourceVersion } = await listAll(this.#api, resource, {
+      namespace,
+      labelSelector,
+      fieldSelector,
+      pageSize: this.#tuning.pageSize,
+      signal,
+      onExpiredContinue: (err) => {
+        this.#recordError(err);
+        this.#log.info(
+          'the continue token expired during a paginated list: listing everything in one unpaginated request',
+        );
+      },
+    });
+    this.#applyList(items, { apiVersion: apiVersionOf(resource), kind: resource.kind });
+    this.#rv = resourceVersion;
     this.#lists++;
-    let items: KubeObject[] = [];
-    let cont: string | undefined;
-    let rv: string | undefined;
-    let expiredRestarts = 0;
-    for (;;) {
-      let page: Awaited<ReturnType<ApiClient['list']>>;
-      try {
-        page = await this.#api.list(resource, {
-          namespace,
-          labelSelector,
-          fieldSelector,
-          limit: this.#pageSize,
-          continue: cont,
-          signal,
-        });
-      } catch (err) {
-        if (cont !== undefined && isGone(err) && expiredRestarts < 5) {
-          // The continue token expired mid-list: start over with a fresh, consistent list.
-          expiredRestarts++;
-          this.#recordError(err);
-          this.#log.info('continue token expired during a paginated list: listing again from the start');
-          items = [];
-          cont = undefined;
-          continue;
-        }
-        throw err;
-      }
-      for (const item of page.items) items.push(item);
-      rv = page.metadata.resourceVersion;
-      cont = page.metadata.continue || undefined;
-      if (!cont) break;
-    }
-    const apiVersion = apiVersionOf(resource);
-    this.#applyList(items, apiVersion);
-    this.#rv = rv;
+    this.#watchFailures.reset();
     this.#lastListTime = new Date();
     if (!this.#synced) {
       this.#synced = true;
-      for (const reg of this.#registrations) if (reg.active) reg.synced = true;
+      this.#handlers.markSynced();
       for (const w of [...this.#syncWaiters]) w(true);
-      this.#log.debug('synced', { objects: this.#store.sizeUnfiltered, resourceVersion: rv });
+      this.#log.debug('synced', { objects: this.#store.sizeUnfiltered, resourceVersion });
     }
   }
 
@@ -393,20 +382,9 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
    * name, a throwing transform) is logged, counted and skipped: one bad object must never wedge
    * the informer.
    */
-  #ingest(raw: KubeObject, apiVersion?: string): T | undefined {
+  #ingest(raw: KubeObject, listItemType?: ListItemType): T | undefined {
     try {
-      if (typeof raw !== 'object' || raw === null || !raw.metadata?.name) {
-        throw new TypeError('not a Kubernetes object with metadata.name');
-      }
-      if (apiVersion && raw.apiVersion === undefined) {
-        raw.apiVersion = apiVersion;
-        raw.kind = this.key.resource.kind;
-      }
-      const out = this.#transform(raw);
-      if (typeof out !== 'object' || out === null || !out.metadata?.name) {
-        throw new TypeError('the transform did not return a Kubernetes object with metadata.name');
-      }
-      return deepFreeze(out) as T;
+      return ingestObject<T>(raw, this.#transform, listItemType);
     } catch (err) {
       this.#rejected++;
       this.#errors++;
@@ -421,50 +399,50 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     }
   }
 
-  #applyList(rawItems: KubeObject[], apiVersion: string): void {
+  #applyList(rawItems: KubeObject[], listItemType: ListItemType): void {
     const initial = !this.#synced;
     this.#deliveringInitial = initial;
     try {
-      this.#applyListItems(rawItems, apiVersion, initial);
+      this.#applyListItems(rawItems, listItemType, initial);
     } finally {
       this.#deliveringInitial = false;
     }
   }
 
-  #applyListItems(rawItems: KubeObject[], apiVersion: string, initial: boolean): void {
+  #applyListItems(rawItems: KubeObject[], listItemType: ListItemType, initial: boolean): void {
     const seen = new Set<string>();
     for (const raw of rawItems) {
-      const obj = this.#ingest(raw, apiVersion);
+      const obj = this.#ingest(raw, listItemType);
       if (obj === undefined) {
         // Keep the cached version, if any, rather than reporting a delete for a bad object.
-        if (raw?.metadata?.name) seen.add(keyOf(raw));
+        if (raw?.metadata?.name) seen.add(cacheKey(raw));
         continue;
       }
-      const key = keyOf(obj);
+      const key = cacheKey(obj);
       seen.add(key);
       const old = this.#store.getUnfiltered(key);
       if (old === undefined) {
         this.#store.set(key, obj);
-        this.#deliverAdd(key, obj, initial);
+        this.#handlers.added(key, obj, initial);
       } else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) {
         this.#store.set(key, obj);
-        this.#deliverUpdate(key, old, obj);
+        this.#handlers.updated(key, old, obj);
       }
     }
     if (this.#store.sizeUnfiltered > seen.size) {
       for (const old of this.#store.listUnfiltered()) {
-        const key = keyOf(old);
+        const key = cacheKey(old);
         if (seen.has(key)) continue;
         this.#store.delete(key);
-        this.#deliverDelete(key, { tombstone: true, key, obj: old });
+        this.#handlers.deleted(key, { tombstone: true, key, obj: old });
       }
     }
   }
 
   async #watchOnce(signal: AbortSignal): Promise<WatchOutcome> {
     const { resource, namespace, labelSelector, fieldSelector } = this.key;
-    const [lo, hi] = this.#watchTimeout;
-    const timeoutSeconds = Math.floor(lo + this.#random() * (hi - lo));
+    const [lo, hi] = this.#tuning.watchTimeoutSeconds;
+    const timeoutSeconds = Math.floor(lo + this.#tuning.random() * (hi - lo));
     const stream = this.#api.watch<T>(resource, {
       namespace,
       labelSelector,
@@ -472,7 +450,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       resourceVersion: this.#rv,
       allowWatchBookmarks: true,
       timeoutSeconds,
-      idleTimeoutMs: this.#idleTimeoutMs,
+      idleTimeoutMs: this.#tuning.idleTimeoutMs,
       signal,
     });
     for await (const event of stream) {
@@ -493,11 +471,11 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
           this.#rv = rawResourceVersion(event.object) ?? this.#rv;
           return undefined;
         }
-        const key = keyOf(obj);
+        const key = cacheKey(obj);
         const old = this.#store.set(key, obj);
         this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
-        if (old === undefined) this.#deliverAdd(key, obj, false);
-        else this.#deliverUpdate(key, old, obj);
+        if (old === undefined) this.#handlers.added(key, obj, false);
+        else this.#handlers.updated(key, old, obj);
         return undefined;
       }
       case 'DELETED': {
@@ -507,10 +485,10 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
           this.#rv = rawResourceVersion(event.object) ?? this.#rv;
           return undefined;
         }
-        const key = keyOf(obj);
+        const key = cacheKey(obj);
         this.#store.delete(key);
         this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
-        this.#deliverDelete(key, obj);
+        this.#handlers.deleted(key, obj);
         return undefined;
       }
       case 'BOOKMARK': {
@@ -549,82 +527,4 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       }
     }
   }
-
-  #visible(key: string, obj: T): boolean {
-    if (!this.#filter) return true;
-    const v = this.#filter.matches(obj);
-    if (v) this.#visibleKeys.add(key);
-    else this.#visibleKeys.delete(key);
-    return v;
-  }
-
-  #wasVisible(key: string): boolean {
-    return !this.#filter || this.#visibleKeys.has(key);
-  }
-
-  #deliverAdd(key: string, obj: T, initial: boolean): void {
-    if (!this.#visible(key, obj)) return;
-    for (const reg of this.#registrations) {
-      if (reg.active) this.#call(reg, 'onAdd', () => reg.handler.onAdd?.(obj, initial));
-    }
-  }
-
-  #deliverUpdate(key: string, old: T, obj: T): void {
-    const was = this.#wasVisible(key);
-    const now = this.#visible(key, obj);
-    if (!was && !now) return;
-    for (const reg of this.#registrations) {
-      if (!reg.active) continue;
-      if (was && now) this.#call(reg, 'onUpdate', () => reg.handler.onUpdate?.(old, obj));
-      else if (now) this.#call(reg, 'onAdd', () => reg.handler.onAdd?.(obj, false));
-      else this.#call(reg, 'onDelete', () => reg.handler.onDelete?.(old));
-    }
-  }
-
-  #deliverDelete(key: string, value: T | Tombstone<T>): void {
-    if (!this.#wasVisible(key)) return;
-    this.#visibleKeys.delete(key);
-    for (const reg of this.#registrations) {
-      if (reg.active) this.#call(reg, 'onDelete', () => reg.handler.onDelete?.(value));
-    }
-  }
-
-  /** Re-evaluates every cached object after the object filter changed. */
-  #refilter(): void {
-    if (!this.#filter) return;
-    for (const obj of this.#store.listUnfiltered()) {
-      const key = keyOf(obj);
-      const was = this.#visibleKeys.has(key);
-      const now = this.#visible(key, obj);
-      if (was === now) continue;
-      for (const reg of this.#registrations) {
-        if (!reg.active) continue;
-        if (now) this.#call(reg, 'onAdd', () => reg.handler.onAdd?.(obj, false));
-        else this.#call(reg, 'onDelete', () => reg.handler.onDelete?.(obj));
-      }
-    }
-  }
-
-  #call(reg: Registration<T>, what: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      this.#handlerErrors++;
-      this.#errors++;
-      this.#lastError = `${what} handler threw: ${err instanceof Error ? err.message : String(err)}`;
-      this.#log.error('event handler threw; other handlers still run', { handler: what, error: err });
-      void reg;
-    }
-  }
-}
-
-function rawResourceVersion(raw: unknown): string | undefined {
-  const rv = (raw as KubeObject | null)?.metadata?.resourceVersion;
-  return typeof rv === 'string' ? rv : undefined;
-}
-
-function keyOf(obj: KubeObject): string {
-  const name = obj.metadata?.name ?? '';
-  const ns = obj.metadata?.namespace;
-  return ns ? `${ns}/${name}` : name;
 }

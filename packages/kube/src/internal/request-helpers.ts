@@ -1,0 +1,50 @@
+import type { WriteOptions } from '../api.ts';
+import type { ResourceDescriptor } from '../resource.ts';
+
+/** Query parameters of one request; undefined and empty values are left out. */
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** Sets the query parameters on `url`. */
+export function buildQuery(url: URL, query: Query | undefined): void {
+  if (!query) return;
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  }
+}
+
+/** Refuses a by-name request on a namespaced resource without a namespace (it would silently hit the wrong URL). */
+export function requireNamespace(
+  resource: ResourceDescriptor,
+  namespace: string | undefined,
+  verb: string,
+  name?: string,
+): void {
+  if (resource.namespaced && !namespace) {
+    throw new TypeError(
+      `${verb} ${resource.plural}${name ? `/${name}` : ''}: ${resource.kind} is namespaced, so a namespace is required (set metadata.namespace or pass one)`,
+    );
+  }
+}
+
+/** The query parameters every write takes. */
+export function writeQuery(opts: WriteOptions): Query {
+  return { fieldManager: opts.fieldManager, dryRun: opts.dryRun, fieldValidation: opts.fieldValidation };
+}
+
+/** Names a request's target for error messages, e.g. `deployments.apps ns/web (status)`. */
+export function describe(
+  r: ResourceDescriptor,
+  name?: string,
+  namespace?: string,
+  subresource?: string,
+): string {
+  const res = r.group ? `${r.plural}.${r.group}` : r.plural;
+  const obj = name
+    ? namespace && r.namespaced
+      ? `${namespace}/${name}`
+      : name
+    : namespace && r.namespaced
+      ? `in ${namespace}`
+      : '';
+  return `${res}${obj ? ` ${obj}` : ''}${subresource ? ` (${subresource})` : ''}`;
+}
