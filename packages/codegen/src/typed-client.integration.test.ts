@@ -3,10 +3,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createKubeClient, type KubeClient, type KubeObject, noopLogger } from '@kubeloom/kube';
-import { type CRDObject, createTestNamespace, installCRDs, sharedControlPlane } from '@kubeloom/testing';
+import {
+  type CRDObject,
+  createTestNamespace,
+  installCRDs,
+  sharedControlPlane,
+  waitFor,
+} from '@kubeloom/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusText } from '../test/corpus.ts';
-import { testOutputDir, until, writeFiles } from '../test/helpers.ts';
+import { testOutputDir, writeFiles } from '../test/helpers.ts';
 import { readCrds } from './crd-reader.ts';
 import { resourceToCrd } from './crd-writer.ts';
 import { generateCrds } from './generate.ts';
@@ -104,9 +110,9 @@ async function roundTrip(
   expect(local.errors).toEqual([]);
   expect(local.complete).toBe(true);
   c.start(stop.signal);
-  await until(`${kind} informer synced`, () => c.hasSynced());
+  await waitFor(`${kind} informer synced`, () => c.hasSynced());
   const created = await c.create(obj);
-  await until(
+  await waitFor(
     `${kind} ${name} in the cache`,
     () => c.get(name, ns)?.metadata?.resourceVersion === created.metadata?.resourceVersion,
   );
@@ -114,7 +120,7 @@ async function roundTrip(
   expect(c.get(name, ns)).toEqual({ ...created, metadata: meta });
   const updated = await c.update(change(structuredClone(c.get(name, ns)!)));
   expect(updated.metadata?.generation).toBe(2);
-  await until(
+  await waitFor(
     `${kind} ${name} update in the cache`,
     () => c.get(name, ns)?.metadata?.resourceVersion === updated.metadata?.resourceVersion,
   );
@@ -127,12 +133,12 @@ async function roundTrip(
     (validator.validate(next).object as { status?: unknown }).status,
   );
   expect(validator.validate(withStatus).errors).toEqual([]);
-  await until(
+  await waitFor(
     `${kind} ${name} status in the cache`,
     () => c.get(name, ns)?.metadata?.resourceVersion === withStatus.metadata?.resourceVersion,
   );
   await c.delete(name, ns);
-  await until(`${kind} ${name} gone from the cache`, () => c.get(name, ns) === undefined);
+  await waitFor(`${kind} ${name} gone from the cache`, () => c.get(name, ns) === undefined);
 }
 
 describe('generated typed clients on a real kube-apiserver', () => {

@@ -49,15 +49,6 @@ export function compileStrict(files: readonly string[]): string[] {
   });
 }
 
-/** Waits until `done()` is true, polling every 20 ms; throws after `timeoutMs` (every wait is bounded). */
-export async function until(what: string, done: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** The CustomResourceDefinitions of a YAML text as plain JSON, exactly as written. */
 export function parseCrdYaml(text: string): Record<string, unknown>[] {
   return parseAllDocuments(text)

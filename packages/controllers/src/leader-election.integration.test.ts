@@ -1,5 +1,11 @@
 import { type ApiClient, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
-import { createTestNamespace, type FaultProxy, sharedControlPlane, startFaultProxy } from '@kubeloom/testing';
+import {
+  createTestNamespace,
+  type FaultProxy,
+  sharedControlPlane,
+  startFaultProxy,
+  waitFor,
+} from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { intervalRecorder } from '../test/lease-harness.ts';
 import { createLeaderElector } from './create-leader-elector.ts';
@@ -18,14 +24,6 @@ const GENEROUS = 4;
 const TEST_TIMEOUT_MS = 120_000;
 
 const now = () => performance.now();
-
-async function until(what: string, cond: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = now() + timeoutMs;
-  while (!cond()) {
-    if (now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Candidate {
   readonly elector: LeaderElector;
@@ -83,7 +81,7 @@ describe('leader election on a real apiserver', () => {
       const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-one');
       const rec = intervalRecorder(now);
       const cs = candidates(ns, ['a', 'b', 'c'], rec);
-      await until('a leader', () => rec.intervals.length > 0, GENEROUS * LEASE_MS);
+      await waitFor('a leader', () => rec.intervals.length > 0, { timeoutMs: GENEROUS * LEASE_MS });
       // Several renewal rounds: at no sample do two electors claim leadership.
       const watchUntil = now() + 5 * RETRY_MS;
       while (now() < watchUntil) {
@@ -91,13 +89,13 @@ describe('leader election on a real apiserver', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       rec.assertNoOverlap();
-      await until(
+      await waitFor(
         'everyone to see the current leader',
         () => {
           const current = rec.current();
           return current.length === 1 && cs.every((c) => c.elector.getLeader() === current[0]);
         },
-        GENEROUS * (LEASE_MS + RETRY_MS),
+        { timeoutMs: GENEROUS * (LEASE_MS + RETRY_MS) },
       );
       rec.assertNoOverlap();
     },
@@ -111,17 +109,17 @@ describe('leader election on a real apiserver', () => {
       const rec = intervalRecorder(now);
       // `a` leads first and "crashes" (stops without releasing); `b` and `c` release on stop.
       const [a] = candidates(ns, ['a'], rec, { releaseOnCancel: false });
-      await until('a to lead', () => rec.current()[0] === 'a', GENEROUS * LEASE_MS);
+      await waitFor('a to lead', () => rec.current()[0] === 'a', { timeoutMs: GENEROUS * LEASE_MS });
       const others = candidates(ns, ['b', 'c'], rec);
-      await until(
-        'b and c to see a',
-        () => others.every((c) => c.elector.getLeader() === 'a'),
-        GENEROUS * RETRY_MS,
-      );
+      await waitFor('b and c to see a', () => others.every((c) => c.elector.getLeader() === 'a'), {
+        timeoutMs: GENEROUS * RETRY_MS,
+      });
 
       const crashedAt = now();
       a!.stop.abort();
-      await until('a successor to a', () => rec.intervals.length === 2, GENEROUS * (LEASE_MS + RETRY_MS));
+      await waitFor('a successor to a', () => rec.intervals.length === 2, {
+        timeoutMs: GENEROUS * (LEASE_MS + RETRY_MS),
+      });
       const crashGap = rec.intervals[1]!.start - crashedAt;
       // a's last renewal went out less than a renew deadline before it stopped, and nobody may
       // take over until a full lease duration after it.
@@ -130,11 +128,9 @@ describe('leader election on a real apiserver', () => {
       const successor = others.find((c) => c.elector.identity === rec.intervals[1]!.who)!;
       const stoppedAt = now();
       successor.stop.abort();
-      await until(
-        'a successor to the releasing leader',
-        () => rec.intervals.length === 3,
-        GENEROUS * LEASE_MS,
-      );
+      await waitFor('a successor to the releasing leader', () => rec.intervals.length === 3, {
+        timeoutMs: GENEROUS * LEASE_MS,
+      });
       const releaseGap = rec.intervals[2]!.start - stoppedAt;
       expect(rec.intervals.map((x) => x.who)).toEqual([
         'a',
@@ -158,16 +154,16 @@ describe('leader election on a real apiserver', () => {
       const apis = ids.map((id) => api(proxy.kubeConfig(`elector-${id}`, ['system:masters'])));
       const rec = intervalRecorder(now);
       candidates(ns, ids, rec, { apis });
-      await until('a leader', () => rec.intervals.length === 1, GENEROUS * LEASE_MS);
+      await waitFor('a leader', () => rec.intervals.length === 1, { timeoutMs: GENEROUS * LEASE_MS });
       const leader = rec.intervals[0]!.who;
       // The network drops the leader's packets: requests hang, nothing reaches the apiserver.
       const hole = proxy.blackhole({ user: `elector-${leader}` });
-      await until(
-        'the cut-off leader to step down',
-        () => rec.intervals[0]!.end !== undefined,
-        GENEROUS * (RENEW_MS + RETRY_MS),
-      );
-      await until('a new leader', () => rec.intervals.length === 2, GENEROUS * (LEASE_MS + RETRY_MS));
+      await waitFor('the cut-off leader to step down', () => rec.intervals[0]!.end !== undefined, {
+        timeoutMs: GENEROUS * (RENEW_MS + RETRY_MS),
+      });
+      await waitFor('a new leader', () => rec.intervals.length === 2, {
+        timeoutMs: GENEROUS * (LEASE_MS + RETRY_MS),
+      });
       const [old, next] = rec.intervals;
       expect(next!.who).not.toBe(leader);
       expect(next!.start).toBeGreaterThanOrEqual(old!.end!);
@@ -186,20 +182,20 @@ describe('leader election on a real apiserver', () => {
       proxies.push(proxy);
       const rec = intervalRecorder(now);
       candidates(ns, ['a'], rec, { apis: [api(proxy.kubeConfig('elector-a', ['system:masters']))] });
-      await until('a to lead', () => rec.current()[0] === 'a', GENEROUS * LEASE_MS);
+      await waitFor('a to lead', () => rec.current()[0] === 'a', { timeoutMs: GENEROUS * LEASE_MS });
       // The leader's next request hangs for good (a dead connection); later ones get through.
       const stall = proxy.stall({ user: 'elector-a', count: 1 });
-      await until('a renewal to hang', () => stall.hits === 1, GENEROUS * RETRY_MS);
+      await waitFor('a renewal to hang', () => stall.hits === 1, { timeoutMs: GENEROUS * RETRY_MS });
       const hung = proxy.requests({ user: 'elector-a' }).find((r) => r.faults.includes('stall'))!;
       // Without a per-attempt timeout the leader would wait on the hung request until its renew
       // deadline, lose the leadership and send nothing more.
-      await until(
+      await waitFor(
         'a successful renewal after the hung request',
         () =>
           proxy
             .requests({ user: 'elector-a', verb: 'update' })
             .some((r) => r.id > hung.id && r.status === 200),
-        GENEROUS * RENEW_MS,
+        { timeoutMs: GENEROUS * RENEW_MS },
       );
       stall.cut();
       rec.assertNoOverlap();

@@ -3,6 +3,7 @@
  * Deployment and a custom kind, on the fake cluster (unit) and the real control plane
  * (integration).
  */
+
 import {
   builtins,
   ConflictError,
@@ -10,12 +11,13 @@ import {
   type KubeObject,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import type { ApplyConfiguration } from './interfaces.ts';
 import { newClient, newFiltered } from './new-client.ts';
 import { newNamespace } from './scenarios.test-util.ts';
-import { uniqueSuffix, until } from './test-support.test-util.ts';
+import { uniqueSuffix } from './test-support.test-util.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
@@ -307,7 +309,7 @@ export async function everyMethodScenario<T extends KubeObject>(
     await deletesOf(t3, 'a', 'b');
     // Background: gone at once (h is filtered out: no events)
     await plain.delete('h', ns, { propagationPolicy: 'Background' });
-    await until('h to leave the cache', () => plain.get('h', ns) === undefined);
+    await waitFor('h to leave the cache', () => plain.get('h', ns) === undefined);
     expect(client.listUnfiltered(ns)).toEqual([]);
 
     // shutdownHandlers removes every handler of this client; the cache stays live

@@ -1,4 +1,5 @@
 /** Client scenarios that run on the fake cluster and on the real control plane. */
+
 import {
   builtins,
   ConflictError,
@@ -8,13 +9,14 @@ import {
   type KubeObject,
   NotFoundError,
 } from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import { createOrUpdate } from './create-or-update.ts';
 import { newClient, newFiltered, newMetadata, newUntyped, newWriteClient } from './new-client.ts';
 import { retryOnConflict } from './retry-on-conflict.ts';
 import { newNamespace } from './scenarios.test-util.ts';
-import { uniqueSuffix, until } from './test-support.test-util.ts';
+import { uniqueSuffix } from './test-support.test-util.ts';
 import { ClientTestError } from './testing/client-test-error.ts';
 import { newDirectClient } from './testing/direct-client.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
@@ -101,7 +103,7 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
     return await cms.update(base);
   });
   expect(attempts).toBe(2);
-  await until('the retried update in the cache', () => cms.get('live', ns)?.data?.n === '2');
+  await waitFor('the retried update in the cache', () => cms.get('live', ns)?.data?.n === '2');
   tracker.clear();
 
   // updateStatus is refused for a kind without status
@@ -126,7 +128,7 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   otherReg.remove();
   cms.shutdownHandlers();
   await cms.patch('pre', ns, 'merge', { data: { after: 'shutdown' } });
-  await until('the patch in the cache', () => cms.get('pre', ns)?.data?.after === 'shutdown');
+  await waitFor('the patch in the cache', () => cms.get('pre', ns)?.data?.after === 'shutdown');
   tracker.empty();
   other.empty();
   expect(reg.hasSynced()).toBe(true);
@@ -191,7 +193,7 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
     client.start(signal);
     await kube.waitForCacheSync('caches', signal, () => client.hasSynced());
     await cached.createOrUpdate({ metadata: { name: 'c', namespace: ns }, spec: { size: 6 } });
-    await until(
+    await waitFor(
       'the update in the cache',
       () => (cached.get('c', ns)?.spec as { size?: number })?.size === 6,
     );
@@ -305,7 +307,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
       { metadata: { name: 'w1', namespace: ns }, status: { ready: true }, spec: { size: 99 } },
       { fieldManager: 'ctrl' },
     );
-    await until(
+    await waitFor(
       'the status in the cache',
       () => (widgets.get('w1', ns)?.status as { ready?: boolean })?.ready === true,
     );
@@ -325,12 +327,12 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
     const written = await widgets.updateStatus({ ...current, status: { ready: true, phase: 'Started' } });
     expect(written.status).toEqual({ ready: true, phase: 'Started' });
     await widgets.patchStatus('w1', ns, 'merge', { status: { phase: 'Done' } });
-    await until(
+    await waitFor(
       'the status patch',
       () => (widgets.get('w1', ns)?.status as { phase?: string })?.phase === 'Done',
     );
     await widgets.delete('w1', ns);
-    await until('the delete', () => widgets.get('w1', ns) === undefined);
+    await waitFor('the delete', () => widgets.get('w1', ns) === undefined);
 
     // untyped by GVR and metadata-only clients see the same objects
     await widgets.create({
@@ -345,7 +347,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
       untyped.hasSynced.bind(untyped),
       meta.hasSynced.bind(meta),
     );
-    await until(
+    await waitFor(
       'w2 in both caches',
       () => untyped.get('w2', ns) !== undefined && meta.get('w2', ns) !== undefined,
     );
@@ -357,7 +359,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
     expect(m.metadata.labels).toEqual({ k: 'v' });
     expect(m.metadata.managedFields).toBeUndefined();
     await untyped.patch('w2', ns, 'merge', { spec: { big: 'y' } });
-    await until('the untyped patch', () => (widgets.get('w2', ns)?.spec as { big?: string })?.big === 'y');
+    await waitFor('the untyped patch', () => (widgets.get('w2', ns)?.spec as { big?: string })?.big === 'y');
   } finally {
     await deleteCRD(kube, gvr);
   }

@@ -8,6 +8,7 @@ import {
   NamespaceFilter,
   UnknownResourceError,
 } from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResourceNotServedError } from './errors.ts';
@@ -16,7 +17,6 @@ import type { DynamicFilter } from './interfaces.ts';
 import { newClient, newDelayed, newFiltered, newMetadata, newUntyped, newWriteClient } from './new-client.ts';
 import { toPartialObjectMetadata } from './partial-object-metadata.ts';
 import { shutdownAll } from './shutdown-all.ts';
-import { until } from './test-support.test-util.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { makeCRD } from './testing/make-crd.ts';
 
@@ -113,7 +113,9 @@ describe('handlers, sync and indexes', () => {
     t1.empty();
 
     stop.abort();
-    await until('the informer to stop', () => kube.informers().every((i) => i.health().state === 'stopped'));
+    await waitFor('the informer to stop', () =>
+      kube.informers().every((i) => i.health().state === 'stopped'),
+    );
     const dead = cms.addEventHandler(trackerHandler(new EventTracker()));
     expect(dead.hasSynced()).toBe(false);
     dead.remove();
@@ -136,7 +138,7 @@ describe('handlers, sync and indexes', () => {
     expect(reused.lookup('y')).toEqual([]); // b is filtered out for onlyA
     expect(reused.lookup('x').map((c) => c.metadata?.name)).toEqual(['a']);
     await kube.api.create(builtins.ConfigMap, cm('c', 'ns', { team: 'y' }));
-    await until('c in the index', () => byTeam.lookup('y').length === 2);
+    await waitFor('c in the index', () => byTeam.lookup('y').length === 2);
     // a kclient index never shadows the built-in namespace index
     const ns = all.index('namespace', () => ['custom']);
     expect(ns.lookup('custom').length).toBe(3);
@@ -195,7 +197,7 @@ describe('constructors', () => {
       metadata: { name: 't', namespace: 'ns' },
     });
     await kube.runAndWait(stop.signal);
-    await until('t in the cache', () => things.get('t', 'ns') !== undefined);
+    await waitFor('t in the cache', () => things.get('t', 'ns') !== undefined);
     expect(cms.get('a', 'ns')?.kind).toBe('ConfigMap');
   });
 
@@ -330,7 +332,7 @@ describe('delayed client details', () => {
     await fake.runAndWait(stop.signal);
     await makeCRD(fake, thingGvr, { kind: 'Thing' });
     await fake.crdWatcher.waitForCRD(thingGvr, stop.signal);
-    await until('every client to load', () => listeners() === 3);
+    await waitFor('every client to load', () => listeners() === 3);
     await newWriteClient(fake, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });
     await tracker.waitOrdered('add/a');
 
@@ -355,7 +357,7 @@ describe('delayed client details', () => {
     expect(reg.hasSynced()).toBe(false);
     things.start(stop.signal);
     await kube.runAndWait(stop.signal);
-    await until('known missing', () => things.hasSynced());
+    await waitFor('known missing', () => things.hasSynced());
     await makeCRD(kube, { group: Thing.group, version: 'v1', resource: 'things' }, { kind: 'Thing' });
     await kube.crdWatcher.waitForCRD({ group: Thing.group, version: 'v1', resource: 'things' }, stop.signal);
     await newWriteClient(kube, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });

@@ -1,6 +1,6 @@
 import { type KubeClient, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient, type FakeKubeClient } from '@kubeloom/kube/fake';
-import { until } from './test-support.test-util.ts';
+import { waitFor } from '@kubeloom/testing';
 
 /** A fake KubeClient with a stop signal; `closeAll` stops every one and checks informers stopped. */
 export interface FakeHarness {
@@ -23,7 +23,7 @@ export async function closeFakes(): Promise<void> {
   for (const { kube, stop } of running.splice(0)) {
     stop.abort();
     kube.shutdown();
-    await until('every informer to stop', () => allStopped(kube));
+    await waitFor('every informer to stop', () => allStopped(kube));
   }
 }
 

@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events';
 import { builtins } from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import { NamespaceSelectorFilter } from './namespace-selector-filter.ts';
 import { newFiltered } from './new-client.ts';
-import { until } from './test-support.test-util.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 
 afterEach(closeFakes);
@@ -102,7 +102,7 @@ describe('NamespaceSelectorFilter', () => {
     // the fake deletes the namespace's objects with it: both the object deletes and the
     // namespace's deselection reach the client, in some order
     await kube.api.delete(builtins.Namespace, 'a');
-    await until(
+    await waitFor(
       'the namespace and its objects to be gone',
       () => !filter.selected.has('a') && filter.hasSynced() && cms.listUnfiltered('a').length === 0,
     );

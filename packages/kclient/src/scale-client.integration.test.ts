@@ -1,4 +1,5 @@
 import { builtins, type KubeObject } from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
@@ -6,7 +7,7 @@ import { deploymentKind } from './client-methods.test-util.ts';
 import { newDelayed } from './new-client.ts';
 import { newScaleClient, withScale } from './scale-client.ts';
 import { newNamespace } from './scenarios.test-util.ts';
-import { uniqueSuffix, until } from './test-support.test-util.ts';
+import { uniqueSuffix } from './test-support.test-util.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
 const harnesses: RealHarness[] = [];
@@ -39,7 +40,7 @@ describe('the scale subresource on the real API server', () => {
     expect((await deploys.getScale('web', ns)).spec?.replicas).toBe(3);
     // the cache follows
     deploys.start(stop.signal);
-    await until('the scaled Deployment in the cache', () => deploys.get('web', ns)?.spec?.replicas === 3);
+    await waitFor('the scaled Deployment in the cache', () => deploys.get('web', ns)?.spec?.replicas === 3);
   });
 
   it('a CRD with a scale subresource, through a client and a delayed client', async () => {

@@ -4,13 +4,13 @@
  */
 
 import { builtins, defineResource, type KubeClient, type KubeObject } from '@kubeloom/kube';
-import { createTestNamespace } from '@kubeloom/testing';
+import { createTestNamespace, waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import { ResourceNotServedError } from './errors.ts';
 import { NamespaceSelectorFilter } from './namespace-selector-filter.ts';
 import { newClient, newDelayed, newFiltered, newWriteClient } from './new-client.ts';
-import { uniqueSuffix, until } from './test-support.test-util.ts';
+import { uniqueSuffix } from './test-support.test-util.ts';
 import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
@@ -63,7 +63,7 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
   expect(gadgets.hasSynced()).toBe(false); // the CRD watcher has not synced: we don't know yet
 
   expect(await kube.runAndWait(signal)).toBe(true);
-  await until('the CRD to be known missing', () => gadgets.hasSynced());
+  await waitFor('the CRD to be known missing', () => gadgets.hasSynced());
   expect(reg.hasSynced()).toBe(true);
   expect(gadgets.hasSyncedIgnoringHandlers()).toBe(true);
   expect(gadgets.list()).toEqual([]);
@@ -85,7 +85,7 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
     await gadgets.create({ metadata: { name: 'a', namespace: ns }, spec: { color: 'red' } });
     await tracker.waitOrdered('add/a');
     await second.waitOrdered('add/a');
-    await until('the client to sync', () => gadgets.hasSynced());
+    await waitFor('the client to sync', () => gadgets.hasSynced());
     expect(names(gadgets.list(ns))).toEqual(['a']);
     expect(gadgets.get('a', ns)?.spec).toEqual({ color: 'red' });
     expect(names(byColor.lookup('red'))).toEqual(['a']);
@@ -108,7 +108,7 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
     // delete the CRD: the API server deletes every object, handlers see deletes
     await deleteCRD(kube, gvr);
     await tracker.waitUnordered('delete/a', 'delete/b');
-    await until('the CRD watcher to forget the CRD', () => !kube.crdWatcher.known(gvr));
+    await waitFor('the CRD watcher to forget the CRD', () => !kube.crdWatcher.known(gvr));
     expect(gadgets.list()).toEqual([]);
     await expect(gadgets.create({ metadata: { name: 'c', namespace: ns } })).rejects.toBeInstanceOf(
       ResourceNotServedError,
@@ -140,7 +140,7 @@ export async function delayedClientPresentScenario(kube: KubeClient, signal: Abo
     await newWriteClient(kube, Gizmo).create({ metadata: { name: 'g', namespace: ns } });
     const seed = newClient(kube, builtins.ConfigMap, { namespace: ns }); // something to run
     expect(await kube.runAndWait(signal)).toBe(true);
-    await until(
+    await waitFor(
       'the CRD watcher to know the CRD',
       () => kube.crdWatcher.known(gvr) && kube.crdWatcher.hasSynced(),
     );

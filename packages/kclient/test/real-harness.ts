@@ -1,6 +1,5 @@
 import { createKubeClient, type InformerTuning, type KubeClient, noopLogger } from '@kubeloom/kube';
-import { sharedControlPlane } from '@kubeloom/testing';
-import { until } from '../src/test-support.test-util.ts';
+import { sharedControlPlane, waitFor } from '@kubeloom/testing';
 
 /** A KubeClient on the shared control plane, with a stop signal, torn down by `close`. */
 export interface RealHarness {
@@ -21,7 +20,7 @@ export function realKube(tuning: InformerTuning = { initialBackoffMs: 50, maxBac
     close: async () => {
       stop.abort();
       kube.shutdown();
-      await until('every informer to stop', () =>
+      await waitFor('every informer to stop', () =>
         kube.informers().every((i) => i.health().state === 'stopped' || !i.isStarted()),
       );
     },

@@ -2,8 +2,10 @@
  * The debug handler served over HTTP (Istio's `/debug/krtz`): a real node:http server on an
  * ephemeral port, a GET of the dump, the JSON per collection, and nothing left open afterwards.
  */
+
 import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
@@ -131,8 +133,7 @@ describe('debug handler over HTTP', () => {
       await close(server);
     }
     // libuv releases a closed handle in a later loop iteration: wait for it, bounded.
-    const deadline = Date.now() + 2_000;
-    while (netHandles() > handlesBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await waitFor('the closed server handles to be released', () => netHandles() <= handlesBefore);
     expect(netHandles()).toBe(handlesBefore);
   });
 });

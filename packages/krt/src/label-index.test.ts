@@ -7,6 +7,7 @@
  */
 import { builtins, noopLogger, recordingLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import { waitFor } from '@kubeloom/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
@@ -400,14 +401,11 @@ describe('informer collections keep their automatic indexes in step with their e
     await kube.api.create(builtins.Service, svc('before-start', 'a'));
     expect(await kube.runAndWait(signal)).toBe(true);
     expect(await c.waitUntilSynced(signal)).toBe(true);
-    const until = async (want: string[]): Promise<void> => {
-      const deadline = Date.now() + 5_000;
-      while (JSON.stringify(c.get('ns/p')?.svcs) !== JSON.stringify(want)) {
-        if (Date.now() > deadline)
-          throw new Error(`have ${JSON.stringify(c.get('ns/p')?.svcs)}, want ${want}`);
-        await settle(2);
-      }
-    };
+    const until = (want: string[]) =>
+      waitFor(`the services of p to be ${JSON.stringify(want)}`, () => {
+        expect(c.get('ns/p')?.svcs).toEqual(want);
+        return true;
+      });
     await until(['before-start']);
     const created = await kube.api.create(builtins.Service, svc('later', 'a'));
     await until(['before-start', 'later']);

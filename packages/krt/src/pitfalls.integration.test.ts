@@ -12,7 +12,13 @@ import {
   type KubeObject,
   noopLogger,
 } from '@kubeloom/kube';
-import { type CRDObject, createTestNamespace, installCRDs, sharedControlPlane } from '@kubeloom/testing';
+import {
+  type CRDObject,
+  createTestNamespace,
+  installCRDs,
+  sharedControlPlane,
+  waitFor,
+} from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
@@ -62,14 +68,6 @@ const crd: CRDObject = {
   },
 };
 
-async function until(what: string, cond: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('P10: a CRD installed after start', () => {
   const stops: AbortController[] = [];
   afterEach(() => {
@@ -114,7 +112,7 @@ describe('P10: a CRD installed after start', () => {
       metadata: { name: 'g1', namespace: ns },
       spec: { selector: { app: 'x' } },
     });
-    await until('the gadget to be selected', () => selected.get(`${ns}/p`)?.gadgets.length === 1);
+    await waitFor('the gadget to be selected', () => selected.get(`${ns}/p`)?.gadgets.length === 1);
     expect(selected.get(`${ns}/p`)?.gadgets).toEqual(['g1']);
   }, 60_000);
 });

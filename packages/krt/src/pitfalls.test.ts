@@ -2,10 +2,12 @@
  * Regression tests for the known pitfalls of Istio's krt (istio-pkg-kube.md §7, P1–P13) that
  * apply to kubeloom, each fixed by design.
  */
+
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { builtins, NamespaceFilter, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { index, namespaceIndex } from './collection-index.ts';
@@ -15,7 +17,6 @@ import { fetch, fetchOne } from './fetch.ts';
 import { filter } from './filter.ts';
 import { newInformer } from './informer.ts';
 import {
-  eventually,
   handlerCount,
   pod,
   service,
@@ -354,15 +355,15 @@ describe('P9: a dynamic client-side filter drives adds and deletes through krt',
     }
     expect(await kube.runAndWait(signal)).toBe(true);
     await svcEvents.waitUnordered(['add/a/svc-a', 'add/b/svc-b']);
-    await eventually(() => c.get('b/p')?.svcs.length === 1, 'b/p to see svc-b');
+    await waitFor('b/p to see svc-b', () => c.get('b/p')?.svcs.length === 1);
     selected.set(['a']);
     await svcEvents.waitOrdered(['delete/b/svc-b']);
-    await eventually(() => c.get('b/p')?.svcs.length === 0, 'b/p to lose svc-b');
+    await waitFor('b/p to lose svc-b', () => c.get('b/p')?.svcs.length === 0);
     expect(c.get('a/p')?.svcs).toEqual(['svc-a']);
     expect(services.list().map((s) => s.metadata!.name)).toEqual(['svc-a']);
     selected.set(['a', 'b']);
     await svcEvents.waitOrdered(['add/b/svc-b']);
-    await eventually(() => c.get('b/p')?.svcs.length === 1, 'b/p to see svc-b again');
+    await waitFor('b/p to see svc-b again', () => c.get('b/p')?.svcs.length === 1);
     expect(c.get('b/p')?.svcs).toEqual(['svc-b']);
     await svcEvents.expectEmpty();
   });

@@ -12,7 +12,13 @@ import {
   type KubeObject,
   noopLogger,
 } from '@kubeloom/kube';
-import { type CRDObject, createTestNamespace, installCRDs, sharedControlPlane } from '@kubeloom/testing';
+import {
+  type CRDObject,
+  createTestNamespace,
+  installCRDs,
+  sharedControlPlane,
+  waitFor,
+} from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newInformer } from './informer.ts';
 import { statusCollection } from './status.ts';
@@ -72,18 +78,6 @@ const crd: CRDObject = {
 const FIELD_MANAGER = 'krt-status-writer';
 const TIMINGS = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 };
 
-async function until(
-  what: string,
-  cond: () => Promise<boolean> | boolean,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('status writer on the real control plane', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -120,7 +114,7 @@ describe('status writer on the real control plane', () => {
       otherStop.abort();
       await otherRun;
     });
-    await until('the other replica to lead', () => other.isLeader());
+    await waitFor('the other replica to lead', () => other.isLeader());
 
     const widgets = newInformer(kube, Widget, { signal, name: 'widgets', filter: { namespace: ns } });
     const { status } = statusCollection<Widget, WidgetStatus, never>(
@@ -155,7 +149,7 @@ describe('status writer on the real control plane', () => {
     const statusOf = async (name: string) => (await live(name)).status;
 
     // Not leading: the writer looks at both keys and writes nothing.
-    await until('both keys to be declined', () => w.stats().skippedNotLeader >= 2);
+    await waitFor('both keys to be declined', () => w.stats().skippedNotLeader >= 2);
     expect(w.isWriting()).toBe(false);
     expect(w.stats().writes).toBe(0);
     for (const name of ['a', 'b']) {
@@ -167,8 +161,8 @@ describe('status writer on the real control plane', () => {
     // The other replica steps down (graceful release): this one leads, resyncs and writes.
     otherStop.abort();
     await otherRun;
-    await until('this replica to lead', () => w.elector!.isLeader());
-    await until('statuses to converge', async () => {
+    await waitFor('this replica to lead', () => w.elector!.isLeader());
+    await waitFor('statuses to converge', async () => {
       const [a, b] = [await statusOf('a'), await statusOf('b')];
       return a?.phase === 'Ready' && a.observedSize === 1 && b?.phase === 'Ready' && b.observedSize === 2;
     });
@@ -178,14 +172,14 @@ describe('status writer on the real control plane', () => {
     // A spec change is reflected; a status changed upstream (another manager) is re-applied.
     const a = await live('a');
     await kube.api.update(Widget, { ...a, spec: { size: 5 } });
-    await until('observedSize 5', async () => (await statusOf('a'))?.observedSize === 5);
+    await waitFor('observedSize 5', async () => (await statusOf('a'))?.observedSize === 5);
     const a2 = await live('a');
     await kube.api.update(
       Widget,
       { ...a2, status: { phase: 'Tampered', observedSize: 99 } },
       { subresource: 'status' },
     );
-    await until('the tampered status to be re-applied', async () => {
+    await waitFor('the tampered status to be re-applied', async () => {
       const s = await statusOf('a');
       return s?.phase === 'Ready' && s.observedSize === 5;
     });
@@ -206,17 +200,17 @@ describe('status writer on the real control plane', () => {
       otherStop2.abort();
       await otherRun;
     });
-    await until('this replica to stop writing', () => !w.isWriting() && !w.elector!.isLeader());
+    await waitFor('this replica to stop writing', () => !w.isWriting() && !w.elector!.isLeader());
     const declined = w.stats().skippedNotLeader;
     const b = await live('b');
     await kube.api.update(Widget, { ...b, spec: { size: 7 } });
-    await until('the change to be declined', () => w.stats().skippedNotLeader > declined);
+    await waitFor('the change to be declined', () => w.stats().skippedNotLeader > declined);
     expect((await statusOf('b'))?.observedSize).toBe(2);
 
     // Leadership comes back: the resync writes what was declined meanwhile.
     otherStop2.abort();
     await otherRun;
-    await until('the declined status to be written after the resync', async () => {
+    await waitFor('the declined status to be written after the resync', async () => {
       return (await statusOf('b'))?.observedSize === 7;
     });
   }, 60_000);

@@ -3,9 +3,11 @@
  * within `lead(signal)`, resyncs when a term starts, aborts in-flight writes when it ends, and
  * the low-level `isLeader()` hook still applies.
  */
+
 import { noopLogger } from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, pod, type TestPod } from './internal/test-fixtures.test-util.ts';
+import { pod, type TestPod } from './internal/test-fixtures.test-util.ts';
 import { staticCollection } from './static.ts';
 import { statusCollection } from './status.ts';
 import { statusWriter } from './status-writer.ts';
@@ -38,24 +40,24 @@ describe('status writer leadership', () => {
         writes.push(`${obj.metadata.name}=${s?.ip}`);
       },
     });
-    await eventually(() => writer.stats().skippedNotLeader === 2, 'both keys declined');
+    await waitFor('both keys declined', () => writer.stats().skippedNotLeader === 2);
     expect(writes).toEqual([]);
     expect(writer.isWriting()).toBe(false);
 
     const term = new AbortController();
     const leading = writer.lead(term.signal);
     expect(writer.isWriting()).toBe(true);
-    await eventually(() => writes.length === 2, 'the resync to write both');
+    await waitFor('the resync to write both', () => writes.length === 2);
     expect(writes.sort()).toEqual(['a=1.1.1.1', 'b=2.2.2.2']);
 
     pods.update(pod('ns', 'a', {}, '3.3.3.3'));
-    await eventually(() => writes.length === 3, 'the change to be written');
+    await waitFor('the change to be written', () => writes.length === 3);
     expect(writes[2]).toBe('a=3.3.3.3');
 
     // The low-level hook gates too.
     hookAllows = false;
     pods.update(pod('ns', 'a', {}, '4.4.4.4'));
-    await eventually(() => writer.stats().skippedNotLeader === 3, 'the hook to decline');
+    await waitFor('the hook to decline', () => writer.stats().skippedNotLeader === 3);
     hookAllows = true;
 
     term.abort();
@@ -63,13 +65,13 @@ describe('status writer leadership', () => {
     expect(writer.isWriting()).toBe(false);
     pods.update(pod('ns', 'b', {}, '5.5.5.5'));
     pods.delete('ns/a');
-    await eventually(() => writer.stats().skippedNotLeader === 5, 'both changes declined');
+    await waitFor('both changes declined', () => writer.stats().skippedNotLeader === 5);
     expect(writes).toHaveLength(3);
 
     // A new term writes what was declined, the clear of the deleted object included.
     const term2 = new AbortController();
     void writer.lead(term2.signal);
-    await eventually(() => writes.length === 5, 'the second resync');
+    await waitFor('the second resync', () => writes.length === 5);
     expect(writes.slice(3).sort()).toEqual(['a=undefined', 'b=5.5.5.5']);
     term2.abort();
   });
@@ -98,12 +100,12 @@ describe('status writer leadership', () => {
     });
     const term = new AbortController();
     const leading = writer.lead(term.signal);
-    await eventually(() => started.length === 1, 'the write to start');
+    await waitFor('the write to start', () => started.length === 1);
     await settle(2);
     expect(aborted).toEqual([]);
     term.abort();
     await leading;
-    await eventually(() => aborted.length === 1, 'the write to be aborted');
+    await waitFor('the write to be aborted', () => aborted.length === 1);
     expect(writer.stats().writes).toBe(0);
   });
 });

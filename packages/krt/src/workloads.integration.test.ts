@@ -3,7 +3,7 @@
  * selector stays equal to a from-scratch recomputation while pods and services churn.
  */
 import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
-import { createTestNamespace, sharedControlPlane } from '@kubeloom/testing';
+import { createTestNamespace, sharedControlPlane, waitFor } from '@kubeloom/testing';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
@@ -40,18 +40,6 @@ function expectedWorkloads(pods: V1Pod[], services: V1Service[]): Record<string,
     out[key] = new Workload(key, ip, names);
   }
   return out;
-}
-
-async function until(
-  what: string,
-  cond: () => Promise<boolean> | boolean,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** A small deterministic PRNG (mulberry32). */
@@ -138,7 +126,7 @@ describe('krt on the real control plane', () => {
       const have = Object.fromEntries(workloads.list().map((w) => [w.key, w]));
       return JSON.stringify(sortKeys(have)) === JSON.stringify(sortKeys(want));
     };
-    await until('the initial workloads', matches);
+    await waitFor('the initial workloads', matches);
 
     let podN = 12;
     let svcN = 3;
@@ -171,9 +159,9 @@ describe('krt on the real control plane', () => {
       } else {
         await createService(`svc-${svcN++}`);
       }
-      if (round % 15 === 14) await until(`convergence after round ${round}`, matches);
+      if (round % 15 === 14) await waitFor(`convergence after round ${round}`, matches);
     }
-    await until('convergence after the churn', matches);
+    await waitFor('convergence after the churn', matches);
   }, 180_000);
 });
 

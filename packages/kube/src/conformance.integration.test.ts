@@ -5,6 +5,7 @@ import {
   sharedControlPlane,
   startControlPlane,
   uninstallCRDs,
+  waitFor,
 } from '@kubeloom/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { builtins } from './builtins.ts';
@@ -33,9 +34,8 @@ function realTarget(kubeConfig: KubeConfig, extra: Partial<ConformanceTarget> = 
     async installCrd(crd) {
       await installCRDs(kubeConfig, [crd as never]);
       // Discovery serves a new resource before its storage is ready ("storage is (re)initializing",
-      // 429): wait, within 15 s in total, until every served version can be listed.
+      // 429): wait, with a generous bound, until every served version can be listed.
       const { spec } = crd as KubeObject & CrdVersions;
-      const deadline = Date.now() + 15_000;
       for (const v of spec.versions.filter((x) => x.served)) {
         const resource = {
           group: spec.group,
@@ -44,16 +44,18 @@ function realTarget(kubeConfig: KubeConfig, extra: Partial<ConformanceTarget> = 
           plural: spec.names.plural,
           namespaced: false,
         };
-        for (;;) {
+        await waitFor(`${spec.names.plural}.${spec.group}/${v.name} to be served`, async () => {
           try {
             await api.list(resource, { limit: 1 });
-            break;
+            return true;
           } catch (err) {
-            if (!(err instanceof ApiError) || (err.code !== 429 && err.code !== 404) || Date.now() > deadline)
-              throw err;
-            await new Promise((resolve) => setTimeout(resolve, 100));
+            if (err instanceof ApiError && (err.code === 429 || err.code === 404)) throw err;
+            throw new Error(
+              `listing ${spec.names.plural} failed for another reason than a CRD not yet served`,
+              { cause: err },
+            );
           }
-        }
+        });
       }
     },
     async uninstallCrd(name) {
@@ -89,22 +91,24 @@ describeApiConformance(
           metadata: { generateName: 'compaction-', namespace: 'default' },
         } as KubeObject);
         const before = String(BigInt(marker.metadata!.resourceVersion!) - 1n);
-        const deadline = Date.now() + 30_000;
-        for (;;) {
-          try {
-            await target.api.list(builtins.ConfigMap, {
-              namespace: 'default',
-              resourceVersion: before,
-              resourceVersionMatch: 'Exact',
-              limit: 1,
-            });
-          } catch (err) {
-            if (err instanceof ApiError && err.code === 410) return;
-            throw err;
-          }
-          if (Date.now() > deadline) throw new Error('etcd did not compact within 30 s');
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
+        await waitFor(
+          'etcd to compact the revision before the marker',
+          async () => {
+            try {
+              await target.api.list(builtins.ConfigMap, {
+                namespace: 'default',
+                resourceVersion: before,
+                resourceVersionMatch: 'Exact',
+                limit: 1,
+              });
+              return false;
+            } catch (err) {
+              if (err instanceof ApiError && err.code === 410) return true;
+              throw err;
+            }
+          },
+          { timeoutMs: 60_000, intervalMs: 200 },
+        );
       },
       async dispose() {
         target.api.close();

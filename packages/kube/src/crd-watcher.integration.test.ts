@@ -1,4 +1,10 @@
-import { createTestNamespace, installCRDs, sharedControlPlane, uninstallCRDs } from '@kubeloom/testing';
+import {
+  createTestNamespace,
+  installCRDs,
+  sharedControlPlane,
+  uninstallCRDs,
+  waitFor,
+} from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtins } from './builtins.ts';
 import { createKubeClient } from './create-kube-client.ts';
@@ -34,14 +40,6 @@ function crd(group: string, plural: string, kind: string, scope = 'Namespaced') 
       ],
     },
   };
-}
-
-async function until(what: string, cond: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('registry and CRD watcher on the real apiserver', () => {
@@ -100,7 +98,7 @@ describe('registry and CRD watcher on the real apiserver', () => {
     const waiting = kube.crdWatcher.waitForCRD(gvr, stop.signal);
     await installCRDs(kubeConfig, [crd(gvr.group, 'sprockets', 'Sprocket')]);
     expect(await waiting).toBe(true);
-    await until('callback', () => calls === 1);
+    await waitFor('callback', () => calls === 1);
     expect(kube.crdWatcher.known(gvr)).toBe(true);
     expect(kube.crdWatcher.knownOrCallback(gvr, () => calls++)).toBe(true);
     // The resource is usable at once: discovery already serves it.
@@ -112,7 +110,7 @@ describe('registry and CRD watcher on the real apiserver', () => {
       metadata: { name: 's', namespace: ns },
     });
     await uninstallCRDs(kubeConfig, ['sprockets.watch.kubeloom.dev']);
-    await until('removal', () => !kube.crdWatcher.known(gvr));
+    await waitFor('removal', () => !kube.crdWatcher.known(gvr));
     expect(changes).toEqual(['sprockets:true', 'sprockets:false']);
     expect(calls).toBe(1);
     const aborted = new AbortController();

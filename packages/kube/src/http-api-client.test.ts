@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { TinyCA } from '@kubeloom/testing';
+import { TinyCA, waitFor } from '@kubeloom/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WatchEvent } from './api.ts';
@@ -226,9 +226,7 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     };
     await expect(consume()).rejects.toBeInstanceOf(WatchIdleTimeoutError);
     expect(events).toEqual(['ADDED']);
-    const deadline = Date.now() + 2000;
-    while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(sockets.size).toBe(0);
+    await waitFor('every socket to close', () => sockets.size === 0);
   });
 
   it('stops a watch when its signal aborts, and when the consumer breaks out', async () => {
@@ -247,9 +245,7 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     await done;
     expect(seenTypes).toEqual(['ADDED']);
     for await (const _ev of api.watch(builtins.ConfigMap, {})) break;
-    const deadline = Date.now() + 2000;
-    while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(sockets.size).toBe(0);
+    await waitFor('every socket to close', () => sockets.size === 0);
   });
 
   it('names the server in a connection error', async () => {
@@ -296,13 +292,11 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     };
     await api.get(builtins.Namespace, 'fast');
     const slow = api.get(builtins.Namespace, 'slow');
-    const deadline = Date.now() + 5000;
-    while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await waitFor('both requests to reach the server', () => seen.length >= 2);
     api.close();
     release();
     await expect(slow).resolves.toMatchObject({ metadata: { name: 'slow' } });
-    while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(sockets.size).toBe(0);
+    await waitFor('every socket to close', () => sockets.size === 0);
     // The client stays usable after close().
     await expect(api.get(builtins.Namespace, 'fast')).resolves.toMatchObject({ metadata: { name: 'fast' } });
   });

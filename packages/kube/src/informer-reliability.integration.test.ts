@@ -6,6 +6,7 @@ import {
   sharedControlPlane,
   startControlPlane,
   startFaultProxy,
+  waitFor,
 } from '@kubeloom/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { builtins } from './builtins.ts';
@@ -26,18 +27,6 @@ function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-async function until(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const fastTuning = { initialBackoffMs: 20, maxBackoffMs: 300 };
@@ -143,13 +132,15 @@ describe('informer reliability through the fault-injection proxy', () => {
     for (let i = 0; i < 20; i++) {
       await proxy.waitForWatches(1, { namespace, resource: 'configmaps', timeoutMs: 15_000 });
       await new Promise((r) => setTimeout(r, 40));
-      await until(`watch #${i + 1} to cut`, () => proxy.cut({ watch: true, namespace }) > 0, 15_000);
+      await waitFor(`watch #${i + 1} to cut`, () => proxy.cut({ watch: true, namespace }) > 0, {
+        timeoutMs: 15_000,
+      });
     }
     writer.abort();
     const total = await writes;
     expect(total).toBeGreaterThan(20);
     const expected = sorted(await serverState(direct, namespace));
-    await until(
+    await waitFor(
       'the cache to equal the server',
       () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected),
     );
@@ -167,14 +158,14 @@ describe('informer reliability through the fault-injection proxy', () => {
     await viaProxy.runAndWait(stop.signal);
     await proxy.waitForWatches(1, { namespace });
     expect(proxy.injectLine('{"type":"ADDED","object":{"metadata":', { namespace })).toBe(1);
-    await until('malformed counted', () => informer.health().malformedLines === 1);
+    await waitFor('malformed counted', () => informer.health().malformedLines === 1);
     await proxy.waitForWatches(1, { namespace });
     expect(proxy.injectError(500, { namespace, message: 'injected internal error' })).toBe(1);
-    await until('error counted', () =>
+    await waitFor('error counted', () =>
       (informer.health().lastError ?? '').includes('injected internal error'),
     );
     await direct.api.create(builtins.ConfigMap, { metadata: { name: 'after', namespace } });
-    await until('recovered', () => informer.store.get(`${namespace}/after`) !== undefined);
+    await waitFor('recovered', () => informer.store.get(`${namespace}/after`) !== undefined);
     expect(informer.health()).toMatchObject({ malformedLines: 1, lists: 1 });
     expect(informer.health().errors).toBeGreaterThanOrEqual(2);
     const warnings = logger.records.filter((r) => r.level === 'warn').map((r) => r.message);
@@ -200,11 +191,11 @@ describe('informer reliability through the fault-injection proxy', () => {
     await proxy.waitForWatches(1, { namespace });
     const stall = proxy.stall({ watch: true, namespace });
     await direct.api.create(builtins.ConfigMap, { metadata: { name: 'during-stall', namespace } });
-    await until('an idle-timeout restart', () =>
+    await waitFor('an idle-timeout restart', () =>
       (informer.health().lastError ?? '').includes('received no data'),
     );
     stall.resume();
-    await until(
+    await waitFor(
       'the event after the stall',
       () => informer.store.get(`${namespace}/during-stall`) !== undefined,
     );
@@ -253,10 +244,10 @@ describe('informer reliability through the fault-injection proxy', () => {
       await writes;
       const expected = sorted(await serverState(direct, namespace));
       try {
-        await until(
+        await waitFor(
           'the cache to converge',
           () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected),
-          30_000,
+          { timeoutMs: 30_000 },
         );
         expect(sorted(replayed)).toEqual(expected);
       } catch (err) {
@@ -322,7 +313,7 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
         });
       }
       const stale = informer.lastSyncResourceVersion();
-      await until(
+      await waitFor(
         'etcd compaction past the stalled watch',
         async () => {
           const probe = new AbortController();
@@ -341,12 +332,12 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
             probe.abort();
           }
         },
-        30_000,
+        { timeoutMs: 30_000 },
       );
       expect(stall.cut()).toBeGreaterThanOrEqual(1);
-      await until('relist', () => informer.health().lists === 2);
+      await waitFor('relist', () => informer.health().lists === 2);
       const expected = sorted(await serverState(direct, namespace));
-      await until(
+      await waitFor(
         'convergence',
         () => JSON.stringify(sorted(cacheState(informer))) === JSON.stringify(expected),
       );

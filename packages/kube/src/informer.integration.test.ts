@@ -1,4 +1,4 @@
-import { createTestNamespace, sharedControlPlane } from '@kubeloom/testing';
+import { createTestNamespace, sharedControlPlane, waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtins } from './builtins.ts';
 import type { KubeClient } from './client.ts';
@@ -6,14 +6,6 @@ import { createKubeClient } from './create-kube-client.ts';
 import { isTombstone } from './informer.ts';
 import { noopLogger } from './logger.ts';
 import type { KubeObject } from './object.ts';
-
-async function until(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('informer against the real apiserver', () => {
   const stops: AbortController[] = [];
@@ -58,7 +50,7 @@ describe('informer against the real apiserver', () => {
     });
     await kube.api.patch(builtins.ConfigMap, 'live', ns, { data: { i: 'b' } }, 'merge');
     await kube.api.delete(builtins.ConfigMap, 'live', ns);
-    await until('the delete event', () => events.includes('delete:live'));
+    await waitFor('the delete event', () => events.includes('delete:live'));
     expect(events.slice(7)).toEqual(['add:live:false', 'update:live:b', 'delete:live']);
     expect(informer.store.get(`${ns}/live`)).toBeUndefined();
   });
@@ -94,11 +86,11 @@ describe('informer against the real apiserver', () => {
     const late: string[] = [];
     const reg = first.addEventHandler({ onAdd: (o, initial) => late.push(`${o.metadata?.name}:${initial}`) });
     expect(reg.hasSynced()).toBe(false);
-    await until('late handler sync', () => reg.hasSynced());
+    await waitFor('late handler sync', () => reg.hasSynced());
     expect(late).toEqual(['a:true']);
     reg.remove();
     await kube.api.create(builtins.ConfigMap, { metadata: { name: 'b', namespace: ns } });
-    await until('b cached', () => first.store.get(`${ns}/b`) !== undefined);
+    await waitFor('b cached', () => first.store.get(`${ns}/b`) !== undefined);
     expect(late).toEqual(['a:true']);
   });
 });

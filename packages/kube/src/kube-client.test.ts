@@ -1,3 +1,4 @@
+import { waitFor } from '@kubeloom/testing';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { builtins } from './builtins.ts';
@@ -39,10 +40,9 @@ describe('KubeClient over the fake cluster', () => {
     expect(await late.waitForSync(stop.signal)).toBe(true);
     expect(kube.informers()).toEqual([early, late]);
     stop.abort();
-    const deadline = Date.now() + 5000;
-    while (kube.informers().some((i) => i.health().state !== 'stopped') && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitFor('every informer to stop', () =>
+      kube.informers().every((i) => i.health().state === 'stopped'),
+    );
     expect(kube.informers().map((i) => i.health().state)).toEqual(['stopped', 'stopped']);
     expect(kube.isRunning()).toBe(false);
   });

@@ -87,7 +87,7 @@ export class ScriptedApi implements ApiClient {
   }
 
   /** Resolves with the n-th watch (0-based) once it has been opened. */
-  async watchNumber(n: number, timeoutMs = 5000): Promise<ScriptedWatch> {
+  async watchNumber(n: number, timeoutMs = 30_000): Promise<ScriptedWatch> {
     const deadline = Date.now() + timeoutMs;
     while (this.watches.length <= n) {
       if (Date.now() > deadline)

@@ -1,3 +1,4 @@
+import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WatchIdleTimeoutError } from './api.ts';
 import { builtins } from './builtins.ts';
@@ -11,14 +12,6 @@ import { cm, ScriptedApi } from './scripted-api.test-util.ts';
 import { Informer } from './shared-informer.ts';
 
 const fast = { initialBackoffMs: 1, maxBackoffMs: 4, pageSize: 500 };
-
-async function until(what: string, cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 function recorder() {
   const events: string[] = [];
@@ -135,7 +128,7 @@ describe('Informer', () => {
     const w1 = await api.watchNumber(1);
     expect(w1.opts.resourceVersion).toBe('20');
     w1.push({ type: 'ADDED', object: cm('c', '21') });
-    await until('c', () => informer.store.get('ns/c') !== undefined);
+    await waitFor('c', () => informer.store.get('ns/c') !== undefined);
     w1.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const w2 = await api.watchNumber(2);
     expect(w2.opts.resourceVersion).toBe('21');
@@ -203,7 +196,7 @@ describe('Informer', () => {
     const w1 = await api.watchNumber(1);
     expect(w1.opts.resourceVersion).toBe('7');
     w1.push({ type: 'UNKNOWN', eventType: 'SURPRISE', raw: {} }, { type: 'ADDED', object: cm('b', '8') });
-    await until('b', () => informer.store.get('ns/b') !== undefined);
+    await waitFor('b', () => informer.store.get('ns/b') !== undefined);
     const h = informer.health();
     expect(h.malformedLines).toBe(1);
     expect(h.unknownEvents).toBe(1);
@@ -338,7 +331,7 @@ describe('Informer', () => {
     expect(await informer.waitForSync(stop.signal)).toBe(true);
     const w = await api.watchNumber(0);
     w.push({ type: 'ADDED', object: cm('poison', '5') }, { type: 'ADDED', object: cm('b', '6') });
-    await until('b', () => informer.store.get('ns/b') !== undefined);
+    await waitFor('b', () => informer.store.get('ns/b') !== undefined);
     expect(informer.store.keys().sort()).toEqual(['ns/a', 'ns/b']);
     expect(informer.health().rejectedObjects).toBe(2);
     expect(informer.lastSyncResourceVersion()).toBe('6');
@@ -367,7 +360,7 @@ describe('Informer', () => {
     });
     informer.run(stop.signal);
     await informer.waitForSync(stop.signal);
-    await until('nested sync', () => reg?.hasSynced() === true);
+    await waitFor('nested sync', () => reg?.hasSynced() === true);
     expect(nested.sort()).toEqual(['a', 'b', 'c']);
   });
 
@@ -388,7 +381,7 @@ describe('Informer', () => {
     };
     const { informer, stop } = start(api, { tuning: { initialBackoffMs: 60_000, maxBackoffMs: 60_000 } });
     informer.run(stop.signal);
-    await until('backoff', () => informer.health().state === 'backoff');
+    await waitFor('backoff', () => informer.health().state === 'backoff');
     fail = false;
     informer.retryNow();
     expect(await informer.waitForSync(stop.signal)).toBe(true);
@@ -406,15 +399,15 @@ describe('Informer', () => {
     const waiting = informer.waitForSync();
     stop.abort();
     expect(await waiting).toBe(false);
-    await until('stopped', () => informer.health().state === 'stopped');
+    await waitFor('stopped', () => informer.health().state === 'stopped');
 
     const api2 = new ScriptedApi();
     const second = start(api2);
     second.informer.run(second.stop.signal);
     const w = await api2.watchNumber(0);
     second.stop.abort();
-    await until('watch ended', () => w.ended);
-    await until('stopped', () => second.informer.health().state === 'stopped');
+    await waitFor('watch ended', () => w.ended);
+    await waitFor('stopped', () => second.informer.health().state === 'stopped');
     expect(second.informer.hasSynced()).toBe(true);
   });
 
@@ -474,13 +467,13 @@ describe('Informer', () => {
     const rec = recorder();
     const reg = informer.addEventHandler(rec.handler);
     expect(reg.hasSynced()).toBe(false);
-    await until('late sync', () => reg.hasSynced());
+    await waitFor('late sync', () => reg.hasSynced());
     const w = await api.watchNumber(0);
     w.push({ type: 'ADDED', object: cm('b', '2') });
-    await until('b', () => rec.events.length === 2);
+    await waitFor('b', () => rec.events.length === 2);
     reg.remove();
     w.push({ type: 'ADDED', object: cm('c', '3') });
-    await until('c cached', () => informer.store.get('ns/c') !== undefined);
+    await waitFor('c cached', () => informer.store.get('ns/c') !== undefined);
     expect(rec.events).toEqual(['add a initial', 'add b']);
   });
 
@@ -508,7 +501,7 @@ describe('Informer', () => {
       { type: 'MODIFIED', object: obj('a', 'one', '5') },
       { type: 'ADDED', object: obj('c', 'two', '6') },
     );
-    await until('c', () => rec.events.length === 4);
+    await waitFor('c', () => rec.events.length === 4);
     expect(rec.events.slice(3)).toEqual(['add c']);
   });
 
@@ -549,7 +542,7 @@ describe('Informer', () => {
     ]).toEqual([true, true, false]);
     const w = await api.watchNumber(0);
     w.push({ type: 'MODIFIED', object: labelled('a', 'x', 'db') });
-    await until('reindexed', () => informer.store.byIndex('app', 'db').length === 2);
+    await waitFor('reindexed', () => informer.store.byIndex('app', 'db').length === 2);
     expect(informer.store.byIndex('app', 'web').map((o) => o.metadata?.name)).toEqual(['b']);
   });
 });

@@ -11,6 +11,7 @@ import { isPortClosed } from './ports.ts';
 import { processExists } from './process.ts';
 import { sharedControlPlane } from './shared.ts';
 import { KUBERNETES_VERSION } from './versions.ts';
+import { waitFor } from './wait-for.ts';
 
 const WIDGET_CRD = `
 apiVersion: apiextensions.k8s.io/v1
@@ -213,10 +214,10 @@ describe('dedicated control planes', () => {
     const controller = new AbortController();
     const plane = await startControlPlane({ signal: controller.signal });
     controller.abort();
-    const deadline = Date.now() + 30_000;
-    while ((processExists(plane.processes.apiServer.pid) || existsSync(plane.dir)) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      'the apiserver to exit and the plane directory to be removed',
+      () => !processExists(plane.processes.apiServer.pid) && !existsSync(plane.dir),
+    );
     expect(processExists(plane.processes.apiServer.pid)).toBe(false);
     expect(processExists(plane.processes.etcd.pid)).toBe(false);
     expect(existsSync(plane.dir)).toBe(false);

@@ -14,6 +14,7 @@ import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { createTestNamespace } from './namespace.ts';
 import { isPortClosed } from './ports.ts';
 import { sharedControlPlane } from './shared.ts';
+import { waitFor } from './wait-for.ts';
 
 interface WatchEvent {
   readonly type: string;
@@ -462,9 +463,10 @@ describe('fault proxy in front of the real apiserver', () => {
     expect(own.stats()).toMatchObject({ activeConnections: 0, activeRequests: 0, activeWatches: 0 });
     expect(await isPortClosed(own.port)).toBe(true);
     const noneLeft = () => Object.entries(netHandles()).every(([type, n]) => n <= before[type]!);
-    const deadline = Date.now() + 5_000;
-    while ((!noneLeft() || !watch.ended()) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(
+      'the watch to end and every network handle to be released',
+      () => noneLeft() && watch.ended(),
+    );
     expect(watch.ended()).toBe(true);
     expect(noneLeft(), JSON.stringify({ before, after: netHandles() })).toBe(true);
   });

@@ -6,6 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TinyCA } from './certs.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { waitFor } from './wait-for.ts';
 
 /** What the fake apiserver saw of one request. */
 interface Seen {
@@ -424,9 +425,10 @@ describe('fault proxy lifecycle', () => {
     // The client saw its connection end, and the proxy's upstream connection is gone: once the
     // fake apiserver's listener is closed too, no network handle is left.
     await fake.stop();
-    const deadline = Date.now() + 5_000;
-    while ((!noneLeft() || !watch.closed()) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(
+      'the watch to close and every network handle to be released',
+      () => noneLeft() && watch.closed(),
+    );
     expect(watch.closed()).toBe(true);
     expect(watch.ended()).toBe(false);
     expect(noneLeft(), JSON.stringify({ before, after: netHandles() })).toBe(true);

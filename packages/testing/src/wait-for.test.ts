@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WaitForTimeoutError, waitFor } from './wait-for.ts';
 
 describe('waitFor', () => {
@@ -25,7 +25,9 @@ describe('waitFor', () => {
   it('fails after the bound, naming what it waited for and what the condition last saw', async () => {
     const err = await waitFor('never', () => false, { timeoutMs: 30, intervalMs: 5 }).catch((e) => e);
     expect(err).toBeInstanceOf(WaitForTimeoutError);
-    expect(err.message).toMatch(/^timed out after \d+ ms \(\d+ checks\) waiting for never: the condition last returned false$/);
+    expect(err.message).toMatch(
+      /^timed out after \d+ ms \(\d+ checks\) waiting for never: the condition last returned false$/,
+    );
     expect(err.attempts).toBeGreaterThan(1);
   });
 
@@ -43,11 +45,25 @@ describe('waitFor', () => {
     expect(err.cause).toBe(boom);
   });
 
-  it('stops early when the signal aborts, and leaves no timer behind', async () => {
+  it('stops early when the signal aborts, before or during a pause, and leaves no timer behind', async () => {
     const controller = new AbortController();
-    const wait = waitFor('abort', () => false, { signal: controller.signal, intervalMs: 60_000 });
+    let checks = 0;
+    const wait = waitFor('abort', () => ++checks > 1_000, { signal: controller.signal, intervalMs: 60_000 });
     controller.abort(new Error('stopped'));
     await expect(wait).rejects.toThrow('stopped');
-    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout')).toEqual([]);
+    expect(checks).toBe(1);
+
+    vi.useFakeTimers();
+    try {
+      const later = new AbortController();
+      const pausing = waitFor('abort', () => false, { signal: later.signal, intervalMs: 60_000 });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(vi.getTimerCount()).toBe(1);
+      later.abort(new Error('stopped later'));
+      await expect(pausing).rejects.toThrow('stopped later');
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

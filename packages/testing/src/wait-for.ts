@@ -113,6 +113,10 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
       setTimeout(resolve, ms);
       return;
     }
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal.reason);

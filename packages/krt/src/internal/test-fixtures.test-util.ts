@@ -30,12 +30,3 @@ export function handlerCount(c: Collection<unknown>): number {
 export function activeTimers(): number {
   return process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'Immediate').length;
 }
-
-/** Polls `fn` until true, failing after `timeoutMs`. */
-export async function eventually(fn: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -1,6 +1,7 @@
+import { waitFor } from '@kubeloom/testing';
 import { expect, it, vi } from 'vitest';
 import { builtins } from '../builtins.ts';
-import { apiError, configMap, eventually, expectEvent } from './fixtures.ts';
+import { apiError, configMap, expectEvent } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 import { WatchReader } from './watch-reader.ts';
 
@@ -80,7 +81,10 @@ export function compactionTests(ctx: ConformanceContext): void {
         resourceVersionMatch: 'Exact',
       });
     if (kind === 'real') {
-      await eventually(async () => expect((await apiError(atA())).code).toBe(410), 30_000);
+      await waitFor(
+        'the exact list from before the compaction to be refused with 410',
+        async () => (await apiError(atA())).code === 410,
+      );
     } else {
       vi.useFakeTimers();
       try {

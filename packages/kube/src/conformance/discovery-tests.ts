@@ -1,7 +1,8 @@
+import { waitFor } from '@kubeloom/testing';
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
-import { apiError, eventually, expectStatus } from './fixtures.ts';
+import { apiError, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 
 interface ResourceList {
@@ -87,12 +88,13 @@ export function discoveryTests(ctx: ConformanceContext): void {
       metadata: { name: 'e', namespace: ns },
     } as KubeObject);
     await uninstallCrd(`ephemerals.${group}`);
-    await eventually(async () => {
+    await waitFor('discovery and the API to forget the uninstalled CRD', async () => {
       const after = await api.request<ResourceList>({ method: 'GET', path: `/apis/${group}/v1` });
       expect(after.resources.find((r) => r.name === 'ephemerals')).toBeUndefined();
       const gone = await apiError(api.list(Ephemeral, { namespace: ns }));
       expect(gone.code).toBe(404);
       expect(gone.reason).toBe('NotFound');
+      return true;
     });
   });
 

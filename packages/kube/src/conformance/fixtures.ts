@@ -225,19 +225,6 @@ export function deployment(namespace: string, name: string): KubeObject {
   } as KubeObject;
 }
 
-/** Retries `check` until it stops throwing, for at most `timeoutMs` (the real apiserver updates discovery asynchronously). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 /** Narrows a watch read to an event of `type`, throwing (and so failing the test) otherwise. */
 export function expectEvent<K extends WatchEvent['type']>(
   e: WatchEvent | 'end',

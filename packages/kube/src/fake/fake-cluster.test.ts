@@ -1,3 +1,4 @@
+import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WatchEvent } from '../api.ts';
 import { WatchIdleTimeoutError } from '../api.ts';
@@ -323,7 +324,7 @@ describe('FakeCluster watch controls', () => {
     });
     const w = watch(api, { resourceVersion: api.cluster.resourceVersion }, Thing);
     const first = w.next();
-    await until(() => api.cluster.watcherCount(Thing) === 1);
+    await waitFor('the watch to be open', () => api.cluster.watcherCount(Thing) === 1);
     await api.delete(builtins.CustomResourceDefinition, 'things.example.com');
     expect(name(await first)).toBe('DELETED t');
     expect(await w.next()).toBe('end');
@@ -395,20 +396,23 @@ describe('createFakeKubeClient', () => {
       expect(await kube.runAndWait(stop.signal)).toBe(true);
       expect(events).toEqual(['add a']);
       await kube.api.create(builtins.ConfigMap, cm('b'));
-      await until(() => events.includes('add b'));
-      await until(() => kube.cluster.watcherCount(builtins.ConfigMap) === 1);
+      await waitFor('the add of b', () => events.includes('add b'));
+      await waitFor('the informer to watch', () => kube.cluster.watcherCount(builtins.ConfigMap) === 1);
       const lists = kube.cluster.requestCount('list', builtins.ConfigMap);
       // Disconnect the informer and keep it from watching again, then delete behind its back.
       const stall = kube.cluster.failAlways('watch', { code: 503 });
       kube.cluster.disconnectWatches();
       expect(kube.cluster.watcherCount(builtins.ConfigMap)).toBe(0);
       const watches = kube.cluster.requestCount('watch', builtins.ConfigMap);
-      await until(() => kube.cluster.requestCount('watch', builtins.ConfigMap) > watches);
+      await waitFor(
+        'the informer to try to watch again',
+        () => kube.cluster.requestCount('watch', builtins.ConfigMap) > watches,
+      );
       await kube.api.delete(builtins.ConfigMap, 'a', 'ns');
       // Its resume point is compacted away: the next watch gets 410 and the informer relists.
       kube.cluster.compact();
       stall();
-      await until(() => events.includes('delete tombstone a'));
+      await waitFor('the delete of a, as a tombstone', () => events.includes('delete tombstone a'));
       expect(events).toEqual(['add a', 'add b', 'delete tombstone a']);
       expect(kube.cluster.requestCount('list', builtins.ConfigMap)).toBe(lists + 1);
       expect(informer.store.list().map((o) => o.metadata?.name)).toEqual(['b']);
@@ -419,11 +423,3 @@ describe('createFakeKubeClient', () => {
     }
   });
 });
-
-async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
