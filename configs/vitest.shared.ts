@@ -1,7 +1,8 @@
 /**
  * Shared Vitest settings for every package: the `@kubeloom/source` condition (sibling packages
  * are loaded from their TypeScript sources, no build needed), colocated tests and generous
- * timeouts for integration tests against the real control plane.
+ * timeouts: a test's bound is well above `waitFor`'s default 30 s, so a wait that fails on a loaded
+ * machine reports what it waited for instead of a bare test timeout.
  */
 const conditions = ['@kubeloom/source', 'module', 'node', 'development|production'];
 
@@ -13,8 +14,8 @@ export function packageProject(name: string) {
       name,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       environment: 'node' as const,
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      testTimeout: 120_000,
+      hookTimeout: 180_000,
       restoreMocks: true,
     },
   };
