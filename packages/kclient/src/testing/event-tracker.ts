@@ -4,7 +4,7 @@ import { ClientTestError } from './client-test-error.ts';
 
 /** Options of {@link EventTracker}. */
 export interface EventTrackerOptions {
-  /** How long one wait may take before it fails, in ms. Default 5000. */
+  /** How long one wait may take before it fails, in ms. Default 30 000: generous, so a loaded machine does not fail a test; a wait that succeeds returns at once. */
   readonly timeoutMs?: number | undefined;
 }
 
@@ -27,7 +27,7 @@ export class EventTracker<E = string> {
 
   /** Creates an empty tracker. */
   constructor(options: EventTrackerOptions = {}) {
-    this.#timeoutMs = options.timeoutMs ?? 5000;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
   }
 
   /** Records an event (resolves a waiting call at once). */

@@ -51,7 +51,7 @@ async function withRig<T>(
 }
 
 /** Waits (bounded) until `fn` holds. */
-async function eventually(fn: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+async function eventually(fn: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!fn()) {
     if (Date.now() > deadline) throw new Error(`conformance: timed out waiting for ${what}`);

@@ -39,7 +39,7 @@ export class EventTracker<T> {
   /** Registers on `stream`. */
   constructor(stream: EventStream<T>, opts: EventTrackerOptions<T> = {}) {
     this.#keyOf = opts.keyOf ?? ((o) => tryGetKey(o) ?? JSON.stringify(o));
-    this.#timeoutMs = opts.timeoutMs ?? 5_000;
+    this.#timeoutMs = opts.timeoutMs ?? 30_000;
     this.registration = stream.registerBatch((events) => this.#record(events), !opts.skipExisting);
   }
 
