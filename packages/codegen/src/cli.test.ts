@@ -1,10 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testOutputDir } from '../test/helpers.ts';
 import { runCli } from './cli-main.ts';
+import { CodegenError } from './codegen-error.ts';
 import { readCrds } from './crd-reader.ts';
+import { generateTypes } from './generate.ts';
+import { PartialGenerationError } from './partial-generation-error.ts';
 
 const testdata = path.join(import.meta.dirname, 'testdata');
 
@@ -181,7 +184,7 @@ ${schema}`;
       readCrds(crd('          spec:\n            properties:\n              a: {type: string}\n'), 'ns.yaml'),
     ).toThrow(/ns\.yaml:18:\d+: .*every schema node needs a type/);
     expect(() => readCrds(crd('          spec:\n            $ref: "#/definitions/x"\n'), 'ref.yaml')).toThrow(
-      /ref\.yaml:18:\d+: CRD schemas cannot use \$ref/,
+      /ref\.yaml:18:\d+: spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.spec\.\$ref: CRD schemas cannot use \$ref/,
     );
     expect(() =>
       readCrds(
@@ -201,5 +204,179 @@ ${schema}`;
     ).toThrow(
       /x-kubernetes-list-type is not allowed inside anyOf\/oneOf\/allOf\/not[\s\S]*nullable is not allowed inside/,
     );
+  });
+});
+
+const THING_WITH = (plural: string, kind: string, properties: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.example.dev
+spec:
+  group: example.dev
+  scope: Namespaced
+  names: {kind: ${kind}, plural: ${plural}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+${properties}`;
+/** A property rejected by the CRD reader (line 18 of the CRD). */
+const REF = '          spec:\n            $ref: "#/definitions/x"\n';
+/** A list map without keys: rejected only by the structural checks. */
+const KEYLESS_LIST_MAP =
+  '          spec:\n            type: object\n            properties:\n              ports:\n                type: array\n                x-kubernetes-list-type: map\n                items: {type: object, properties: {port: {type: integer}}}\n';
+
+describe('kubeloom-gen types: one bad input does not block the rest', () => {
+  function inDir(dir: string, args: string[]): { code: number; out: string; err: string } {
+    let out = '';
+    let err = '';
+    const code = runCli(args, { out: (l) => (out += `${l}\n`), err: (l) => (err += `${l}\n`), cwd: dir });
+    return { code, out, err };
+  }
+
+  it('writes the good CRDs, reports the bad one with its file, line and path, and exits 1', () => {
+    const dir = testOutputDir('cli-partial');
+    mkdirSync(path.join(dir, 'crds'));
+    writeFileSync(path.join(dir, 'crds', 'a-good.yaml'), THING('things'));
+    writeFileSync(path.join(dir, 'crds', 'b-bad.yaml'), THING_WITH('bads', 'Bad', REF));
+    writeFileSync(
+      path.join(dir, 'crds', 'c-good.yaml'),
+      THING_WITH(
+        'others',
+        'Other',
+        KEYLESS_LIST_MAP.replace('x-kubernetes-list-type: map', 'x-kubernetes-list-type: atomic'),
+      ),
+    );
+    const r = inDir(dir, ['types', 'crds/*.yaml', '--out', 'out']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /crds\/b-bad\.yaml:18:\d+: spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.spec\.\$ref: CRD schemas cannot use \$ref/,
+    );
+    expect(r.err).toMatch(/1 of 3 inputs generated nothing \(crds\/b-bad\.yaml\); the others were written/);
+    expect(readFileSync(path.join(dir, 'out/example.dev/v1/thing.ts'), 'utf8')).toContain(
+      'export interface Thing',
+    );
+    expect(readFileSync(path.join(dir, 'out/example.dev/v1/other.ts'), 'utf8')).toContain(
+      'export interface Other',
+    );
+    expect(readFileSync(path.join(dir, 'out/example.dev/v1/index.ts'), 'utf8')).not.toContain('bad');
+    expect(existsSync(path.join(dir, 'out/example.dev/v1/bad.ts'))).toBe(false);
+    expect(r.err).not.toMatch(/^\s+at /m);
+    // --check compares what the good inputs generate and still fails for the bad one
+    const check = inDir(dir, ['types', 'crds/*.yaml', '--out', 'out', '--check']);
+    expect(check.code).toBe(1);
+    expect(check.out).toMatch(/3 generated files are up to date/);
+    expect(check.err).toMatch(/b-bad\.yaml:18:\d+: /);
+  });
+
+  it('generateTypes throws a CodegenError carrying every issue and the outputs of the good inputs', () => {
+    const dir = testOutputDir('api-partial');
+    for (const [f, text] of [
+      ['a.yaml', THING('things')],
+      ['b.yaml', THING_WITH('bads', 'Bad', REF)],
+      ['c.yaml', THING_WITH('lists', 'List', KEYLESS_LIST_MAP)],
+    ] as const)
+      writeFileSync(path.join(dir, f), text);
+    const files = ['a.yaml', 'b.yaml', 'c.yaml'].map((f) => path.join(dir, f));
+    let error: unknown;
+    try {
+      generateTypes(files, { baseDir: dir });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PartialGenerationError);
+    expect(error).toBeInstanceOf(CodegenError);
+    const partial = error as PartialGenerationError;
+    expect(partial.failedInputs).toEqual(['b.yaml', 'c.yaml']);
+    expect(partial.issues.map((i) => [i.location?.file, i.location?.line, i.path])).toEqual([
+      ['b.yaml', 18, 'spec.versions[0].schema.openAPIV3Schema.properties.spec.$ref'],
+      ['c.yaml', 21, undefined],
+    ]);
+    expect(partial.message).toMatch(
+      /c\.yaml:21:\d+: lists\.example\.dev\/v1 openAPIV3Schema\.properties\.spec\.properties\.ports: x-kubernetes-list-type: map needs x-kubernetes-list-map-keys/,
+    );
+    expect(partial.result.files.map((f) => f.path)).toEqual([
+      'example.dev/v1/index.ts',
+      'example.dev/v1/thing.ts',
+    ]);
+    expect(partial.result.resources.map((r) => r.kind)).toEqual(['Thing']);
+    // the structural-check opt-out of the API lets the list map through
+    expect(
+      generateTypes(
+        files.filter((f) => !f.endsWith('b.yaml')),
+        { baseDir: dir, skipStructuralChecks: true },
+      ).files.map((f) => f.path),
+    ).toEqual(['example.dev/v1/index.ts', 'example.dev/v1/list.ts', 'example.dev/v1/thing.ts']);
+  });
+
+  it('two CRDs declaring the same kind and version: neither is generated, the rest is', () => {
+    const dir = testOutputDir('cli-dup-partial');
+    writeFileSync(path.join(dir, 'a.yaml'), THING('things'));
+    writeFileSync(path.join(dir, 'b.yaml'), THING('thingies'));
+    writeFileSync(path.join(dir, 'c.yaml'), THING('others').replaceAll('Thing', 'Other'));
+    const r = inDir(dir, ['types', '*.yaml', '--out', 'out']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /b\.yaml:\d+:\d+: Thing example\.dev\/v1 is declared twice \(a\.yaml:\d+:\d+ and b\.yaml:\d+:\d+\): .*nothing is generated from a\.yaml or b\.yaml/,
+    );
+    expect(existsSync(path.join(dir, 'out/example.dev/v1/thing.ts'))).toBe(false);
+    expect(existsSync(path.join(dir, 'out/example.dev/v1/other.ts'))).toBe(true);
+  });
+
+  it('--no-structural-checks generates a CRD the structural checks reject', () => {
+    const dir = testOutputDir('cli-no-structural');
+    writeFileSync(path.join(dir, 'lists.yaml'), THING_WITH('lists', 'List', KEYLESS_LIST_MAP));
+    const strict = inDir(dir, ['types', 'lists.yaml', '--out', 'out']);
+    expect(strict.code).toBe(1);
+    expect(strict.err).toMatch(
+      /lists\.yaml:21:\d+: .*x-kubernetes-list-type: map needs x-kubernetes-list-map-keys/,
+    );
+    expect(existsSync(path.join(dir, 'out/example.dev/v1/list.ts'))).toBe(false);
+    const lax = inDir(dir, ['types', 'lists.yaml', '--out', 'out', '--no-structural-checks']);
+    expect(lax.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'out/example.dev/v1/list.ts'), 'utf8')).toContain(
+      'export interface List',
+    );
+  });
+
+  it('--versions generates only the chosen versions', () => {
+    const out = testOutputDir('cli-versions');
+    const r = cli(['types', 'crds/*.yaml', '--out', out, '--versions', 'v1beta1']);
+    expect(r.code).toBe(0);
+    expect(readdirSync(out)).toEqual(['test.kubeloom.dev']);
+    expect(readdirSync(path.join(out, 'test.kubeloom.dev'))).toEqual(['v1beta1']);
+    expect(readdirSync(path.join(out, 'test.kubeloom.dev/v1beta1')).sort()).toEqual([
+      'index.ts',
+      'widget.ts',
+    ]);
+    const both = testOutputDir('cli-versions-both');
+    expect(cli(['types', 'crds/*.yaml', '--out', both, '--versions', 'v1, v1beta1']).code).toBe(0);
+    expect(readdirSync(path.join(both, 'test.kubeloom.dev')).sort()).toEqual(['v1', 'v1beta1']);
+  });
+
+  it('--versions with a version no input has is an error naming the versions there are', () => {
+    const out = testOutputDir('cli-versions-unknown');
+    const r = cli(['types', 'crds/*.yaml', '--out', out, '--versions', 'v1,v2alpha1']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /kubeloom-gen types: no input CRD has version v2alpha1 \(the inputs have v1, v1beta1\); check the spelling, or leave it out of the version list/,
+    );
+    expect(readdirSync(path.join(out, 'test.kubeloom.dev'))).toEqual(['v1']);
+    expect(r.err).not.toMatch(/^\s+at /m);
+  });
+
+  it('flag misuse is a usage error (exit 2)', () => {
+    const out = testOutputDir('cli-versions-usage');
+    const empty = cli(['types', 'crds/*.yaml', '--out', out, '--versions', ' , ']);
+    expect(empty.code).toBe(2);
+    expect(empty.err).toMatch(/--versions needs a comma-separated list of versions/);
+    const crd = cli(['crd', 'egress/types.ts', '--out', out, '--versions', 'v1']);
+    expect(crd.code).toBe(2);
+    expect(crd.err).toMatch(/--versions and --no-structural-checks apply to types/);
+    expect(cli(['--help']).out).toMatch(/--versions .*\n[\s\S]*--no-structural-checks/);
   });
 });

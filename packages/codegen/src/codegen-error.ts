@@ -6,6 +6,11 @@ export interface CodegenIssue {
   readonly message: string;
   /** Where it is, when known. */
   readonly location?: SourceLocation | undefined;
+  /**
+   * The path of the offending field within the input document, when the reader knows it, e.g.
+   * `spec.versions[0].schema.openAPIV3Schema.properties.spec.type` in a CRD file.
+   */
+  readonly path?: string | undefined;
 }
 
 /** Formats a location as `file:line:column` (the form editors and terminals link). */
@@ -14,9 +19,14 @@ export function formatLocation(loc: SourceLocation | undefined): string {
   return loc.column ? `${loc.file}:${loc.line}:${loc.column}` : `${loc.file}:${loc.line}`;
 }
 
-/** Formats one issue as `file:line:col: message`. */
+/**
+ * Formats one issue as `file:line:col: path: message`, without the parts it lacks (and without
+ * the path when the message already names it).
+ */
 export function formatIssue(issue: CodegenIssue): string {
-  return issue.location ? `${formatLocation(issue.location)}: ${issue.message}` : issue.message;
+  const message =
+    issue.path && !issue.message.includes(issue.path) ? `${issue.path}: ${issue.message}` : issue.message;
+  return issue.location ? `${formatLocation(issue.location)}: ${message}` : message;
 }
 
 /**

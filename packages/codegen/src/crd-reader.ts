@@ -9,8 +9,9 @@ import {
   parseAllDocuments,
   type YAMLMap,
 } from 'yaml';
-import { CodegenError, type CodegenIssue } from './codegen-error.ts';
+import { CodegenError } from './codegen-error.ts';
 import { isNumericKeyword } from './internal/numeric-keywords.ts';
+import { YamlContext } from './internal/yaml-context.ts';
 import type {
   CelReason,
   CelRule,
@@ -18,7 +19,6 @@ import type {
   ResourceModel,
   SchemaNode,
   SchemaType,
-  SourceLocation,
   VersionModel,
 } from './ir.ts';
 import { checkResource } from './structural.ts';
@@ -48,27 +48,6 @@ export interface ReadCrdsOptions {
   readonly skipStructuralChecks?: boolean;
 }
 
-class Ctx {
-  readonly issues: CodegenIssue[] = [];
-  readonly file: string;
-  readonly lc: LineCounter;
-  constructor(file: string, lc: LineCounter) {
-    this.file = file;
-    this.lc = lc;
-  }
-  loc(node: Node | Pair | null | undefined): SourceLocation {
-    let range: [number, number, number] | null | undefined;
-    if (node && 'range' in node) range = node.range;
-    else if (node && 'key' in node) range = (node.key as Node | null)?.range;
-    if (!range) return { file: this.file, line: 1 };
-    const pos = this.lc.linePos(range[0]);
-    return { file: this.file, line: pos.line, column: pos.col };
-  }
-  error(node: Node | Pair | null | undefined, message: string): void {
-    this.issues.push({ message, location: this.loc(node) });
-  }
-}
-
 function entries(map: YAMLMap): Array<[string, Node | null, Pair]> {
   const out: Array<[string, Node | null, Pair]> = [];
   for (const pair of map.items) {
@@ -82,7 +61,7 @@ function js(node: Node | null): unknown {
   return node === null ? null : node.toJSON();
 }
 
-function num(ctx: Ctx, node: Node | null, key: string): number | undefined {
+function num(ctx: YamlContext, node: Node | null, key: string): number | undefined {
   const v = js(node);
   if (typeof v !== 'number') {
     ctx.error(node, `${key} must be a number, got ${JSON.stringify(v)}`);
@@ -91,7 +70,7 @@ function num(ctx: Ctx, node: Node | null, key: string): number | undefined {
   return v;
 }
 
-function bool(ctx: Ctx, node: Node | null, key: string): boolean | undefined {
+function bool(ctx: YamlContext, node: Node | null, key: string): boolean | undefined {
   const v = js(node);
   if (typeof v !== 'boolean') {
     ctx.error(node, `${key} must be true or false, got ${JSON.stringify(v)}`);
@@ -100,7 +79,7 @@ function bool(ctx: Ctx, node: Node | null, key: string): boolean | undefined {
   return v;
 }
 
-function str(ctx: Ctx, node: Node | null, key: string): string | undefined {
+function str(ctx: YamlContext, node: Node | null, key: string): string | undefined {
   const v = js(node);
   if (typeof v !== 'string') {
     ctx.error(node, `${key} must be a string, got ${JSON.stringify(v)}`);
@@ -109,7 +88,7 @@ function str(ctx: Ctx, node: Node | null, key: string): string | undefined {
   return v;
 }
 
-function strList(ctx: Ctx, node: Node | null, key: string): string[] | undefined {
+function strList(ctx: YamlContext, node: Node | null, key: string): string[] | undefined {
   const v = js(node);
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
     ctx.error(node, `${key} must be a list of strings`);
@@ -118,7 +97,7 @@ function strList(ctx: Ctx, node: Node | null, key: string): string[] | undefined
   return v as string[];
 }
 
-function schemaList(ctx: Ctx, node: Node | null, key: string): SchemaNode[] | undefined {
+function schemaList(ctx: YamlContext, node: Node | null, key: string): SchemaNode[] | undefined {
   if (!isSeq(node)) {
     ctx.error(node, `${key} must be a list of schemas`);
     return undefined;
@@ -126,7 +105,7 @@ function schemaList(ctx: Ctx, node: Node | null, key: string): SchemaNode[] | un
   return node.items.map((item) => readSchemaNode(ctx, item as Node));
 }
 
-function readRules(ctx: Ctx, node: Node | null): CelRule[] | undefined {
+function readRules(ctx: YamlContext, node: Node | null): CelRule[] | undefined {
   if (!isSeq(node)) {
     ctx.error(node, 'x-kubernetes-validations must be a list of {rule, message, …}');
     return undefined;
@@ -171,7 +150,7 @@ function readRules(ctx: Ctx, node: Node | null): CelRule[] | undefined {
 }
 
 /** Reads one schema node from YAML, recursively. */
-function readSchemaNode(ctx: Ctx, node: Node | null): SchemaNode {
+function readSchemaNode(ctx: YamlContext, node: Node | null): SchemaNode {
   const out: SchemaNode = { location: ctx.loc(node) };
   if (!isMap(node)) {
     ctx.error(node, `a schema must be a map, got ${JSON.stringify(js(node))}`);
@@ -310,7 +289,13 @@ function readSchemaNode(ctx: Ctx, node: Node | null): SchemaNode {
   return out;
 }
 
-function getMap(ctx: Ctx, map: YAMLMap, key: string, where: string, required = true): YAMLMap | undefined {
+function getMap(
+  ctx: YamlContext,
+  map: YAMLMap,
+  key: string,
+  where: string,
+  required = true,
+): YAMLMap | undefined {
   const pair = map.items.find((p) => isScalar(p.key) && p.key.value === key);
   const value = pair?.value as Node | undefined;
   if (!value) {
@@ -333,7 +318,7 @@ function getValue(map: YAMLMap | undefined, key: string): Node | null {
  * Reports keys of a CRD-level map the model does not carry (so nothing is dropped silently):
  * `where` names the map, `allowed` its known keys.
  */
-function onlyKeys(ctx: Ctx, map: YAMLMap, where: string, allowed: readonly string[]): void {
+function onlyKeys(ctx: YamlContext, map: YAMLMap, where: string, allowed: readonly string[]): void {
   for (const [key, , pair] of entries(map)) {
     if (!allowed.includes(key))
       ctx.error(
@@ -355,7 +340,7 @@ const VERSION_KEYS = [
   'selectableFields',
 ];
 
-function readVersion(ctx: Ctx, node: Node): VersionModel | undefined {
+function readVersion(ctx: YamlContext, node: Node): VersionModel | undefined {
   if (!isMap(node)) {
     ctx.error(node, 'each spec.versions entry must be a map');
     return undefined;
@@ -435,7 +420,7 @@ function stringRecord(v: unknown): Record<string, string> | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function readResource(ctx: Ctx, root: YAMLMap): ResourceModel | undefined {
+function readResource(ctx: YamlContext, root: YAMLMap): ResourceModel | undefined {
   const metadata = js(getValue(root, 'metadata')) as {
     name?: string;
     annotations?: unknown;
@@ -534,7 +519,7 @@ function readResource(ctx: Ctx, root: YAMLMap): ResourceModel | undefined {
  */
 export function readCrds(text: string, file: string, options: ReadCrdsOptions = {}): ResourceModel[] {
   const lc = new LineCounter();
-  const ctx = new Ctx(file, lc);
+  const ctx = new YamlContext(file, lc);
   const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [];
   if (!Array.isArray(docs)) {
@@ -558,6 +543,7 @@ export function readCrds(text: string, file: string, options: ReadCrdsOptions = 
       ctx.error(root, 'expected a Kubernetes object (a YAML map)');
       continue;
     }
+    ctx.addDocument(root);
     const kind = js(getValue(root, 'kind'));
     const apiVersion = js(getValue(root, 'apiVersion'));
     if (kind !== 'CustomResourceDefinition') continue;

@@ -1,12 +1,21 @@
 import { globSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CodegenError } from './codegen-error.ts';
-import { readCrds } from './crd-reader.ts';
+import { CodegenError, type CodegenIssue } from './codegen-error.ts';
+import { type ReadCrdsOptions, readCrds } from './crd-reader.ts';
 import { crdsToYaml, resourceToCrd, type SchemaJsonOptions } from './crd-writer.ts';
-import type { ApiModel, ResourceModel } from './ir.ts';
+import { compareVersions } from './internal/compare-versions.ts';
+import { duplicateModuleIssue, versionIndexFiles } from './internal/version-index.ts';
+import type { ApiModel, ResourceModel, VersionModel } from './ir.ts';
+import { PartialGenerationError } from './partial-generation-error.ts';
 import { clusterRoleToYaml, permissionsToClusterRole } from './rbac.ts';
 import { type ReadTypeScriptOptions, readTypeScript } from './ts-reader.ts';
-import { type GeneratedFile, resourcesToTypeScript, type TypeScriptWriterOptions } from './ts-writer.ts';
+import {
+  type GeneratedFile,
+  moduleFileName,
+  type TypeScriptWriterOptions,
+  versionDirectory,
+  versionToTypeScript,
+} from './ts-writer.ts';
 
 /** Expands file names and glob patterns (sorted, deduplicated, relative to `cwd`). */
 export function expandInputs(patterns: readonly string[], cwd = process.cwd()): string[] {
@@ -62,38 +71,144 @@ export function generateCrds(
   return { model, files: out.sort((a, b) => (a.path < b.path ? -1 : 1)) };
 }
 
+/** Options for {@link generateTypes}. */
+export interface GenerateTypesOptions extends TypeScriptWriterOptions, ReadCrdsOptions {
+  /** File names in messages are made relative to this directory. Default: the current directory. */
+  readonly baseDir?: string;
+  /**
+   * Generate only these versions (e.g. `['v1', 'v1beta1']`); a CRD without any of them generates
+   * nothing, and a version no input has is an issue. Default: every version.
+   */
+  readonly versions?: readonly string[];
+}
+
 /** The result of {@link generateTypes}. */
 export interface GenerateTypesResult {
-  /** The resources read from the CRDs. */
+  /** The resources the modules were generated from (with only the chosen versions). */
   readonly resources: ResourceModel[];
   /** The TypeScript modules to write. */
   readonly files: GeneratedFile[];
 }
 
-/** CRD YAML files → TypeScript types, descriptors, validators and typed clients. */
+interface Module {
+  readonly path: string;
+  readonly content: string;
+  readonly resource: ResourceModel;
+  readonly version: VersionModel;
+}
+
+interface InputOutput {
+  readonly input: string;
+  readonly resources: ResourceModel[];
+  readonly modules: Module[];
+}
+
+function chosenVersions(resources: readonly ResourceModel[], chosen: ReadonlySet<string> | undefined) {
+  if (!chosen) return [...resources];
+  return resources.flatMap((r) => {
+    const versions = r.versions.filter((v) => chosen.has(v.name));
+    return versions.length > 0 ? [{ ...r, versions }] : [];
+  });
+}
+
+function versionFilterIssues(
+  chosen: ReadonlySet<string>,
+  read: readonly ResourceModel[],
+  unreadable: boolean,
+): CodegenIssue[] {
+  if (chosen.size === 0)
+    return [{ message: 'the version list is empty: name at least one version, e.g. v1' }];
+  const present = new Set(read.flatMap((r) => r.versions.map((v) => v.name)));
+  const missing = [...chosen].filter((v) => !present.has(v));
+  if (missing.length === 0) return [];
+  const have = present.size > 0 ? [...present].sort(compareVersions).reverse().join(', ') : 'none';
+  return [
+    {
+      message: `no input CRD has version ${missing.join(', ')} (the inputs${unreadable ? ' that could be read' : ''} have ${have}); check the spelling, or leave ${missing.length > 1 ? 'these versions' : 'it'} out of the version list`,
+    },
+  ];
+}
+
+/**
+ * CRD YAML files → TypeScript types, descriptors, validators and typed clients.
+ *
+ * Each input stands alone: one with a problem (unreadable, malformed, rejected by the
+ * structural checks, or declaring a kind and version another input declares too) generates
+ * nothing, and the others generate as usual.
+ *
+ * @throws {@link PartialGenerationError} when any input has a problem or a chosen version is in
+ *   no input: it lists every issue and carries the outputs of the inputs that were fine.
+ */
 export function generateTypes(
   files: readonly string[],
-  options: TypeScriptWriterOptions & { readonly baseDir?: string } = {},
+  options: GenerateTypesOptions = {},
 ): GenerateTypesResult {
-  const resources: ResourceModel[] = [];
-  const issues = [];
+  const issues: CodegenIssue[] = [];
+  const failed = new Set<string>();
+  const outputs: InputOutput[] = [];
+  const readOk: ResourceModel[] = [];
+  const chosen = options.versions ? new Set(options.versions) : undefined;
   const base = options.baseDir ?? process.cwd();
+  const readOptions = options.skipStructuralChecks ? { skipStructuralChecks: true } : {};
   for (const f of files) {
     const rel = path.relative(base, f);
-    const display = rel.startsWith('..') ? f : rel;
+    const input = rel.startsWith('..') ? f : rel;
     try {
       let text: string;
       try {
         text = readFileSync(f, 'utf8');
       } catch (e) {
-        throw new CodegenError([{ message: `cannot read ${display}: ${(e as Error).message}` }]);
+        throw new CodegenError([{ message: `cannot read ${input}: ${(e as Error).message}` }]);
       }
-      resources.push(...readCrds(text, display));
+      const read = readCrds(text, input, readOptions);
+      readOk.push(...read);
+      const resources = chosenVersions(read, chosen);
+      const modules = resources.flatMap((resource) =>
+        resource.versions.map((version) => ({
+          path: `${versionDirectory(resource, version)}/${moduleFileName(resource)}`,
+          content: versionToTypeScript(resource, version, options),
+          resource,
+          version,
+        })),
+      );
+      outputs.push({ input, resources, modules });
     } catch (e) {
-      if (e instanceof CodegenError) issues.push(...e.issues);
-      else throw e;
+      if (!(e instanceof CodegenError)) throw e;
+      issues.push(...e.issues);
+      failed.add(input);
     }
   }
-  if (issues.length > 0) throw new CodegenError(issues);
-  return { resources, files: resourcesToTypeScript(resources, options) };
+  if (chosen) issues.push(...versionFilterIssues(chosen, readOk, failed.size > 0));
+  const claims = new Map<string, Array<{ readonly input: string; readonly module: Module }>>();
+  for (const o of outputs) {
+    for (const m of o.modules)
+      claims.set(m.path, [...(claims.get(m.path) ?? []), { input: o.input, module: m }]);
+  }
+  for (const [file, [first, ...again]] of claims) {
+    for (const c of again) {
+      const inputs = [...new Set([first!.input, c.input])];
+      issues.push(
+        duplicateModuleIssue(
+          file,
+          first!.module.resource,
+          c.module.resource,
+          c.module.version,
+          `; nothing is generated from ${inputs.join(' or ')} until one declaration is removed or renamed`,
+        ),
+      );
+      for (const i of inputs) failed.add(i);
+    }
+  }
+  const good = outputs.filter((o) => !failed.has(o.input));
+  const modules = good.flatMap((o) => o.modules);
+  const generated = [
+    ...modules.map(({ path: p, content }) => ({ path: p, content })),
+    ...versionIndexFiles(
+      modules.map((m) => m.path),
+      options.importExtension ?? '.ts',
+    ),
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const result = { resources: good.flatMap((o) => o.resources), files: generated };
+  if (issues.length > 0) throw new PartialGenerationError(issues, result, [...failed].sort());
+  return result;
 }

@@ -23,6 +23,7 @@ export {
   expandInputs,
   type GenerateCrdsOptions,
   type GenerateCrdsResult,
+  type GenerateTypesOptions,
   type GenerateTypesResult,
   generateCrds,
   generateTypes,
@@ -42,6 +43,7 @@ export type {
   VersionModel,
 } from './ir.ts';
 export { MARKERS, type MarkerSpec, type MarkerTarget, type MarkerValue } from './markers.ts';
+export { PartialGenerationError } from './partial-generation-error.ts';
 export { type ClusterRoleDocument, clusterRoleToYaml, permissionsToClusterRole } from './rbac.ts';
 export type { SchemaKeywords } from './runtime/json-schema.ts';
 export { createValidator, type ObjectValidator, type ValidationResult } from './runtime/validator.ts';
