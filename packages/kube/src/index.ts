@@ -84,6 +84,7 @@ export {
   noopLogger,
   type RecordingLogger,
   recordingLogger,
+  type SerializedError,
 } from './logger.ts';
 export {
   deepFreeze,
@@ -114,5 +115,6 @@ export {
   resourcePath,
   type TypedResourceDescriptor,
 } from './resource.ts';
+export { serializeError } from './serialize-error.ts';
 export { Informer, type InformerConstructorOptions, stripManagedFields } from './shared-informer.ts';
 export { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';

@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { GroupVersionResource } from './resource.ts';
+import { serializeError } from './serialize-error.ts';
 
 /** The CRD fields the watcher reads. */
 interface CrdLike extends KubeObject {
@@ -206,7 +207,7 @@ export class InformerCrdWatcher implements CrdWatcher {
       } catch (err) {
         if (signal?.aborted) return;
         if (!isNotFound(err))
-          this.#log.debug('discovery check failed; retrying', { resource: key, error: err });
+          this.#log.debug('discovery check failed; retrying', { resource: key, err: serializeError(err) });
       }
       if (!(await sleep(backoff.next(), signal))) return;
     }
@@ -220,7 +221,7 @@ export class InformerCrdWatcher implements CrdWatcher {
       try {
         cb();
       } catch (err) {
-        this.#log.error('CRD callback threw', { resource: key, error: err });
+        this.#log.error('CRD callback threw', { resource: key, err: serializeError(err) });
       }
     }
     this.#notify(gvr, true);
@@ -231,7 +232,7 @@ export class InformerCrdWatcher implements CrdWatcher {
       try {
         s(gvr, present);
       } catch (err) {
-        this.#log.error('CRD change subscriber threw', { error: err });
+        this.#log.error('CRD change subscriber threw', { err: serializeError(err) });
       }
     }
   }

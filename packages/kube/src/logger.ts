@@ -1,9 +1,60 @@
+import type { Status } from './errors.ts';
+import { serializeError } from './serialize-error.ts';
+
 /** Structured fields attached to a log record. */
 export type LogFields = Record<string, unknown>;
 
 /**
+ * An error as kubeloom logs it, under the field `err` (pino's convention): plain data that every
+ * structured logger writes in full, made by {@link serializeError}. Other own fields of the error
+ * (e.g. a Node system error's `syscall`) are kept too.
+ */
+export interface SerializedError {
+  /** The error's class, e.g. `TypeError` or `NotFoundError`; for a thrown non-Error, its type. */
+  readonly type: string;
+  /** The error's message. */
+  readonly message: string;
+  /** The stack trace, when the error has one. */
+  readonly stack?: string;
+  /** The HTTP status code of a Kubernetes API error, or a Node system error's code (`ECONNRESET`). */
+  readonly code?: number | string;
+  /** The reason of a Kubernetes API error, e.g. `NotFound`, `Conflict`. */
+  readonly reason?: string;
+  /** The `Status` the apiserver sent with a Kubernetes API error. */
+  readonly status?: Status;
+  /** The error's `cause`, serialized the same way. */
+  readonly cause?: SerializedError | string;
+  /** The errors of an `AggregateError`. */
+  readonly aggregateErrors?: ReadonlyArray<SerializedError | string>;
+  /** Any other own field of the error. */
+  readonly [field: string]: unknown;
+}
+
+/**
  * The pluggable structured logger every kubeloom component writes to. Adapt pino, winston or
  * console with a few lines; the default ({@link consoleLogger} at `warn`) writes one JSON line per record to stderr.
+ *
+ * kubeloom logs an error under the field `err` as a {@link SerializedError} (type, message,
+ * stack, cause, and for a Kubernetes API error its code, reason and `Status`), so it survives any
+ * JSON serializer:
+ *
+ * @example
+ * ```ts
+ * const fromPino = (p: pino.Logger): Logger => ({
+ *   debug: (m, f) => p.debug(f ?? {}, m),
+ *   info: (m, f) => p.info(f ?? {}, m),
+ *   warn: (m, f) => p.warn(f ?? {}, m),
+ *   error: (m, f) => p.error(f ?? {}, m),
+ *   child: (f) => fromPino(p.child(f)),
+ * });
+ * const fromWinston = (w: winston.Logger): Logger => ({
+ *   debug: (m, f) => w.debug(m, f),
+ *   info: (m, f) => w.info(m, f),
+ *   warn: (m, f) => w.warn(m, f),
+ *   error: (m, f) => w.error(m, f),
+ *   child: (f) => fromWinston(w.child(f)),
+ * });
+ * ```
  */
 export interface Logger {
   /** Verbose diagnostics. */
@@ -24,8 +75,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 4 };
 
 function serialize(value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
-  return value;
+  return value instanceof Error ? serializeError(value) : value;
 }
 
 /**

@@ -27,6 +27,7 @@ import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import { ObjectStore } from './object-store.ts';
 import { apiVersionOf } from './resource.ts';
+import { serializeError } from './serialize-error.ts';
 
 /** The default ingest transform: drops `metadata.managedFields`, which is large and rarely read. */
 export const stripManagedFields: TransformFunc = (obj) => {
@@ -115,7 +116,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       this.#lastError = `${callback} handler threw: ${err instanceof Error ? err.message : String(err)}`;
       this.#log.error('event handler threw; other handlers still run', {
         handler: callback,
-        error: err,
+        err: serializeError(err),
       });
     });
   }
@@ -280,7 +281,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
           });
         } else if (!isGone(err)) {
           this.#log.warn('list/watch failed; retrying', {
-            error: err,
+            err: serializeError(err),
             retryInMs: Math.round(wait),
             state: this.#state,
           });
@@ -340,7 +341,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       {
         index,
         key,
-        error: err,
+        err: serializeError(err),
         ...(logged + 1 === INDEX_ERRORS_LOGGED_PER_INDEX
           ? { note: 'further failures of this index are counted in health().indexErrors, not logged' }
           : {}),
@@ -390,7 +391,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
       this.#errors++;
       this.#lastError = `object skipped: ${err instanceof Error ? err.message : String(err)}`;
       this.#log.error('skipping an object that cannot be ingested', {
-        error: err,
+        err: serializeError(err),
         name: (raw as KubeObject | null)?.metadata?.name,
         namespace: (raw as KubeObject | null)?.metadata?.namespace,
         resourceVersion: (raw as KubeObject | null)?.metadata?.resourceVersion,
