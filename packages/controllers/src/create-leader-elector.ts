@@ -7,6 +7,7 @@ import {
   isConflict,
   isNotFound,
   type Logger,
+  serializeError,
 } from '@kubeloom/kube';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { type Timings, validateLeaderElection } from './internal/leader-election-options.ts';
@@ -170,10 +171,10 @@ class Elector implements LeaderElector {
     try {
       work = Promise.resolve(this.#opts.onStartedLeading(leading.signal)).then(
         () => {},
-        (err: unknown) => this.#logger.error('onStartedLeading failed', { error: err }),
+        (err: unknown) => this.#logger.error('onStartedLeading failed', { err: serializeError(err) }),
       );
     } catch (err) {
-      this.#logger.error('onStartedLeading failed', { error: err });
+      this.#logger.error('onStartedLeading failed', { err: serializeError(err) });
       work = Promise.resolve();
     }
 
@@ -223,7 +224,7 @@ class Elector implements LeaderElector {
     try {
       this.#opts.onStoppedLeading?.();
     } catch (err) {
-      this.#logger.error('onStoppedLeading failed', { error: err });
+      this.#logger.error('onStoppedLeading failed', { err: serializeError(err) });
     }
   }
 
@@ -325,7 +326,7 @@ class Elector implements LeaderElector {
 
   #failed(what: string, err: unknown, leading: boolean, signal: AbortSignal): Attempt {
     if (signal.aborted) return FAILED;
-    const fields = { error: err };
+    const fields = { err: serializeError(err) };
     if (leading) {
       this.#logger.warn(what, fields);
       return FAILED;
@@ -357,7 +358,7 @@ class Elector implements LeaderElector {
       try {
         this.#opts.onNewLeader?.(holder);
       } catch (err) {
-        this.#logger.error('onNewLeader failed', { error: err });
+        this.#logger.error('onNewLeader failed', { err: serializeError(err) });
       }
     }
   }
@@ -408,7 +409,7 @@ class Elector implements LeaderElector {
       this.#observe(released);
       this.#logger.info('released the Lease');
     } catch (err) {
-      this.#logger.warn('releasing the Lease failed; it expires on its own', { error: err });
+      this.#logger.warn('releasing the Lease failed; it expires on its own', { err: serializeError(err) });
     } finally {
       request.dispose();
     }

@@ -1,4 +1,11 @@
-import { consoleLogger, type KubeObject, type Logger, type ObjectKey, objectKeyOf } from '@kubeloom/kube';
+import {
+  consoleLogger,
+  type KubeObject,
+  type Logger,
+  type ObjectKey,
+  objectKeyOf,
+  serializeError,
+} from '@kubeloom/kube';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { defaultControllerRateLimiter } from './default-rate-limiter.ts';
 import { DelayHeap } from './internal/delay-heap.ts';
@@ -310,7 +317,10 @@ class WorkQueue<K> implements Queue<K> {
         else this.#onSuccess(key, value, result as ReconcileResult | undefined);
       } catch (err) {
         // A throwing rate limiter or keyFunc must not wedge the key in `processing`.
-        this.#logger.error('queue bookkeeping failed after reconcile', { key: logKey(key), error: err });
+        this.#logger.error('queue bookkeeping failed after reconcile', {
+          key: logKey(key),
+          err: serializeError(err),
+        });
       }
       this.#done(key);
       // Counted for async reconcilers too: one whose promise is already settled (a cache hit, a
@@ -336,7 +346,7 @@ class WorkQueue<K> implements Queue<K> {
   }
 
   #onError(key: string, value: K, err: unknown): void {
-    const fields = { key: logKey(key), error: err };
+    const fields = { key: logKey(key), err: serializeError(err) };
     const forget = (): void => {
       this.#limited.delete(key);
       this.#limiter.forget(key);

@@ -570,7 +570,7 @@ describe('createLeaderElector: a candidate that cannot reach the Lease', () => {
     const warnings = logger.records.filter((r) => r.level === 'warn');
     expect(warnings).toHaveLength(2); // at 0 s and at 16 s
     expect(warnings[0]!.message).toBe('reading the Lease failed; still campaigning');
-    expect(String((warnings[0]!.fields.error as Error).message)).toMatch(/forbidden/);
+    expect(String((warnings[0]!.fields.err as Error).message)).toMatch(/forbidden/);
     expect(e.isLeader()).toBe(false);
     ac.abort();
     await run;

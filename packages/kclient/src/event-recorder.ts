@@ -9,6 +9,7 @@ import {
   type KubeClient,
   type KubeObject,
   type Logger,
+  serializeError,
   toApiError,
 } from '@kubeloom/kube';
 import { type EventBody, EventCorrelator, type InvolvedObject } from './internal/event-correlator.ts';
@@ -256,7 +257,7 @@ export class EventRecorder {
             event: `${event.metadata.namespace}/${event.metadata.name}`,
             reason: event.reason,
             attempts: attempt,
-            error: err,
+            err: serializeError(err),
           });
           return;
         }

@@ -162,7 +162,7 @@ describe('collection', () => {
     expect(c.get('a')?.double).toBe(2);
     const rec = logger.records.find((r) => r.level === 'error');
     expect(rec?.fields).toMatchObject({ collection: 'doubler', key: 'a' });
-    expect((rec!.fields.error as Error).message).toBe('negative');
+    expect((rec!.fields.err as Error).message).toBe('negative');
     src.update({ k: 'a', v: 5, resourceName: () => 'a' });
     await settle(2);
     expect(c.get('a')?.double).toBe(10);
@@ -183,7 +183,7 @@ describe('collection', () => {
       { signal, logger },
     );
     await c.waitUntilSynced(signal);
-    for (const r of logger.records) errors.push(String((r.fields.error as Error).message));
+    for (const r of logger.records) errors.push(String((r.fields.err as Error).message));
     expect(c.list()).toEqual(['ns/a=a']);
     expect(errors[0]).toMatch(/matched 2 objects/);
   });

@@ -1,6 +1,6 @@
 import { type FSWatcher, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
-import { consoleLogger } from '@kubeloom/kube';
+import { consoleLogger, serializeError } from '@kubeloom/kube';
 import { parseAllDocuments } from 'yaml';
 import type { Collection } from './core.ts';
 import type { CollectionOptions } from './options.ts';
@@ -69,7 +69,10 @@ export function fileCollection<T>(dir: string, opts: FileCollectionOptions<T>): 
     try {
       c.reset(readAll(dir, parse));
     } catch (err) {
-      log.error('file collection reload failed; keeping the previous contents', { dir, error: err });
+      log.error('file collection reload failed; keeping the previous contents', {
+        dir,
+        err: serializeError(err),
+      });
     }
   };
   if (!opts.signal.aborted) {
@@ -77,7 +80,7 @@ export function fileCollection<T>(dir: string, opts: FileCollectionOptions<T>): 
       if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(reload, debounceMs);
     });
-    watcher.on('error', (err) => log.error('file watch failed', { dir, error: err }));
+    watcher.on('error', (err) => log.error('file watch failed', { dir, err: serializeError(err) }));
     opts.signal.addEventListener(
       'abort',
       () => {

@@ -1,3 +1,4 @@
+import { serializeError } from '@kubeloom/kube';
 import type { Collection, Event, HandlerContext, Registration, TransformationMulti } from './core.ts';
 import { equal } from './equality.ts';
 import { BaseCollection } from './internal/base.ts';
@@ -282,7 +283,10 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     } catch (err) {
       this.#errors++;
       const message = err instanceof Error ? err.message : String(err);
-      this.logger.error('transformation failed; keeping the previous output', { key, error: err });
+      this.logger.error('transformation failed; keeping the previous output', {
+        key,
+        err: serializeError(err),
+      });
       if (st === undefined) {
         st = { out: undefined, deps: undefined, error: message };
         this.#inputs.set(key, st);

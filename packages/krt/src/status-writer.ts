@@ -13,6 +13,7 @@ import {
   type Logger,
   objectKeyOf,
   type ResourceDescriptor,
+  serializeError,
 } from '@kubeloom/kube';
 import type { Collection, Registration } from './core.ts';
 import { equal } from './equality.ts';
@@ -209,7 +210,7 @@ export function statusWriter<I, S>(
         try {
           await e.run(stop);
         } catch (err) {
-          logger.error('status writer leader election failed; stopping it', { error: err });
+          logger.error('status writer leader election failed; stopping it', { err: serializeError(err) });
           return;
         }
       }

@@ -4,6 +4,7 @@ import {
   type Logger,
   objectKey,
   type ResourceEventHandler,
+  serializeError,
   type Tombstone,
 } from '@kubeloom/kube';
 
@@ -85,7 +86,7 @@ export class FilteringHandler<T extends KubeObject> implements ResourceEventHand
       } catch (err) {
         this.#log.error('event handler threw during a filter change; other events still run', {
           object: objectKey(obj),
-          error: err,
+          err: serializeError(err),
         });
       }
     }

@@ -1,4 +1,4 @@
-import type { Logger } from '@kubeloom/kube';
+import { type Logger, serializeError } from '@kubeloom/kube';
 import type { BatchHandler, Event, Registration } from '../core.ts';
 import { SyncFlag } from './sync-flag.ts';
 
@@ -108,7 +108,9 @@ export class Listener<T> implements Registration {
       try {
         result = this.#handler(item);
       } catch (err) {
-        this.#logger.error('krt event handler threw; later events are still delivered', { error: err });
+        this.#logger.error('krt event handler threw; later events are still delivered', {
+          err: serializeError(err),
+        });
         continue;
       }
       if (result !== undefined && typeof (result as PromiseLike<void>).then === 'function') {
@@ -117,7 +119,7 @@ export class Listener<T> implements Registration {
           () => this.#resume(),
           (err: unknown) => {
             this.#logger.error('krt event handler rejected; later events are still delivered', {
-              error: err,
+              err: serializeError(err),
             });
             this.#resume();
           },
