@@ -37,10 +37,10 @@ const base = (overrides: Partial<LeaderElectionOptions>): LeaderElectionOptions 
 });
 
 /** Advances fake time in small steps until `condition` holds; fails after `limitMs` of fake time. */
-async function advanceUntil<T>(what: string, condition: () => T, limitMs: number): Promise<T> {
+async function advanceUntil<T>(what: string, condition: () => T, limitMs: number): Promise<NonNullable<T>> {
   for (let waited = 0; ; waited += 100) {
     const value = condition();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (waited >= limitMs) throw new Error(`${what} did not happen within ${limitMs} ms (fake time)`);
     await vi.advanceTimersByTimeAsync(100);
   }
