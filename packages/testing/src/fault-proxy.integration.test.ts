@@ -10,7 +10,8 @@ import {
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startControlPlane } from './control-plane.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { startFaultProxy } from './fault-proxy.ts';
+import type { FaultProxy } from './fault-proxy-contract.ts';
 import { createTestNamespace } from './namespace.ts';
 import { isPortClosed } from './ports.ts';
 import { sharedControlPlane } from './shared.ts';

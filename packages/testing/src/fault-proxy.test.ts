@@ -5,7 +5,8 @@ import type { TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TinyCA } from './certs.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { startFaultProxy } from './fault-proxy.ts';
+import type { FaultProxy } from './fault-proxy-contract.ts';
 import { waitFor } from './wait-for.ts';
 
 /** What the fake apiserver saw of one request. */

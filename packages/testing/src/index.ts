@@ -30,29 +30,29 @@ export {
   installCRDs,
   uninstallCRDs,
 } from './crds.ts';
-export {
-  type Blackhole,
-  type BlackholeOptions,
-  type FaultAction,
-  type FaultProxy,
-  type FaultProxyOptions,
-  type FaultProxyStats,
-  type FaultProxyUpstream,
-  type FaultRule,
-  type FaultRuleSpec,
-  type FaultType,
-  type InjectErrorOptions,
-  type InjectOptions,
-  type ProxiedRequest,
-  type ProxyAuthentication,
-  type RequestMatch,
-  type RequestVerb,
-  type RespondOptions,
-  type RuleScope,
-  type StallHandle,
-  startFaultProxy,
-  type WaitOptions,
-} from './fault-proxy.ts';
+export { startFaultProxy } from './fault-proxy.ts';
+export type {
+  Blackhole,
+  BlackholeOptions,
+  FaultAction,
+  FaultProxy,
+  FaultProxyOptions,
+  FaultProxyStats,
+  FaultProxyUpstream,
+  FaultRule,
+  FaultRuleSpec,
+  FaultType,
+  InjectErrorOptions,
+  InjectOptions,
+  ProxiedRequest,
+  ProxyAuthentication,
+  RequestMatch,
+  RequestVerb,
+  RespondOptions,
+  RuleScope,
+  StallHandle,
+  WaitOptions,
+} from './fault-proxy-contract.ts';
 export { createTestNamespace, TEST_NAMESPACE_LABEL } from './namespace.ts';
 export { freePort, isPortClosed } from './ports.ts';
 export { processExists } from './process.ts';

@@ -1,4 +1,4 @@
-import type { RequestVerb } from '../fault-proxy.ts';
+import type { RequestVerb } from '../fault-proxy-contract.ts';
 
 /**
  * What the apiserver would call a request, derived from its method and URL alone, the way

@@ -3,6 +3,9 @@
  * that clients parse injected errors exactly like real ones.
  */
 
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { Exchange } from './exchange.ts';
+
 const REASONS: Readonly<Record<number, readonly [reason: string, message: string]>> = {
   400: ['BadRequest', 'the server rejected our request for an unknown reason'],
   401: ['Unauthorized', 'Unauthorized'],
@@ -46,4 +49,14 @@ export function statusObject(code: number, fields: StatusFields = {}): Record<st
     ...(Object.keys(details).length > 0 ? { details } : {}),
     code,
   };
+}
+
+/** Answers `exchange` locally with a failure `Status` for `status` (and `Retry-After` when given). */
+export async function sendStatus(exchange: Exchange, status: number, fields: StatusFields): Promise<void> {
+  const headers: OutgoingHttpHeaders = {
+    'content-type': 'application/json',
+    'cache-control': 'no-cache, private',
+  };
+  if (fields.retryAfterSeconds !== undefined) headers['retry-after'] = String(fields.retryAfterSeconds);
+  await exchange.respond(status, headers, JSON.stringify(statusObject(status, fields)));
 }
