@@ -3,7 +3,7 @@ import { compileRe2 } from '../cel/re2.ts';
 import { formatChecker } from './formats.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import { uncheckedPatternReason } from './schema-plan.ts';
-import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
+import { childPath, goJson, type ValidationError } from './validation-error.ts';
 
 const DROP = new Set([
   'description',
@@ -156,7 +156,13 @@ function collectFormats(s: JsonSchemaProps, into: Set<string>): void {
   if (s.not) collectFormats(s.not as JsonSchemaProps, into);
 }
 
-/** The apiserver's path notation (`a.b[0][key]`) for an Ajv instance path, using the schema. */
+/**
+ * The path kube-apiserver reports for an OpenAPI schema error at an Ajv instance path: list
+ * items as `[index]`, properties and map entries alike as `.name` (kube-openapi joins the path
+ * with dots and does not escape keys: the entry `foo.bar` of `spec.resources` is
+ * `spec.resources.foo.bar`). The schema tells list indexes from map keys such as `0`. CEL,
+ * list-type and embedded-resource errors write map entries as `[key]` instead (`keyPath`).
+ */
 function renderPath(instancePath: string, schema: JsonSchemaProps, extra?: string): string {
   const segs = instancePath
     .split('/')
@@ -169,12 +175,10 @@ function renderPath(instancePath: string, schema: JsonSchemaProps, extra?: strin
     if (s?.type === 'array' || (s?.items && /^\d+$/.test(seg))) {
       path = childPath(path, Number(seg));
       s = s?.items;
-    } else if (s?.properties?.[seg] || !s?.additionalProperties) {
-      path = childPath(path, seg);
-      s = s?.properties?.[seg];
     } else {
-      path = keyPath(path, seg);
-      s = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+      path = childPath(path, seg);
+      if (s?.properties && Object.hasOwn(s.properties, seg)) s = s.properties[seg];
+      else s = typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined;
     }
   }
   return path || '<root>';

@@ -22,7 +22,10 @@ export function childPath(path: string, key: string | number): string {
   return path ? `${path}.${key}` : key;
 }
 
-/** Appends a map key (`[key]`) to a JSON path, as the apiserver writes map entries. */
+/**
+ * Appends a map key as `[key]`, as the apiserver writes map entries in CEL, list-type and
+ * embedded-resource errors (`field.Path.Key`); its OpenAPI schema errors write `.key` instead.
+ */
 export function keyPath(path: string, key: string): string {
   return `${path}[${key}]`;
 }

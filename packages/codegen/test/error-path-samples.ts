@@ -1,0 +1,111 @@
+// A schema with every shape whose error paths the apiserver writes in its own way — map entries
+// (additionalProperties) under OpenAPI, CEL, list-type and embedded-resource checks, list items by
+// index, list-map entries — and invalid objects for each. Shared by the validator's unit test and
+// the comparison with kube-apiserver (`error-paths.integration.test.ts`).
+import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
+
+/** The `spec` schema of the probe resource. */
+export const ERROR_PATH_SPEC: JsonSchemaProps = {
+  type: 'object',
+  properties: {
+    resources: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['value'],
+        properties: { value: { type: 'integer', maximum: 10 } },
+        'x-kubernetes-validations': [{ rule: 'self.value != 7', message: 'not 7' }],
+      },
+    },
+    byIndex: {
+      type: 'object',
+      additionalProperties: { type: 'array', items: { type: 'integer', maximum: 1 } },
+    },
+    ports: {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } },
+      },
+    },
+    tags: {
+      type: 'object',
+      additionalProperties: {
+        type: 'array',
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'string' },
+      },
+    },
+    nested: {
+      type: 'object',
+      additionalProperties: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: { type: 'string', maxLength: 3 },
+        },
+      },
+    },
+    embedded: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        'x-kubernetes-preserve-unknown-fields': true,
+      },
+    },
+  },
+};
+
+/** The whole schema of the probe resource. */
+export const ERROR_PATH_SCHEMA: JsonSchemaProps = {
+  type: 'object',
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: ERROR_PATH_SPEC,
+  },
+};
+
+/** One invalid `spec` and what it probes. */
+export interface ErrorPathSample {
+  /** What the sample probes. */
+  readonly label: string;
+  /** The invalid spec. */
+  readonly spec: Record<string, unknown>;
+}
+
+/** Invalid specs, one shape each. */
+export const ERROR_PATH_SAMPLES: readonly ErrorPathSample[] = [
+  { label: 'map entry, schema error', spec: { resources: { cpu: { value: 11 } } } },
+  { label: 'map entry, required field', spec: { resources: { memory: {} } } },
+  { label: 'map key with a dot', spec: { resources: { 'foo.bar': { value: 11 } } } },
+  { label: 'map key with brackets', spec: { resources: { 'a[0]': { value: 12 } } } },
+  { label: 'map key with a slash and a space', spec: { resources: { 'x/y z': { value: 13 } } } },
+  { label: 'map key that looks like an index', spec: { byIndex: { '0': [0, 2] } } },
+  { label: 'map entry, CEL rule', spec: { resources: { cpu: { value: 7 } } } },
+  { label: 'map key with a dot, CEL rule', spec: { resources: { 'foo.bar': { value: 7 } } } },
+  { label: 'set list in a map entry', spec: { tags: { 'x.y': ['a', 'a'] } } },
+  { label: 'list items by index', spec: { ports: [{ name: 'a' }, { name: 'b', port: 101 }] } },
+  {
+    label: 'list-map duplicate key',
+    spec: {
+      ports: [
+        { name: 'a', port: 1 },
+        { name: 'b', port: 2 },
+        { name: 'a', port: 3 },
+      ],
+    },
+  },
+  { label: 'list-map entry without its key', spec: { ports: [{ name: 'a' }, { port: 1 }] } },
+  { label: 'map, list, map', spec: { nested: { 'k.1': [{ ok: 'abc' }, { 'long.key': 'abcd' }] } } },
+  { label: 'embedded resource in a map entry', spec: { embedded: { 'e.1': { kind: 'Thing' } } } },
+  {
+    label: 'embedded resource in a map entry, bad metadata',
+    spec: { embedded: { e: { apiVersion: 'v1', kind: 'Thing', metadata: { labels: { 'bad key': 'x' } } } } },
+  },
+];
