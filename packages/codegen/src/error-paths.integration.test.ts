@@ -92,4 +92,25 @@ describe('error paths against kube-apiserver', () => {
       rows.map((r) => ({ label: r.label, paths: paths(r.server) })),
     );
   });
+
+  it('agree on the messages, but for the path the apiserver repeats and the examples it appends', async () => {
+    // What the validator leaves out on purpose: the apiserver repeats the path in OpenAPI messages
+    // (`Invalid value: 11: spec.a in body should be …`) and appends examples and the regular
+    // expression to name errors (` (e.g. 'MyName', …)`).
+    const brief = (x: Reported) =>
+      `${x.path}: ${x.message.replace(`${x.path} in body `, '').replace(/ \(e\.g\. '.*\)$/, '')}`;
+    const mismatches: string[] = [];
+    for (const [i, s] of ERROR_PATH_SAMPLES.entries()) {
+      const mine = validator
+        .validate({ apiVersion: `${GROUP}/v1`, kind: 'PathProbe', metadata: { name: 'x' }, spec: s.spec })
+        .errors.map((e) => `${e.path}: ${e.message}`)
+        .sort();
+      const server = (await serverErrors(s.spec, `message-${i}`)).map(brief).sort();
+      if (JSON.stringify(mine) !== JSON.stringify(server))
+        mismatches.push(
+          `${s.label}:\n  apiserver ${server.join('\n            ')}\n  validator ${mine.join('\n            ')}`,
+        );
+    }
+    expect(mismatches).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 // A schema with every shape whose error paths the apiserver writes in its own way — map entries
 // (additionalProperties) under OpenAPI, CEL, list-type and embedded-resource checks, list items by
-// index, list-map entries — and invalid objects for each. Shared by the validator's unit test and
+// index, list-map entries — and CEL failures on scalars, lists and objects with each reason, and
+// invalid objects for each. Shared by the validator's unit test and
 // the comparison with kube-apiserver (`error-paths.integration.test.ts`).
 import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
 
@@ -48,6 +49,26 @@ export const ERROR_PATH_SPEC: JsonSchemaProps = {
           additionalProperties: { type: 'string', maxLength: 3 },
         },
       },
+    },
+    level: {
+      type: 'integer',
+      'x-kubernetes-validations': [{ rule: 'self < 5', message: 'must be below 5' }],
+    },
+    mode: {
+      type: 'string',
+      'x-kubernetes-validations': [
+        { rule: "self != 'forbidden'", message: 'is forbidden', reason: 'FieldValueForbidden' },
+        { rule: "self != 'again'", message: 'is there already', reason: 'FieldValueDuplicate' },
+        { rule: "self != 'missing'", message: 'needs a value', reason: 'FieldValueRequired' },
+      ],
+    },
+    list: {
+      type: 'array',
+      items: { type: 'string' },
+      'x-kubernetes-validations': [
+        { rule: 'size(self) < 2', message: 'at most one item' },
+        { rule: "!self.exists(x, x == 'dup')", message: 'no dup', reason: 'FieldValueDuplicate' },
+      ],
     },
     embedded: {
       type: 'object',
@@ -103,6 +124,12 @@ export const ERROR_PATH_SAMPLES: readonly ErrorPathSample[] = [
   },
   { label: 'list-map entry without its key', spec: { ports: [{ name: 'a' }, { port: 1 }] } },
   { label: 'map, list, map', spec: { nested: { 'k.1': [{ ok: 'abc' }, { 'long.key': 'abcd' }] } } },
+  { label: 'CEL rule on an integer', spec: { level: 7 } },
+  { label: 'CEL rule on a string, reason FieldValueForbidden', spec: { mode: 'forbidden' } },
+  { label: 'CEL rule on a string, reason FieldValueDuplicate', spec: { mode: 'again' } },
+  { label: 'CEL rule on a string, reason FieldValueRequired', spec: { mode: 'missing' } },
+  { label: 'CEL rule on a list', spec: { list: ['a', 'b'] } },
+  { label: 'CEL rule on a list, reason FieldValueDuplicate', spec: { list: ['dup'] } },
   { label: 'embedded resource in a map entry', spec: { embedded: { 'e.1': { kind: 'Thing' } } } },
   {
     label: 'embedded resource in a map entry, bad metadata',

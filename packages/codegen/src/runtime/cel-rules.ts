@@ -103,17 +103,22 @@ function listMapKey(item: unknown, keys: readonly string[]): string {
   return goJson(keys.map((k) => (item as Record<string, unknown> | null)?.[k]));
 }
 
-/** The apiserver's wording of a failed rule: the reason, or `Invalid value: "<schema type>": message`. */
-function failure(r: CompiledRule, message: string, type: string): string {
+/**
+ * The apiserver's wording of a failed rule: `Invalid value: <value>: message` (the value left out
+ * for objects and lists), `Forbidden: message`, `Required value: message`, or for
+ * `FieldValueDuplicate` the value alone (`Duplicate value: <value>`, as `field.Duplicate` writes it).
+ */
+function failure(r: CompiledRule, message: string, value: unknown, type: string): string {
+  const shown = type === 'object' || type === 'array' ? '' : `: ${goJson(value)}`;
   switch (r.reason) {
     case 'FieldValueForbidden':
       return `Forbidden: ${message}`;
     case 'FieldValueRequired':
       return `Required value: ${message}`;
     case 'FieldValueDuplicate':
-      return `Duplicate value: ${message}`;
+      return `Duplicate value${shown}`;
     default:
-      return `Invalid value: ${goJson(type)}: ${message}`;
+      return `Invalid value${shown}: ${message}`;
   }
 }
 
@@ -165,7 +170,7 @@ function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, 
       const fp = r.fieldPath ? `${path}${r.fieldPath}`.replace(/^\./, '') : where;
       out.errors.push({
         path: fp || '<root>',
-        message: failure(r, message, schema.type ?? ''),
+        message: failure(r, message, value, schema.type ?? ''),
         source: 'cel',
         rule: r.rule,
         rulePath: where,

@@ -63,7 +63,7 @@ describe('createValidator', () => {
     expect(v.validate({ spec: { size: 2, min: 3 } }).errors).toEqual([
       expect.objectContaining({
         source: 'cel',
-        message: 'Invalid value: "object": min must not exceed size',
+        message: 'Invalid value: min must not exceed size',
         path: 'spec',
       }),
     ]);
@@ -71,7 +71,7 @@ describe('createValidator', () => {
     expect(
       v.validate({ spec: { size: 2, id: 'b' } }, { oldObject: { spec: { size: 2, id: 'a' } } }).errors[0]
         ?.message,
-    ).toBe('Invalid value: "string": id is immutable');
+    ).toBe('Invalid value: "b": id is immutable');
   });
 
   it('says when a rule is not evaluated client-side instead of passing it silently, and is() does not narrow then', () => {
@@ -152,7 +152,7 @@ describe('embedded resources', () => {
     expect(errs({})).toEqual([
       'spec.x.apiVersion: Required value',
       'spec.x.kind: Required value',
-      '<root>: Invalid value: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<root>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     ]);
     expect(errs({ apiVersion: 'v1', kind: '' })).toEqual([
       'spec.x.kind: Invalid value: "": must not be empty',
@@ -290,8 +290,8 @@ describe('CEL as Kubernetes binds it', () => {
       },
     );
     const messages = (spec: unknown) => c.validate({ spec }).errors.map((e) => e.message);
-    expect(messages({ a: 2, b: 'x' })).toEqual(['Invalid value: "object": b is x']);
-    expect(messages({ a: 1, b: 'x', c: 'y' })).toEqual(['Invalid value: "object": too many fields']);
+    expect(messages({ a: 2, b: 'x' })).toEqual(['Invalid value: b is x']);
+    expect(messages({ a: 1, b: 'x', c: 'y' })).toEqual(['Invalid value: too many fields']);
   });
 
   it('translates RE2 inline flags anywhere in the pattern', () => {
@@ -396,7 +396,7 @@ describe('error paths in the apiserver notation', () => {
 
   it('schema errors in map entries: .key, written raw even when the key has dots or brackets', () => {
     expect(errors({ resources: { cpu: { value: 11 }, 'foo.bar': {}, 'a[0]': { value: 12 } } })).toEqual([
-      '<root>: Invalid value: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<root>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       'spec.resources.a[0].value: Invalid value: 12: should be less than or equal to 10',
       'spec.resources.cpu.value: Invalid value: 11: should be less than or equal to 10',
       'spec.resources.foo.bar.value: Required value',
@@ -409,13 +409,13 @@ describe('error paths in the apiserver notation', () => {
 
   it('CEL, list-type and embedded-resource errors in map entries: [key], as the apiserver writes them', () => {
     expect(errors({ resources: { cpu: { value: 7 } }, tags: { 'x.y': ['a', 'a'] } })).toEqual([
-      'spec.resources[cpu]: Invalid value: "object": not 7',
+      'spec.resources[cpu]: Invalid value: not 7',
       'spec.tags[x.y][1]: Duplicate value: "a"',
     ]);
     expect(
       errors({ embedded: { 'e.1': { kind: 'Thing' } }, nested: { 'k.1': [{ 'long.key': 'abcd' }] } }),
     ).toEqual([
-      '<root>: Invalid value: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<root>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       'spec.embedded[e.1].apiVersion: Required value',
       'spec.nested.k.1[0].long.key: Too long: may not be more than 3 bytes',
     ]);

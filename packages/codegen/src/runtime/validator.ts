@@ -61,7 +61,7 @@ export interface ObjectValidator<T> {
 const CEL_SKIPPED: ValidationError = {
   path: '<root>',
   message:
-    'Invalid value: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
   source: 'cel',
 };
 
