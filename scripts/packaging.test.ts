@@ -1,62 +1,96 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sharedControlPlane } from '@kubeloom/testing';
+import { ETCD_VERSION, KUBERNETES_VERSION, kubeloomAssetsDirectory } from '@kubeloom/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-describe('packed @kubeloom/kube outside the workspace', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kubeloom-install-'));
+// The `@kubeloom/kube` tarball against the real control plane: packaging.integration.test.ts.
+describe('packed @kubeloom/testing outside the workspace', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kubeloom-pack-testing-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('installs from its tarball with npm and works under plain Node', () => {
-    const kubeDir = path.join(root, 'packages', 'kube');
+  it('ships the binaries recipe and the kubeloom-testing bin, which runs from an installed copy', () => {
+    const testingDir = path.join(root, 'packages', 'testing');
     execFileSync(
       process.execPath,
       [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json'],
-      {
-        cwd: kubeDir,
-        stdio: 'inherit',
-      },
+      { cwd: testingDir, stdio: 'inherit' },
     );
     execFileSync('pnpm', ['pack', '--pack-destination', dir], {
-      cwd: kubeDir,
+      cwd: testingDir,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-    expect(tarball).toMatch(/^kubeloom-kube-.*\.tgz$/);
-    const app = path.join(dir, 'app');
-    execFileSync('mkdir', ['-p', app]);
-    writeFileSync(
-      path.join(app, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    expect(tarball).toMatch(/^kubeloom-testing-.*\.tgz$/);
+    const files = execFileSync('tar', ['-tzf', path.join(dir, tarball!)], { encoding: 'utf8' }).split('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/bin/kubeloom-testing.js',
+        'package/dist/cli.js',
+        'package/control-plane/build.sh',
+        'package/control-plane/kube/go.mod',
+        'package/control-plane/kube/go.sum',
+        'package/control-plane/etcd/go.mod',
+        'package/control-plane/etcd/go.sum',
+      ]),
     );
-    execFileSync(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball!)],
-      {
-        cwd: app,
-        stdio: 'inherit',
-        env: { ...process.env, npm_config_engine_strict: 'false' },
-      },
-    );
-    // Nothing from the workspace is reachable from here: only the installed tarball and its deps.
-    writeFileSync(
-      path.join(app, 'main.mjs'),
-      `import { createKubeClient, builtins, objectKey, isNotFound } from '@kubeloom/kube';
-const kube = createKubeClient({ kubeconfigPath: process.argv[2] });
-const version = await kube.serverVersion();
-const list = await kube.api.list(builtins.Namespace);
-let missing = false;
-try { await kube.api.get(builtins.ConfigMap, 'does-not-exist', 'default'); } catch (e) { missing = isNotFound(e); }
-kube.shutdown();
-console.log(JSON.stringify({ version: version.gitVersion, hasDefault: list.items.some((n) => objectKey(n) === 'default'), missing }));
-`,
-    );
-    const { kubeconfigPath, version } = sharedControlPlane();
-    const out = execFileSync(process.execPath, ['main.mjs', kubeconfigPath], { cwd: app, encoding: 'utf8' });
-    expect(JSON.parse(out.trim())).toEqual({ version: version.gitVersion, hasDefault: true, missing: true });
+    expect(files.filter((f) => f.includes('test-util') || f.endsWith('.test.ts'))).toEqual([]);
+
+    // Installed as npm would lay it out; the bin must run the compiled CLI and find the recipe.
+    const installed = path.join(dir, 'app', 'node_modules', '@kubeloom', 'testing');
+    mkdirSync(installed, { recursive: true });
+    execFileSync('tar', ['-xzf', path.join(dir, tarball!), '-C', installed, '--strip-components=1']);
+    const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
+      bin?: Record<string, string>;
+    };
+    expect(manifest.bin).toEqual({ 'kubeloom-testing': './bin/kubeloom-testing.js' });
+
+    // Binaries already in the cache are reported, not rebuilt: Go is kept off PATH to prove it.
+    const cache = path.join(dir, 'cache');
+    const assets = kubeloomAssetsDirectory({ XDG_CACHE_HOME: cache });
+    mkdirSync(assets, { recursive: true });
+    for (const [name, version] of [
+      ['etcd', `etcd Version: ${ETCD_VERSION}`],
+      ['kube-apiserver', `Kubernetes v${KUBERNETES_VERSION}`],
+      ['kubectl', `Client Version: v${KUBERNETES_VERSION}`],
+    ] as const) {
+      writeFileSync(path.join(assets, name), `#!/bin/sh\necho '${version}'\n`, { mode: 0o755 });
+    }
+    const run = spawnSync(process.execPath, [path.join(installed, 'bin', 'kubeloom-testing.js'), 'assets'], {
+      cwd: path.join(dir, 'app'),
+      encoding: 'utf8',
+      env: { ...process.env, PATH: pathWithoutGo(), XDG_CACHE_HOME: cache },
+    });
+    expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      status: 0,
+      stdout: `${assets}\n`,
+      stderr: expect.stringContaining(`kube-apiserver v${KUBERNETES_VERSION}: cached`),
+    });
   });
 });
+
+function pathWithoutGo(): string {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((entry) => {
+      try {
+        accessSync(path.join(entry, 'go'), constants.X_OK);
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .join(path.delimiter);
+}

@@ -39,14 +39,31 @@ export function testAssetVariable(binary: ControlPlaneBinary): string {
   return `TEST_ASSET_${binary.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
-/** The directory into which `pnpm control-plane:assets` builds the binaries. */
+/** The command that builds the control-plane binaries into {@link kubeloomAssetsDirectory}. */
+export const ASSETS_COMMAND = 'npx kubeloom-testing assets';
+
+const GO_OS: Readonly<Record<string, string>> = { win32: 'windows', sunos: 'solaris' };
+const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', ia32: '386', mipsel: 'mipsle' };
+
+/**
+ * The Go name (`GOOS-GOARCH`, e.g. `linux-amd64`, `darwin-arm64`) of a Node platform and
+ * architecture, defaulting to this machine's: the naming of setup-envtest's store and of
+ * kubeloom's asset cache.
+ */
+export function goPlatform(platform: string = process.platform, arch: string = process.arch): string {
+  // Node says `ppc64` for little-endian POWER on Linux (Go's ppc64le); AIX is big-endian (ppc64).
+  const goArch = arch === 'ppc64' && platform !== 'aix' ? 'ppc64le' : (GO_ARCH[arch] ?? arch);
+  return `${GO_OS[platform] ?? platform}-${goArch}`;
+}
+
+/** The directory into which `npx kubeloom-testing assets` builds the binaries for this machine. */
 export function kubeloomAssetsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   const cache = env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
   return path.join(
     cache,
     'kubeloom',
     'kubebuilder-assets',
-    `${KUBERNETES_VERSION}-etcd${ETCD_VERSION}-linux-amd64`,
+    `${KUBERNETES_VERSION}-etcd${ETCD_VERSION}-${goPlatform()}`,
   );
 }
 
@@ -73,7 +90,7 @@ function checkExecutable(binary: ControlPlaneBinary, file: string, origin: strin
     throw new ControlPlaneBinaryError(
       binary,
       `${origin} points at ${file}, which does not exist. Fix or unset it, or run ` +
-        '`pnpm control-plane:assets` to build the control-plane binaries.',
+        `\`${ASSETS_COMMAND}\` to build the control-plane binaries.`,
     );
   }
   if (!stat.isFile()) {
@@ -97,9 +114,9 @@ function checkExecutable(binary: ControlPlaneBinary, file: string, origin: strin
  * 1. `TEST_ASSET_KUBE_APISERVER` / `TEST_ASSET_ETCD` / `TEST_ASSET_KUBECTL`;
  * 2. `$KUBEBUILDER_ASSETS/<name>`;
  * 3. `options.binaryAssetsDirectory/<name>`;
- * 4. the setup-envtest store, `~/.local/share/kubebuilder-envtest/k8s/<version>-linux-amd64`
- *    (newest version first);
- * 5. kubeloom's cache, filled by `pnpm control-plane:assets`;
+ * 4. the setup-envtest store, `~/.local/share/kubebuilder-envtest/k8s/<version>-<os>-<arch>`
+ *    for this machine's OS and architecture in Go's names ({@link goPlatform}), newest first;
+ * 5. kubeloom's cache ({@link kubeloomAssetsDirectory}), filled by `npx kubeloom-testing assets`;
  * 6. `/usr/local/kubebuilder/bin/<name>`.
  *
  * An explicitly configured location (1–3) that is wrong is an error, never skipped over.
@@ -113,7 +130,7 @@ export function findBinary(binary: ControlPlaneBinary, options: FindBinaryOption
   throw new ControlPlaneBinaryError(
     binary,
     `Cannot find the ${binary} binary. Searched:\n${lookup.searched.map((s) => `  - ${s}`).join('\n')}\n` +
-      'To get the control-plane binaries, run `pnpm control-plane:assets` (builds kube-apiserver ' +
+      `To get the control-plane binaries, run \`${ASSETS_COMMAND}\` (builds kube-apiserver ` +
       `v${KUBERNETES_VERSION} and etcd v${ETCD_VERSION} from the Go module proxy into ` +
       `${kubeloomAssetsDirectory()}; needs Go 1.26), or point ${testAssetVariable(binary)} or ` +
       'KUBEBUILDER_ASSETS at existing envtest binaries.',
@@ -139,14 +156,15 @@ export function lookupBinary(binary: ControlPlaneBinary, options: FindBinaryOpti
   }
 
   const store = setupEnvtestStore(env);
-  searched.push(`setup-envtest store ${store}/<version>-linux-amd64/${binary}`);
+  const platform = goPlatform();
+  searched.push(`setup-envtest store ${store}/<version>-${platform}/${binary}`);
   if (existsSync(store)) {
     // Use one version directory for every binary (never etcd from one and kube-apiserver from
     // another): kubeloom's own version first, then the newest that has the control plane.
     const versions = readdirSync(store)
-      .filter((d) => d.endsWith('-linux-amd64'))
+      .filter((d) => d.endsWith(`-${platform}`))
       .sort(compareVersionsDesc);
-    const preferred = `${KUBERNETES_VERSION}-linux-amd64`;
+    const preferred = `${KUBERNETES_VERSION}-${platform}`;
     const ordered = versions.includes(preferred)
       ? [preferred, ...versions.filter((v) => v !== preferred)]
       : versions;

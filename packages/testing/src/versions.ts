@@ -1,6 +1,6 @@
 /**
- * The Kubernetes and etcd versions that `pnpm control-plane:assets` builds from the Go module
- * proxy. Keep in step with `tools/control-plane/build.sh` and its wrapper modules.
+ * The Kubernetes and etcd versions that `npx kubeloom-testing assets` builds from the Go module
+ * proxy. Keep in step with `control-plane/build.sh` and its wrapper modules (`cli.test.ts` checks).
  */
 export const KUBERNETES_VERSION = '1.37.2';
 

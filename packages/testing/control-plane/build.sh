@@ -1,38 +1,30 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, kubectl and etcd from the Go module proxy into a versioned cache outside
-# the repository, following ../../../shared/reference/real-control-plane.md §6.
+# any repository (envtest-style; no download, no Docker). Run it through the package's bin, which
+# chooses the directory (the one @kubeloom/testing looks in) and the target OS/arch:
 #
-# Usage: tools/control-plane/build.sh            # build when missing, print the asset directory
-#        KUBELOOM_ASSETS_DIR=/some/dir build.sh  # choose the output directory
+#   npx kubeloom-testing assets     # in the kubeloom repository: pnpm control-plane:assets
 #
-# The wrapper modules beside this script pin every version (go.mod + go.sum); nothing binary is
-# ever written inside the repository. The last line printed is the asset directory, so callers
-# can do: KUBEBUILDER_ASSETS=$(tools/control-plane/build.sh | tail -n1)
+# Environment (set by the bin): KUBELOOM_ASSETS_DIR, the output directory; GOOS and GOARCH.
+# The wrapper modules beside this script (kube/, etcd/) pin every version (go.mod + go.sum);
+# nothing is written beside them. Binaries already built at these versions are kept, and then
+# Go is not needed. Progress goes to stderr; the only line on stdout is the asset directory.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# Keep these two in step with the wrapper modules' go.mod files and with
-# packages/testing/src/versions.ts.
+# Keep these two in step with the wrapper modules' go.mod files and with src/versions.ts
+# (src/cli.test.ts checks it).
 K8S_VERSION="1.37.2"
 ETCD_VERSION="3.7.3"
 
-CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/kubeloom"
-OUT="${KUBELOOM_ASSETS_DIR:-$CACHE_ROOT/kubebuilder-assets/${K8S_VERSION}-etcd${ETCD_VERSION}-linux-amd64}"
-
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
-
 log() { echo "[control-plane-assets] $*" >&2; }
 
-if ! command -v go >/dev/null 2>&1; then
-  log "error: 'go' is not on PATH. Install Go 1.26.x (https://go.dev/dl) or point"
-  log "TEST_ASSET_KUBE_APISERVER / TEST_ASSET_ETCD / KUBEBUILDER_ASSETS at existing binaries."
-  exit 1
+if [[ -z "${KUBELOOM_ASSETS_DIR:-}" ]]; then
+  log "error: KUBELOOM_ASSETS_DIR is not set. Run this recipe through \`npx kubeloom-testing assets\`"
+  log "(in the kubeloom repository: \`pnpm control-plane:assets\`), which sets it."
+  exit 2
 fi
-case "$(go env GOVERSION)" in
-  go1.26*|go1.27*|go1.28*) ;;
-  *) log "error: Go $(go env GOVERSION) found; kube-apiserver v${K8S_VERSION} needs Go >= 1.26"; exit 1 ;;
-esac
-
+OUT="$KUBELOOM_ASSETS_DIR"
 mkdir -p "$OUT"
 
 have_version() { # $1 binary, $2 expected substring of its version output
@@ -46,11 +38,29 @@ have_version() { # $1 binary, $2 expected substring of its version output
   [[ "$out" == *"$2"* ]]
 }
 
+GO_CHECKED=0
+need_go() { # only a build needs Go; cached binaries do not
+  [[ $GO_CHECKED -eq 1 ]] && return
+  if ! command -v go >/dev/null 2>&1; then
+    log "error: 'go' is not on PATH, and $OUT lacks binaries to build. Install Go 1.26 or newer"
+    log "(https://go.dev/dl), or point TEST_ASSET_KUBE_APISERVER / TEST_ASSET_ETCD / KUBEBUILDER_ASSETS"
+    log "at existing envtest binaries instead."
+    exit 1
+  fi
+  case "$(go env GOVERSION)" in
+    go1.26*|go1.27*|go1.28*) ;;
+    *) log "error: Go $(go env GOVERSION) found; kube-apiserver v${K8S_VERSION} needs Go >= 1.26"; exit 1 ;;
+  esac
+  export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+  GO_CHECKED=1
+}
+
 build_etcd() {
   if have_version "$OUT/etcd" "etcd Version: ${ETCD_VERSION}"; then
     log "etcd ${ETCD_VERSION}: cached"
     return
   fi
+  need_go
   log "etcd ${ETCD_VERSION}: building (about 1 minute cold on 2 cores)"
   local start=$SECONDS
   (cd "$HERE/etcd" && go build -trimpath \
@@ -66,6 +76,7 @@ build_kube() { # $1 command name (kube-apiserver | kubectl)
     log "$name v${K8S_VERSION}: cached"
     return
   fi
+  need_go
   log "$name v${K8S_VERSION}: building (measured cold on 2 cores: kube-apiserver about 4 minutes, kubectl under 1 minute after it)"
   local start=$SECONDS minor
   minor="$(echo "$K8S_VERSION" | cut -d. -f2)"
