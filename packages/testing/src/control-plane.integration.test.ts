@@ -234,7 +234,7 @@ describe('binary discovery', () => {
   it('gives a clear error for a wrong binary path', async () => {
     const env = { TEST_ASSET_KUBE_APISERVER: '/nonexistent/kube-apiserver' };
     expect(() => findBinary('kube-apiserver', { env })).toThrow(
-      /TEST_ASSET_KUBE_APISERVER points at \/nonexistent\/kube-apiserver, which does not exist.*pnpm control-plane:assets/,
+      /TEST_ASSET_KUBE_APISERVER points at \/nonexistent\/kube-apiserver, which does not exist.*npx kubeloom-testing assets/,
     );
     const previous = process.env.TEST_ASSET_KUBE_APISERVER;
     process.env.TEST_ASSET_KUBE_APISERVER = '/nonexistent/kube-apiserver';
@@ -258,7 +258,7 @@ describe('binary discovery', () => {
       XDG_DATA_HOME: '/nonexistent-data',
     };
     expect(() => findBinary('etcd', { env })).toThrow(
-      /Cannot find the etcd binary\. Searched:[\s\S]*TEST_ASSET_ETCD[\s\S]*KUBEBUILDER_ASSETS[\s\S]*kubebuilder-envtest[\s\S]*pnpm control-plane:assets/,
+      /Cannot find the etcd binary\. Searched:[\s\S]*TEST_ASSET_ETCD[\s\S]*KUBEBUILDER_ASSETS[\s\S]*kubebuilder-envtest[\s\S]*npx kubeloom-testing assets/,
     );
   });
 
