@@ -1,0 +1,30 @@
+import type { KubeObject } from '../../object.ts';
+import { apiVersionOf } from '../../resource.ts';
+import { clone, isObject, type JsonObject } from './json.ts';
+import type { ServedResource } from './resource-table.ts';
+
+/** An object's metadata, created empty when absent. */
+export function meta(obj: JsonObject): JsonObject {
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  return obj.metadata as JsonObject;
+}
+
+/** `value` when it is a non-empty string, else undefined. */
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The key of an object within its resource: `namespace/name`, or `name` without a namespace. */
+export function objectKeyOf(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** A copy for the caller, with the served version's apiVersion and kind. */
+export function outputOf(served: ServedResource, obj: JsonObject): KubeObject {
+  const { apiVersion: _a, kind: _k, ...rest } = clone(obj);
+  return {
+    kind: served.descriptor.kind,
+    apiVersion: apiVersionOf(served.descriptor),
+    ...rest,
+  } as KubeObject;
+}
