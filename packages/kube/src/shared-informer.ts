@@ -276,7 +276,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
         if (err instanceof WatchResetError) {
           this.#log.info('the watch was reset; resuming from the last resourceVersion', {
             resourceVersion: this.#rv,
-            error: err.message,
+            err: serializeError(err),
             retryInMs: Math.round(wait),
           });
         } else if (!isGone(err)) {
