@@ -232,7 +232,8 @@ describe('file collection', () => {
       expect(c.get('a')?.v).toBe(2);
       s.abort();
       await settle();
-      expect(activeTimers()).toBe(timersBefore);
+      // Other timers of the worker (not this collection's) may end meanwhile, never start.
+      expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
