@@ -163,6 +163,29 @@ function explainedByUnevaluated(v: Verdict): boolean {
   );
 }
 
+/**
+ * For a sample both reject (the validator evaluating everything): do the two report the same
+ * error paths, the same messages (leaving out the path the apiserver repeats in OpenAPI messages
+ * and the examples it appends to name errors), and do paths that differ differ only in how map
+ * keys are written (`[key]` against `.key`)?
+ */
+function errorAgreement(v: Verdict): { paths: boolean; messages: boolean; notationOnly: boolean } {
+  const field = (f: string | undefined) => (f === '<nil>' ? '<root>' : (f ?? ''));
+  const same = (a: string[], b: string[]) => JSON.stringify(a.sort()) === JSON.stringify(b.sort());
+  const mine = [...new Set(v.mine.errors.map((e) => e.path))];
+  const server = [...new Set(v.server.causes.map((c) => field(c.field)))];
+  const keysAsDots = (ps: string[]) => ps.map((p) => p.replace(/\[([^\]\d][^\]]*)\]/g, '.$1'));
+  const paths = same(mine, server);
+  const messages = same(
+    v.mine.errors.map((e) => `${e.path}: ${e.message}`),
+    v.server.causes.map(
+      (c) =>
+        `${field(c.field)}: ${(c.message ?? '').replace(`${c.field} in body `, '').replace(/ \(e\.g\. '.*\)$/, '')}`,
+    ),
+  );
+  return { paths, messages, notationOnly: !paths && same(keysAsDots(mine), keysAsDots(server)) };
+}
+
 function describeVerdict(r: ResourceModel, v: Verdict): string {
   const mine = v.mine.valid
     ? 'accepts'
@@ -208,6 +231,8 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
     const disagreements: string[] = [];
     const unviolated: string[] = [];
     const notEvaluatedOnly: string[] = [];
+    const errorsCompared = { samples: 0, samePaths: 0, sameMessages: 0 };
+    const pathNotation: string[] = [];
     for (const [ci, r] of models.entries()) {
       const name = `${r.plural}.${r.group}`;
       const { version, schema } = storageSchema(r);
@@ -252,6 +277,13 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
       for (const x of verdicts) {
         stats.byCategory[x.sample.category] = (stats.byCategory[x.sample.category] ?? 0) + 1;
         if (x.server.accepted) stats.accepted++;
+        else if (!x.mine.valid && x.mine.notEvaluated.length === 0) {
+          const a = errorAgreement(x);
+          errorsCompared.samples++;
+          if (a.paths) errorsCompared.samePaths++;
+          if (a.messages) errorsCompared.sameMessages++;
+          if (a.notationOnly) pathNotation.push(describeVerdict(r, x));
+        }
         if (x.mine.valid === x.server.accepted) stats.agree++;
         else if (x.mine.valid && !x.server.accepted && explainedByUnevaluated(x)) {
           stats.notEvaluatedOnly++;
@@ -291,6 +323,7 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
           `  ${n}: ${s.agree}/${s.samples - s.notEvaluatedOnly} agree (${((100 * s.agree) / Math.max(1, s.samples - s.notEvaluatedOnly)).toFixed(1)}%), ${s.notEvaluatedOnly} rejected only by rules not evaluated client-side, apiserver accepted ${s.accepted}; ${s.rulesViolated}/${s.rules} CEL rules violated${s.rulesUnviolatable ? ` (${s.rulesUnviolatable} cannot be)` : ''}; ${s.nodes} schema nodes walked`,
       ),
       `  generation ${(generating / 1000).toFixed(1)} s, total ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `  errors of the ${errorsCompared.samples} samples both reject: same paths ${errorsCompared.samePaths} (${((100 * errorsCompared.samePaths) / Math.max(1, errorsCompared.samples)).toFixed(1)}%), same messages ${errorsCompared.sameMessages} (${((100 * errorsCompared.sameMessages) / Math.max(1, errorsCompared.samples)).toFixed(1)}%)`,
       `  total: ${agree}/${evaluated} agree (${((100 * agree) / Math.max(1, evaluated)).toFixed(2)}%) of ${total} samples; ${neOnly} rejected only by rules reported as not evaluated client-side; apiserver accepted ${accepted}, rejected ${total - accepted}`,
     ];
     console.log(lines.join('\n'));
@@ -305,6 +338,8 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
           agree,
           evaluated,
           notEvaluatedOnly: neOnly,
+          errorsCompared,
+          pathNotation,
           accepted,
           perCrd,
           disagreements,
@@ -316,6 +351,8 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
       ),
     );
     expect(disagreements).toEqual([]);
+    // map entries are written as the apiserver writes them: `.key` in OpenAPI errors, `[key]` elsewhere
+    expect(pathNotation).toEqual([]);
     expect(unviolated).toEqual([]);
     expect(agree).toBe(evaluated);
     expect(total).toBeGreaterThan(3000);

@@ -65,6 +65,15 @@ const CEL_SKIPPED: ValidationError = {
   source: 'cel',
 };
 
+/** Whether a schema has `x-kubernetes-validations` anywhere (apiextensions `hasXValidations`). */
+function hasCelRules(s: JsonSchemaProps | undefined): boolean {
+  if (!s) return false;
+  if ((s['x-kubernetes-validations']?.length ?? 0) > 0) return true;
+  if (hasCelRules(s.items)) return true;
+  if (typeof s.additionalProperties === 'object' && hasCelRules(s.additionalProperties)) return true;
+  return Object.values(s.properties ?? {}).some(hasCelRules);
+}
+
 /**
  * Creates a runtime validator from a CRD version's `openAPIV3Schema` (JSON form) and, when the
  * version has one, its scale subresource. The schema check is compiled on first use.
@@ -74,6 +83,7 @@ export function createValidator<T>(
   options: ValidatorOptions = {},
 ): ObjectValidator<T> {
   let compiled: SchemaCheck | undefined;
+  let hasRules: boolean | undefined;
   const scale = options.scale;
   const validate = (obj: unknown, options: ValidateOptions = {}): ValidationResult => {
     compiled ??= compileSchemaCheck(schema);
@@ -90,8 +100,11 @@ export function createValidator<T>(
     const notEvaluated: UnevaluatedRule[] = [];
     const blocked =
       schemaErrors.some((e) => e.blocking) || embedded.some((e) => e.message.startsWith('Required value'));
-    if (blocked) errors.push(CEL_SKIPPED);
-    else {
+    // the apiserver says so only when the schema has rules to skip (it has no CEL validator otherwise)
+    if (blocked) {
+      hasRules ??= hasCelRules(schema);
+      if (hasRules) errors.push(CEL_SKIPPED);
+    } else {
       const walk: CelWalk = { errors, notEvaluated };
       const old = options.oldObject === undefined ? undefined : decodeCopy(options.oldObject, schema);
       walkCel(object, old, schema, walk);
