@@ -5,7 +5,7 @@ import {
   isNotFound,
   type KubeClient,
   type KubeObject,
-  NamespaceFilter,
+  namespaceFilter,
   UnknownResourceError,
 } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
@@ -68,7 +68,7 @@ describe('static object filter', () => {
   });
 
   it('composes with the KubeClient-wide filter; listUnfiltered ignores both', async () => {
-    const clientWide = new NamespaceFilter(['a', 'b']);
+    const clientWide = namespaceFilter(['a', 'b']);
     const { kube, stop } = fakeKube({
       objectFilter: clientWide,
       objects: [cm('x', 'a'), cm('y', 'b', { keep: 'no' }), cm('z', 'c')],
@@ -244,7 +244,7 @@ function spyOnCrdWatcher(fake: KubeClient): { kube: KubeClient; listeners: () =>
     waitForCRD: (gvr, signal) => real.waitForCRD(gvr, signal),
     known: (gvr) => real.known(gvr),
     hasSynced: () => real.hasSynced(),
-    waitForSync: (signal) => real.waitForSync(signal),
+    waitUntilSynced: (signal) => real.waitUntilSynced(signal),
     onChange: (cb) => {
       active++;
       const off = real.onChange(cb);
@@ -299,7 +299,7 @@ describe('delayed client details', () => {
     expect(kube.cluster.requestCount('create', Thing)).toBe(1);
 
     await kube.runAndWait(stop.signal);
-    expect(await kube.crdWatcher.waitForSync(stop.signal)).toBe(true);
+    expect(await kube.crdWatcher.waitUntilSynced(stop.signal)).toBe(true);
     await expect(things.create({ metadata: { name: 'a', namespace: 'ns' } })).rejects.toBeInstanceOf(
       ResourceNotServedError,
     );
@@ -313,7 +313,7 @@ describe('delayed client details', () => {
     const things = newDelayed(kube, Thing, { objectFilter: filter });
     const reg = things.addEventHandler(trackerHandler(new EventTracker()));
     await kube.runAndWait(stop.signal);
-    expect(await kube.crdWatcher.waitForSync(stop.signal)).toBe(true);
+    expect(await kube.crdWatcher.waitUntilSynced(stop.signal)).toBe(true);
     expect(things.hasSynced()).toBe(false);
     expect(things.hasSyncedIgnoringHandlers()).toBe(false);
     expect(reg.hasSynced()).toBe(true); // the handler itself has nothing to wait for

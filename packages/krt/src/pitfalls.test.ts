@@ -5,7 +5,7 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { builtins, NamespaceFilter, noopLogger } from '@kubeloom/kube';
+import { builtins, namespaceFilter, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -324,7 +324,7 @@ describe('P9: a dynamic client-side filter drives adds and deletes through krt',
     const kube = createFakeKubeClient({ logger: noopLogger });
     const signal = stop.signal;
     signal.addEventListener('abort', () => kube.shutdown());
-    const selected = new NamespaceFilter(['a', 'b']);
+    const selected = namespaceFilter(['a', 'b']);
     const services = newInformer(kube, builtins.Service, {
       signal,
       name: 'services',

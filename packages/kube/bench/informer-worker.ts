@@ -11,7 +11,6 @@ import {
   createKubeClient,
   HttpApiClient,
   type KubeObject,
-  newKubeClient,
   noopLogger,
   type ObjectList,
 } from '@kubeloom/kube';
@@ -140,7 +139,7 @@ async function watch(): Promise<void> {
     }
     const api = new ReplayApi(kc);
     const http = api;
-    const kube = newKubeClient({ api, logger: noopLogger, tuning: { watchTimeoutSeconds: [3600, 3600] } });
+    const kube = createKubeClient({ api, logger: noopLogger, tuning: { watchTimeoutSeconds: [3600, 3600] } });
     const informer = kube.informer(resource, { namespace });
     informer.addEventHandler({ onAdd: onEvent, onUpdate: onEvent, onDelete: onEvent });
     const stop = new AbortController();

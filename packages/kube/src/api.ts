@@ -227,6 +227,11 @@ export interface ApiClient {
   ): Promise<KubeObject | Status>;
   /** Any other request, JSON in and out. */
   request<T = unknown>(req: RawRequest): Promise<T>;
-  /** Closes idle connections. In-flight requests are not affected. */
+  /** Closes idle connections. In-flight requests are not affected; the client stays usable. */
   close(): void;
+  /**
+   * Releases every connection, in-flight requests and open watches included (they end with an
+   * error), for `await using`. Use it when the client is no longer needed.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }

@@ -58,7 +58,9 @@ export interface InformerTuning {
  * Lifecycle (two-phase, as in Istio): construct the client and every informer your controllers
  * need without doing I/O, then call {@link KubeClient.runAndWait} once with the process's signal.
  * Informers requested later are started at once by {@link KubeClient.informer} if the client is
- * already running.
+ * already running. Aborting the signal stops the informers; disposing the client
+ * (`await using kube = createKubeClient()`) also waits until they stopped and releases its
+ * connections.
  */
 export interface KubeClient {
   /** The REST verbs against any resource. */
@@ -106,6 +108,11 @@ export interface KubeClient {
   waitForCacheSync(name: string, signal: AbortSignal, ...hasSynced: Array<() => boolean>): Promise<boolean>;
   /** Stops every informer and closes connections. The client is unusable afterwards. */
   shutdown(): void;
+  /**
+   * {@link KubeClient.shutdown}, then waits until every informer's loop has exited and disposes
+   * the transport ({@link ApiClient}): nothing of the client is left running. For `await using`.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Describes an informer key as text, for logs: `configmaps.v1 ns=default labels=app=x`. */

@@ -93,7 +93,7 @@ describe('registry and CRD watcher on the real apiserver', () => {
       if (g.group === gvr.group) changes.push(`${g.resource}:${present}`);
     });
     await kube.runAndWait(stop.signal);
-    expect(await kube.crdWatcher.waitForSync(stop.signal)).toBe(true);
+    expect(await kube.crdWatcher.waitUntilSynced(stop.signal)).toBe(true);
     expect(kube.crdWatcher.known(gvr)).toBe(false);
     const waiting = kube.crdWatcher.waitForCRD(gvr, stop.signal);
     await installCRDs(kubeConfig, [crd(gvr.group, 'sprockets', 'Sprocket')]);

@@ -24,7 +24,7 @@ export interface CrdWatcher {
   /** True once the watcher's informer has synced: `known` answers are then authoritative. */
   hasSynced(): boolean;
   /** Resolves once synced (or false on abort). */
-  waitForSync(signal?: AbortSignal): Promise<boolean>;
+  waitUntilSynced(signal?: AbortSignal): Promise<boolean>;
   /** Registers a callback for every change (CRD added, changed or deleted); returns an unsubscribe function. */
   onChange(callback: (gvr: GroupVersionResource, present: boolean) => void): () => void;
 }

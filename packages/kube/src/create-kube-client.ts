@@ -1,15 +1,26 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApiClient } from './api.ts';
 import type { InformerTuning, KubeClient } from './client.ts';
 import { HttpApiClient, type HttpApiClientOptions } from './http-api-client.ts';
 import { selectContext } from './internal/kubeconfig-context.ts';
 import { findKubeConfig, SERVICE_ACCOUNT_DIR } from './internal/kubeconfig-sources.ts';
 import { checkTlsMaterial } from './internal/kubeconfig-tls.ts';
-import { newKubeClient } from './kube-client.ts';
+import { kubeClientOver } from './kube-client.ts';
 import type { Logger } from './logger.ts';
 import type { ObjectFilter } from './object-filter.ts';
+import type { ResourceRegistry } from './registry.ts';
 
-/** Where the cluster credentials come from, and how the client behaves. */
+/** Where the cluster credentials come from (or which transport to use), and how the client behaves. */
 export interface KubeClientOptions {
+  /**
+   * A ready transport (any {@link ApiClient}: a wrapped or instrumented HTTPS client, the fake
+   * cluster's). When set, no kubeconfig is loaded: `kubeConfig`, if also given, only backs
+   * `makeApiClient` and `objectApi`, and `kubeconfigPath`, `context`, `inCluster`, `env` and
+   * `http` are ignored. The client owns it: `shutdown` closes it and disposal disposes it.
+   */
+  readonly api?: ApiClient | undefined;
+  /** A registry to use instead of discovery over the transport. */
+  readonly registry?: ResourceRegistry | undefined;
   /**
    * A ready kubeconfig, e.g. a `@kubeloom/testing` control plane's `kubeConfig`. Otherwise the
    * default loading rules apply: `kubeconfigPath`, then `$KUBECONFIG` (files merged, the first to
@@ -49,7 +60,7 @@ export interface KubeClientOptions {
  *   or listing every place searched when no configuration exists at all.
  */
 export function loadKubeConfig(
-  options: Omit<KubeClientOptions, 'logger' | 'objectFilter' | 'tuning' | 'http'> = {},
+  options: Pick<KubeClientOptions, 'kubeConfig' | 'kubeconfigPath' | 'context' | 'inCluster' | 'env'> = {},
 ): KubeConfig {
   const found = findKubeConfig({
     kubeConfig: options.kubeConfig,
@@ -64,23 +75,31 @@ export function loadKubeConfig(
 }
 
 /**
- * Creates the {@link KubeClient} for a real cluster (HTTPS transport, discovery, informers).
+ * Creates a {@link KubeClient}: for a real cluster (kubeconfig loading, HTTPS transport,
+ * discovery, informers) or, with `{ api }`, over any {@link ApiClient}.
  *
  * @example
  * ```ts
- * const kube = createKubeClient(); // $KUBECONFIG, ~/.kube/config or in-cluster
+ * await using kube = createKubeClient(); // $KUBECONFIG, ~/.kube/config or in-cluster
  * const cms = kube.informer(builtins.ConfigMap, { namespace: 'default' });
  * await kube.runAndWait(signal);
  * ```
+ *
+ * @throws {@link KubeConfigError} when no `api` is given and the kubeconfig is missing or broken.
  */
 export function createKubeClient(options: KubeClientOptions = {}): KubeClient {
+  const { logger, objectFilter, tuning, registry } = options;
+  if (options.api) {
+    return kubeClientOver({
+      api: options.api,
+      kubeConfig: options.kubeConfig,
+      logger,
+      objectFilter,
+      tuning,
+      registry,
+    });
+  }
   const kubeConfig = loadKubeConfig(options);
   const api = new HttpApiClient(kubeConfig, options.http);
-  return newKubeClient({
-    api,
-    kubeConfig,
-    logger: options.logger,
-    objectFilter: options.objectFilter,
-    tuning: options.tuning,
-  });
+  return kubeClientOver({ api, kubeConfig, logger, objectFilter, tuning, registry });
 }

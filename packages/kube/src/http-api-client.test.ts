@@ -301,6 +301,26 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     await expect(api.get(builtins.Namespace, 'fast')).resolves.toMatchObject({ metadata: { name: 'fast' } });
   });
 
+  it('await using releases every socket, an open watch and an idle connection included', async () => {
+    handler = (req, res) => {
+      if (req.url?.includes('watch=true')) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } })}\n`);
+      } else json(res, 200, { metadata: { name: 'fast' } });
+    };
+    let watching: Promise<unknown> = Promise.resolve();
+    {
+      await using disposable = api;
+      const events = disposable.watch(builtins.ConfigMap, {})[Symbol.asyncIterator]();
+      expect((await events.next()).value).toMatchObject({ type: 'ADDED' });
+      watching = events.next().catch((e: unknown) => e);
+      await disposable.get(builtins.Namespace, 'fast'); // leaves an idle keep-alive socket
+      expect(sockets.size).toBe(2);
+    }
+    await waitFor('every socket to close', () => sockets.size === 0);
+    expect(await watching).toBeDefined(); // the open watch ended (with a reset or an end)
+  });
+
   it('refuses server-side apply without a field manager and strategic merge on custom resources', async () => {
     handler = (_req, res) => json(res, 200, {});
     await expect(api.patch(builtins.ConfigMap, 'x', 'ns', {}, 'apply')).rejects.toThrow(

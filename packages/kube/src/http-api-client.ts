@@ -463,6 +463,13 @@ export class HttpApiClient implements ApiClient {
     for (const sockets of Object.values(agent.freeSockets))
       for (const socket of sockets ?? []) socket.destroy();
   }
+
+  /** Closes the client and destroys every socket, those of in-flight requests and open watches too. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    const agent = this.#agent;
+    this.close();
+    agent?.destroy(); // the sockets of in-flight requests and open watches too
+  }
 }
 
 /**

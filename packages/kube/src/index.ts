@@ -75,7 +75,6 @@ export {
   type TransformFunc,
 } from './informer.ts';
 export { InformerCrdWatcher } from './informer-crd-watcher.ts';
-export { type NewKubeClientOptions, newKubeClient } from './kube-client.ts';
 export {
   consoleLogger,
   type LogFields,
@@ -98,7 +97,7 @@ export {
   parseKey,
   resourceVersionNumber,
 } from './object.ts';
-export { NamespaceFilter, type ObjectFilter, objectFilter } from './object-filter.ts';
+export { type NamespaceFilter, namespaceFilter, type ObjectFilter, objectFilter } from './object-filter.ts';
 export { ObjectStore } from './object-store.ts';
 export { type ResourceRegistry, UnknownResourceError } from './registry.ts';
 export {
@@ -116,5 +115,5 @@ export {
   type TypedResourceDescriptor,
 } from './resource.ts';
 export { serializeError } from './serialize-error.ts';
-export { Informer, type InformerConstructorOptions, stripManagedFields } from './shared-informer.ts';
+export { stripManagedFields } from './shared-informer.ts';
 export { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';

@@ -5,7 +5,7 @@ import { recordingLogger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import { ObjectStore } from './object-store.ts';
 import { cm, ScriptedApi } from './scripted-api.test-util.ts';
-import { Informer } from './shared-informer.ts';
+import { InformerEngine } from './shared-informer.ts';
 
 /** A ConfigMap with an `app` label, or without labels when `app` is undefined. */
 function labelled(name: string, rv: string, app: string | undefined): KubeObject {
@@ -35,7 +35,7 @@ describe('a failing custom indexer (unit)', () => {
       items: [labelled('a', '1', 'web'), labelled('bad', '2', undefined)],
     });
     const logger = recordingLogger();
-    const informer = new Informer({
+    const informer = new InformerEngine({
       api,
       key: { resource: builtins.ConfigMap, namespace: 'ns' },
       logger,

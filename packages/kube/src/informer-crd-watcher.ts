@@ -83,9 +83,9 @@ export class InformerCrdWatcher implements CrdWatcher {
     return this.#informer.hasSynced() && this.#pending.size === 0;
   }
 
-  /** {@inheritDoc CrdWatcher.waitForSync} */
-  async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    if (!(await this.#informer.waitForSync(signal))) return false;
+  /** {@inheritDoc CrdWatcher.waitUntilSynced} */
+  async waitUntilSynced(signal?: AbortSignal): Promise<boolean> {
+    if (!(await this.#informer.waitUntilSynced(signal))) return false;
     while (this.#pending.size > 0) {
       if (!(await sleep(50, signal))) return false;
     }

@@ -4,7 +4,7 @@ import { builtins } from './builtins.ts';
 import { apiErrorFromStatus } from './errors.ts';
 import { noopLogger } from './logger.ts';
 import { cm, ScriptedApi } from './scripted-api.test-util.ts';
-import { Informer } from './shared-informer.ts';
+import { InformerEngine } from './shared-informer.ts';
 
 describe('informer health counts what happened', () => {
   const stops: AbortController[] = [];
@@ -12,8 +12,8 @@ describe('informer health counts what happened', () => {
     for (const s of stops.splice(0)) s.abort();
   });
 
-  function start(api: ScriptedApi): Informer {
-    const informer = new Informer({
+  function start(api: ScriptedApi): InformerEngine {
+    const informer = new InformerEngine({
       api,
       key: { resource: builtins.ConfigMap, namespace: 'ns' },
       logger: noopLogger,

@@ -141,9 +141,13 @@ export interface SharedInformer<T extends KubeObject = KubeObject> {
   /** True once the initial list has been stored and delivered to the handlers. */
   hasSynced(): boolean;
   /** Resolves true once synced, false if `signal` aborts (or the informer stops) first. */
-  waitForSync(signal?: AbortSignal): Promise<boolean>;
-  /** Starts the list/watch loop (idempotent); it runs until `signal` aborts. */
-  run(signal: AbortSignal): void;
+  waitUntilSynced(signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Starts the list/watch loop; it runs until `signal` aborts. The promise settles once the loop
+   * stopped (it never rejects). Idempotent: a second call returns the first call's promise and
+   * ignores its signal.
+   */
+  run(signal: AbortSignal): Promise<void>;
   /** True once `run` was called. */
   isStarted(): boolean;
   /** Current health. */

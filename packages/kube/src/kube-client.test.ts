@@ -2,7 +2,9 @@ import { waitFor } from '@kubeloom/testing';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { builtins } from './builtins.ts';
-import { createFakeKubeClient } from './fake/index.ts';
+import { createKubeClient } from './create-kube-client.ts';
+import { createFakeApiClient, createFakeKubeClient } from './fake/index.ts';
+import type { SharedInformer } from './informer.ts';
 import { InformerCrdWatcher } from './informer-crd-watcher.ts';
 import { noopLogger } from './logger.ts';
 
@@ -37,7 +39,7 @@ describe('KubeClient over the fake cluster', () => {
     expect(kube.isRunning()).toBe(true);
     const late = kube.informer(builtins.Secret, { namespace: 'ns' });
     expect(late.isStarted()).toBe(true);
-    expect(await late.waitForSync(stop.signal)).toBe(true);
+    expect(await late.waitUntilSynced(stop.signal)).toBe(true);
     expect(kube.informers()).toEqual([early, late]);
     stop.abort();
     await waitFor('every informer to stop', () =>
@@ -74,6 +76,37 @@ describe('KubeClient over the fake cluster', () => {
       expect(await waiting).toBe(false);
     }
     expect(watcher.pendingCallbacks()).toBe(0);
+    stop.abort();
+  });
+
+  it('await using stops every informer, waits for their loops and closes the watches', async () => {
+    const stop = new AbortController();
+    let informers: ReadonlyArray<SharedInformer> = [];
+    const api = createFakeApiClient();
+    {
+      await using kube = createKubeClient({ api, logger: noopLogger });
+      kube.informer(builtins.ConfigMap, { namespace: 'ns' });
+      kube.informer(builtins.Secret);
+      expect(await kube.runAndWait(stop.signal)).toBe(true);
+      await waitFor('both informers to watch', () => api.cluster.watcherCount() === 2);
+      informers = kube.informers();
+    }
+    // Disposal did not need the run signal: the loops exited and the watches were closed.
+    expect(stop.signal.aborted).toBe(false);
+    expect(informers.map((i) => i.health().state)).toEqual(['stopped', 'stopped']);
+    expect(api.cluster.watcherCount()).toBe(0);
+  });
+
+  it('createKubeClient({ api }) uses the transport as given and loads no kubeconfig', async () => {
+    const api = createFakeApiClient();
+    await api.create(builtins.ConfigMap, { metadata: { name: 'a', namespace: 'ns' } });
+    await using kube = createKubeClient({ api, env: { KUBECONFIG: '/does/not/exist' }, logger: noopLogger });
+    expect(kube.api).toBe(api);
+    expect(kube.kubeConfig).toBeUndefined();
+    const cms = kube.informer(builtins.ConfigMap);
+    const stop = new AbortController();
+    expect(await kube.runAndWait(stop.signal)).toBe(true);
+    expect(cms.store.list().map((o) => o.metadata?.name)).toEqual(['a']);
     stop.abort();
   });
 });

@@ -12,10 +12,10 @@ import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { ResourceDescriptor } from './resource.ts';
-import { Informer, stripManagedFields } from './shared-informer.ts';
+import { InformerEngine, stripManagedFields } from './shared-informer.ts';
 
-/** Options of {@link newKubeClient}: a KubeClient over any {@link ApiClient} (HTTPS or the fake). */
-export interface NewKubeClientOptions {
+/** What {@link kubeClientOver} builds a client from (see `KubeClientOptions`). */
+export interface KubeClientParts {
   /** The transport. */
   readonly api: ApiClient;
   /** The kubeconfig behind `api`, for client-node's typed APIs (absent for the fake). */
@@ -49,12 +49,12 @@ class KubeClientImpl implements KubeClient {
   readonly logger: Logger;
   readonly kubeConfig: KubeConfig | undefined;
   readonly #tuning: InformerTuning | undefined;
-  readonly #informers = new Map<string, Informer>();
+  readonly #informers = new Map<string, InformerEngine>();
   readonly #shutdown = new AbortController();
   #runSignal: AbortSignal | undefined;
   #crdWatcher: InformerCrdWatcher | undefined;
 
-  constructor(options: NewKubeClientOptions) {
+  constructor(options: KubeClientParts) {
     this.api = options.api;
     this.kubeConfig = options.kubeConfig;
     this.logger = options.logger ?? consoleLogger('warn');
@@ -111,7 +111,7 @@ class KubeClientImpl implements KubeClient {
     resource: ResourceDescriptor,
     opts: InformerOptions,
     filter: ObjectFilter | undefined,
-  ): Informer {
+  ): InformerEngine {
     if (this.#shutdown.signal.aborted) throw new Error('the KubeClient was shut down');
     if (opts.namespace && !resource.namespaced) {
       throw new TypeError(
@@ -121,7 +121,7 @@ class KubeClientImpl implements KubeClient {
     const key = informerKeyString(resource, opts) + (filter === this.objectFilter ? '' : ':unfiltered');
     let informer = this.#informers.get(key);
     if (!informer) {
-      informer = new Informer({
+      informer = new InformerEngine({
         api: this.api,
         key: {
           resource,
@@ -136,7 +136,7 @@ class KubeClientImpl implements KubeClient {
         tuning: this.#tuning,
       });
       this.#informers.set(key, informer);
-      if (this.#runSignal) informer.run(this.#runSignal);
+      if (this.#runSignal) void informer.run(this.#runSignal);
     }
     return informer;
   }
@@ -152,8 +152,8 @@ class KubeClientImpl implements KubeClient {
       this.#runSignal.addEventListener('abort', () => this.api.close(), { once: true });
     }
     const run = this.#runSignal;
-    for (const informer of this.#informers.values()) informer.run(run);
-    const results = await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
+    for (const informer of this.#informers.values()) void informer.run(run);
+    const results = await Promise.all([...this.#informers.values()].map((i) => i.waitUntilSynced(signal)));
     return results.every(Boolean) && !signal.aborted;
   }
 
@@ -185,13 +185,21 @@ class KubeClientImpl implements KubeClient {
     this.#shutdown.abort();
     this.api.close();
   }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.shutdown();
+    // Informers that ran stop with the shutdown signal; wait until their loops have exited.
+    await Promise.all(
+      [...this.#informers.values()].filter((i) => i.isStarted()).map((i) => i.run(this.#shutdown.signal)),
+    );
+    await this.api[Symbol.asyncDispose]();
+  }
 }
 
 /**
- * Builds a {@link KubeClient} over an {@link ApiClient}. Most code calls
- * {@link createKubeClient} (real cluster) or `createFakeKubeClient` (`@kubeloom/kube/fake`)
- * instead.
+ * Builds a {@link KubeClient} over an {@link ApiClient}. Internal: users call `createKubeClient`
+ * (with `{ api }` for any transport) or `createFakeKubeClient` (`@kubeloom/kube/fake`).
  */
-export function newKubeClient(options: NewKubeClientOptions): KubeClient {
-  return new KubeClientImpl(options);
+export function kubeClientOver(parts: KubeClientParts): KubeClient {
+  return new KubeClientImpl(parts);
 }

@@ -5,7 +5,7 @@ import { builtins } from './builtins.ts';
 import { createKubeClient } from './create-kube-client.ts';
 import { isGone } from './errors.ts';
 import { noopLogger, recordingLogger } from './logger.ts';
-import { Informer } from './shared-informer.ts';
+import { InformerEngine } from './shared-informer.ts';
 
 /**
  * A paginated list slower than etcd's compaction, without depending on timing: every request for
@@ -65,7 +65,7 @@ describe('a paginated initial list slower than etcd compaction (watch cache off)
       const calls: ListOptions[] = [];
       const expired: unknown[] = [];
       const logger = recordingLogger();
-      const informer = new Informer({
+      const informer = new InformerEngine({
         api: slowPager(kube.api, calls, expired),
         key: { resource: builtins.ConfigMap, namespace },
         logger,

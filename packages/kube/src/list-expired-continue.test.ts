@@ -3,7 +3,7 @@ import { builtins } from './builtins.ts';
 import { apiErrorFromStatus } from './errors.ts';
 import { recordingLogger } from './logger.ts';
 import { cm, ScriptedApi } from './scripted-api.test-util.ts';
-import { Informer } from './shared-informer.ts';
+import { InformerEngine } from './shared-informer.ts';
 
 /** What kube-apiserver answers for a continue token whose revision etcd has compacted. */
 const expiredContinue = () =>
@@ -35,7 +35,7 @@ describe('an initial list whose continue token expires (unit)', () => {
       };
     };
     const logger = recordingLogger();
-    const informer = new Informer({
+    const informer = new InformerEngine({
       api,
       key: { resource: builtins.ConfigMap, namespace: 'ns' },
       logger,
@@ -77,7 +77,7 @@ describe('an initial list whose continue token expires (unit)', () => {
       }
       return { metadata: { resourceVersion: '5', continue: 'next' }, items: [cm('a', '1')] };
     };
-    const informer = new Informer({
+    const informer = new InformerEngine({
       api,
       key: { resource: builtins.ConfigMap, namespace: 'ns' },
       logger: recordingLogger(),

@@ -19,45 +19,51 @@ export function objectFilter(predicate: (obj: KubeObject) => boolean): ObjectFil
 }
 
 /**
- * A filter by namespace that can change at run time: `set` replaces the allowed namespaces and
- * notifies subscribers. Cluster-scoped objects always pass. An empty set lets everything through
- * when `emptyMeansAll` is true (the default), nothing otherwise.
+ * A filter by namespace that can change at run time (from {@link namespaceFilter}): `set`
+ * replaces the allowed namespaces and notifies subscribers.
  */
-export class NamespaceFilter implements ObjectFilter {
-  #namespaces: Set<string>;
-  readonly #emptyMeansAll: boolean;
-  readonly #subscribers = new Set<() => void>();
-
-  /** Creates the filter with an initial namespace set. */
-  constructor(namespaces: Iterable<string> = [], emptyMeansAll = true) {
-    this.#namespaces = new Set(namespaces);
-    this.#emptyMeansAll = emptyMeansAll;
-  }
-
+export interface NamespaceFilter extends ObjectFilter {
   /** The current namespaces. */
-  get namespaces(): ReadonlySet<string> {
-    return this.#namespaces;
-  }
-
+  readonly namespaces: ReadonlySet<string>;
   /** True when the object's namespace is allowed (or it is cluster-scoped). */
-  matches(obj: KubeObject): boolean {
-    const ns = obj.metadata?.namespace;
-    if (!ns) return true;
-    if (this.#namespaces.size === 0) return this.#emptyMeansAll;
-    return this.#namespaces.has(ns);
-  }
-
+  matches(obj: KubeObject): boolean;
   /** Replaces the allowed namespaces; notifies subscribers when the set changed. */
-  set(namespaces: Iterable<string>): void {
-    const next = new Set(namespaces);
-    if (next.size === this.#namespaces.size && [...next].every((n) => this.#namespaces.has(n))) return;
-    this.#namespaces = next;
-    for (const s of [...this.#subscribers]) s();
-  }
+  set(namespaces: Iterable<string>): void;
+  /** Subscribes to changes; returns an unsubscribe function. */
+  subscribe(onChange: () => void): () => void;
+}
 
-  /** Subscribes to changes. */
-  subscribe(onChange: () => void): () => void {
-    this.#subscribers.add(onChange);
-    return () => this.#subscribers.delete(onChange);
-  }
+/**
+ * A {@link NamespaceFilter} with an initial namespace set. Cluster-scoped objects always pass.
+ * An empty set lets everything through when `emptyMeansAll` is true (the default), nothing
+ * otherwise.
+ */
+export function namespaceFilter(
+  namespaces: Iterable<string> = [],
+  options: { readonly emptyMeansAll?: boolean | undefined } = {},
+): NamespaceFilter {
+  const emptyMeansAll = options.emptyMeansAll ?? true;
+  const subscribers = new Set<() => void>();
+  let current = new Set(namespaces);
+  return {
+    get namespaces(): ReadonlySet<string> {
+      return current;
+    },
+    matches(obj) {
+      const ns = obj.metadata?.namespace;
+      if (!ns) return true;
+      if (current.size === 0) return emptyMeansAll;
+      return current.has(ns);
+    },
+    set(next) {
+      const wanted = new Set(next);
+      if (wanted.size === current.size && [...wanted].every((n) => current.has(n))) return;
+      current = wanted;
+      for (const s of [...subscribers]) s();
+    },
+    subscribe(onChange) {
+      subscribers.add(onChange);
+      return () => subscribers.delete(onChange);
+    },
+  };
 }

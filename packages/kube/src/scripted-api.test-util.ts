@@ -122,6 +122,8 @@ export class ScriptedApi implements ApiClient {
     return Promise.reject(new Error('not scripted'));
   }
   close(): void {}
+
+  async [Symbol.asyncDispose](): Promise<void> {}
 }
 
 /** A ConfigMap with a name and resourceVersion. */

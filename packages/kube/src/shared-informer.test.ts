@@ -7,9 +7,9 @@ import { isTombstone, type Tombstone } from './informer.ts';
 import { Backoff } from './internal/backoff.ts';
 import { recordingLogger } from './logger.ts';
 import type { KubeObject } from './object.ts';
-import { NamespaceFilter } from './object-filter.ts';
+import { namespaceFilter } from './object-filter.ts';
 import { cm, ScriptedApi } from './scripted-api.test-util.ts';
-import { Informer } from './shared-informer.ts';
+import { InformerEngine } from './shared-informer.ts';
 
 const fast = { initialBackoffMs: 1, maxBackoffMs: 4, pageSize: 500 };
 
@@ -43,9 +43,9 @@ describe('Informer', () => {
     vi.useRealTimers();
   });
 
-  function start(api: ScriptedApi, opts: Partial<ConstructorParameters<typeof Informer>[0]> = {}) {
+  function start(api: ScriptedApi, opts: Partial<ConstructorParameters<typeof InformerEngine>[0]> = {}) {
     const logger = recordingLogger();
-    const informer = new Informer({
+    const informer = new InformerEngine({
       api,
       key: { resource: builtins.ConfigMap, namespace: 'ns' },
       logger,
@@ -73,7 +73,7 @@ describe('Informer', () => {
     const rec = recorder();
     informer.addEventHandler(rec.handler);
     informer.run(stop.signal);
-    expect(await informer.waitForSync(stop.signal)).toBe(true);
+    expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     expect(api.lists.map((l) => [l.limit, l.continue])).toEqual([
       [3, undefined],
       [3, '3'],
@@ -100,7 +100,7 @@ describe('Informer', () => {
     };
     const { informer, stop } = start(api, { tuning: { ...fast, pageSize: 1 } });
     informer.run(stop.signal);
-    expect(await informer.waitForSync(stop.signal)).toBe(true);
+    expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     expect(api.lists.map((l) => [l.limit, l.continue])).toEqual([
       [1, undefined],
       [1, 'page2'],
@@ -232,7 +232,7 @@ describe('Informer', () => {
     };
     const { informer, stop } = start(api);
     informer.run(stop.signal);
-    expect(await informer.waitForSync(stop.signal)).toBe(true);
+    expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     expect(informer.health()).toMatchObject({ errors: 5, synced: true, lists: 1, listAttempts: 6 });
   });
 
@@ -328,7 +328,7 @@ describe('Informer', () => {
       },
     });
     informer.run(stop.signal);
-    expect(await informer.waitForSync(stop.signal)).toBe(true);
+    expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     const w = await api.watchNumber(0);
     w.push({ type: 'ADDED', object: cm('poison', '5') }, { type: 'ADDED', object: cm('b', '6') });
     await waitFor('b', () => informer.store.get('ns/b') !== undefined);
@@ -359,7 +359,7 @@ describe('Informer', () => {
       },
     });
     informer.run(stop.signal);
-    await informer.waitForSync(stop.signal);
+    await informer.waitUntilSynced(stop.signal);
     await waitFor('nested sync', () => reg?.hasSynced() === true);
     expect(nested.sort()).toEqual(['a', 'b', 'c']);
   });
@@ -384,7 +384,7 @@ describe('Informer', () => {
     await waitFor('backoff', () => informer.health().state === 'backoff');
     fail = false;
     informer.retryNow();
-    expect(await informer.waitForSync(stop.signal)).toBe(true);
+    expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     expect(api.lists).toHaveLength(2);
   });
 
@@ -396,7 +396,7 @@ describe('Informer', () => {
       );
     const { informer, stop } = start(api);
     informer.run(stop.signal);
-    const waiting = informer.waitForSync();
+    const waiting = informer.waitUntilSynced();
     stop.abort();
     expect(await waiting).toBe(false);
     await waitFor('stopped', () => informer.health().state === 'stopped');
@@ -420,7 +420,7 @@ describe('Informer', () => {
     api.listHandler = () => ({ metadata: { resourceVersion: '1' }, items: [structuredClone(withMf)] });
     const { informer, stop } = start(api);
     informer.run(stop.signal);
-    await informer.waitForSync(stop.signal);
+    await informer.waitUntilSynced(stop.signal);
     const obj = informer.store.get('ns/a')!;
     expect(obj.metadata?.managedFields).toBeUndefined();
     expect(Object.isFrozen(obj) && Object.isFrozen(obj.metadata)).toBe(true);
@@ -434,7 +434,7 @@ describe('Informer', () => {
       },
     });
     custom.informer.run(custom.stop.signal);
-    await custom.informer.waitForSync(custom.stop.signal);
+    await custom.informer.waitUntilSynced(custom.stop.signal);
     const kept = custom.informer.store.get('ns/a') as KubeObject & { data: unknown };
     expect(kept.metadata?.managedFields).toEqual([{ manager: 'x' }]);
     expect(kept.data).toEqual({ replaced: 'yes' });
@@ -452,7 +452,7 @@ describe('Informer', () => {
     });
     informer.addEventHandler({ onAdd: (o) => seen.push(o.metadata!.name!) });
     informer.run(stop.signal);
-    await informer.waitForSync(stop.signal);
+    await informer.waitUntilSynced(stop.signal);
     expect(seen).toEqual(['a']);
     expect(informer.health().handlerErrors).toBe(1);
     expect(logger.records.some((r) => r.level === 'error')).toBe(true);
@@ -463,7 +463,7 @@ describe('Informer', () => {
     api.listHandler = () => ({ metadata: { resourceVersion: '1' }, items: [cm('a', '1')] });
     const { informer, stop } = start(api);
     informer.run(stop.signal);
-    await informer.waitForSync(stop.signal);
+    await informer.waitUntilSynced(stop.signal);
     const rec = recorder();
     const reg = informer.addEventHandler(rec.handler);
     expect(reg.hasSynced()).toBe(false);
@@ -484,12 +484,12 @@ describe('Informer', () => {
       metadata: { resourceVersion: '1' },
       items: [obj('a', 'one', '1'), obj('b', 'two', '1')],
     });
-    const filter = new NamespaceFilter(['one'], false);
+    const filter = namespaceFilter(['one'], { emptyMeansAll: false });
     const { informer, stop } = start(api, { key: { resource: builtins.ConfigMap }, filter });
     const rec = recorder();
     informer.addEventHandler(rec.handler);
     informer.run(stop.signal);
-    await informer.waitForSync(stop.signal);
+    await informer.waitUntilSynced(stop.signal);
     expect(informer.store.keys()).toEqual(['one/a']);
     expect(informer.listUnfiltered()).toHaveLength(2);
     filter.set(['two']);
@@ -518,7 +518,7 @@ describe('Informer', () => {
     const { informer, stop } = start(api, { key: { resource: builtins.ConfigMap } });
     informer.store.addIndexer('app', (o) => [o.metadata?.labels?.app ?? '']);
     informer.run(stop.signal);
-    await informer.waitForSync(stop.signal);
+    await informer.waitUntilSynced(stop.signal);
     expect(
       informer.store
         .byNamespace('x')

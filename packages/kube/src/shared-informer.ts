@@ -35,8 +35,8 @@ export const stripManagedFields: TransformFunc = (obj) => {
   return obj;
 };
 
-/** Options of {@link Informer}. */
-export interface InformerConstructorOptions {
+/** Options of {@link InformerEngine}. */
+export interface InformerEngineOptions {
   /** The transport. */
   readonly api: ApiClient;
   /** What to list and watch. */
@@ -59,9 +59,10 @@ const INDEX_ERRORS_LOGGED_PER_INDEX = 10;
 /**
  * The informer engine: a reflector (paginated list, then watch with bookmarks and resume), an
  * indexed cache of frozen objects, and synchronous, ordered delivery to handlers.
- * See {@link SharedInformer} for the guarantees.
+ * See {@link SharedInformer} for the guarantees. Internal: users get informers from
+ * `KubeClient.informer` and see the {@link SharedInformer} interface only.
  */
-export class Informer<T extends KubeObject = KubeObject> implements SharedInformer<T> {
+export class InformerEngine<T extends KubeObject = KubeObject> implements SharedInformer<T> {
   readonly key: InformerKey;
   readonly #api: ApiClient;
   readonly #transform: TransformFunc;
@@ -73,6 +74,8 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   readonly #handlers: HandlerSet<T>;
   #syncWaiters: Array<(synced: boolean) => void> = [];
   #signal: AbortSignal | undefined;
+  /** The list/watch loop, from the first {@link InformerEngine.run} on; settles once it stopped. */
+  #running: Promise<void> | undefined;
   #unsubscribeFilter: (() => void) | undefined;
   #rv: string | undefined;
   #state: InformerState = 'idle';
@@ -96,8 +99,8 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   #eventsSeen = 0;
   #wake: AbortController | undefined;
 
-  /** Creates an informer; nothing happens until {@link Informer.run}. */
-  constructor(options: InformerConstructorOptions) {
+  /** Creates an informer; nothing happens until {@link InformerEngine.run}. */
+  constructor(options: InformerEngineOptions) {
     this.key = options.key;
     this.#api = options.api;
     this.#transform = options.transform ?? stripManagedFields;
@@ -137,7 +140,7 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     this.#wake?.abort();
   }
 
-  /** Sleeps for a backoff delay; {@link Informer.retryNow} or the signal ends it early. */
+  /** Sleeps for a backoff delay; {@link InformerEngine.retryNow} or the signal ends it early. */
   async #backoffSleep(ms: number, signal: AbortSignal): Promise<void> {
     const wake = new AbortController();
     this.#wake = wake;
@@ -162,8 +165,8 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
     return this.#synced;
   }
 
-  /** {@inheritDoc SharedInformer.waitForSync} */
-  waitForSync(signal?: AbortSignal): Promise<boolean> {
+  /** {@inheritDoc SharedInformer.waitUntilSynced} */
+  waitUntilSynced(signal?: AbortSignal): Promise<boolean> {
     if (this.#synced) return Promise.resolve(true);
     if (this.#state === 'stopped' || signal?.aborted) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
@@ -184,15 +187,16 @@ export class Informer<T extends KubeObject = KubeObject> implements SharedInform
   }
 
   /** {@inheritDoc SharedInformer.run} */
-  run(signal: AbortSignal): void {
-    if (this.#signal) return;
+  run(signal: AbortSignal): Promise<void> {
+    if (this.#running) return this.#running;
     this.#signal = signal;
     if (this.#filter?.subscribe) {
       this.#unsubscribeFilter = this.#filter.subscribe(() =>
         this.#handlers.refilter(this.#store.listUnfiltered().map((o) => [cacheKey(o), o])),
       );
     }
-    void this.#loop(signal);
+    this.#running = this.#loop(signal);
+    return this.#running;
   }
 
   /** {@inheritDoc SharedInformer.lastSyncResourceVersion} */

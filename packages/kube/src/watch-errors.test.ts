@@ -10,7 +10,7 @@ import { apiErrorFromStatus } from './errors.ts';
 import { ConnectionError, HttpApiClient } from './http-api-client.ts';
 import { recordingLogger } from './logger.ts';
 import { cm, ScriptedApi } from './scripted-api.test-util.ts';
-import { Informer } from './shared-informer.ts';
+import { InformerEngine } from './shared-informer.ts';
 
 describe('a watch reset (HttpApiClient against a local HTTPS server)', () => {
   const ca = new TinyCA();
@@ -94,7 +94,7 @@ describe('watch failures in the informer', () => {
 
   function start(api: ScriptedApi) {
     const logger = recordingLogger();
-    const informer = new Informer({
+    const informer = new InformerEngine({
       api,
       key: { resource: builtins.ConfigMap, namespace: 'ns' },
       logger,

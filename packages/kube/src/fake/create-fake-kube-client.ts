@@ -1,4 +1,4 @@
-import { newKubeClient } from '../kube-client.ts';
+import { createKubeClient } from '../create-kube-client.ts';
 import { createFakeApiClient } from './fake-api-client.ts';
 import { FakeCluster } from './fake-cluster.ts';
 import type { FakeKubeClient, FakeKubeClientOptions } from './fake-kube-client.ts';
@@ -12,7 +12,7 @@ const FAST_TUNING = { initialBackoffMs: 5, maxBackoffMs: 100 } as const;
  * Informer reconnect backoff defaults to 5 ms → 100 ms (override with `tuning`).
  *
  * ```ts
- * const kube = createFakeKubeClient({ objects: [configMap] });
+ * await using kube = createFakeKubeClient({ objects: [configMap] });
  * const informer = kube.informer(builtins.ConfigMap);
  * await kube.runAndWait(signal);
  * kube.cluster.failNext('list', 2, { code: 500 });
@@ -22,7 +22,7 @@ export function createFakeKubeClient(options: FakeKubeClientOptions = {}): FakeK
   const { cluster: given, logger, objectFilter, tuning, registry, ...clusterOptions } = options;
   const cluster = given ?? new FakeCluster(clusterOptions);
   const api = createFakeApiClient(cluster);
-  const client = newKubeClient({
+  const client = createKubeClient({
     api,
     ...(logger ? { logger } : {}),
     ...(objectFilter ? { objectFilter } : {}),

@@ -10,9 +10,10 @@ export interface FakeApiClient extends ApiClient {
 
 /**
  * An `ApiClient` on an in-memory {@link FakeCluster}: pass a cluster to share it between
- * clients, or cluster options to create a new one. `close()` ends the watches opened through this
- * client (a real client's `close()` leaves in-flight requests alone; the fake has no idle
- * connections to close, so it ends what would otherwise keep a test alive).
+ * clients, or cluster options to create a new one. `close()` and disposal end the watches opened
+ * through this client (a real client's `close()` leaves in-flight requests alone; the fake has no
+ * idle connections to close, so it ends what would otherwise keep a test alive). The cluster
+ * stays usable by its other clients.
  */
 export function createFakeApiClient(cluster: FakeCluster | FakeClusterOptions = {}): FakeApiClient {
   const c = cluster instanceof FakeCluster ? cluster : new FakeCluster(cluster);
@@ -29,6 +30,7 @@ export function createFakeApiClient(cluster: FakeCluster | FakeClusterOptions = 
     delete: (resource, name, namespace, opts) => c.delete(resource, name, namespace, opts),
     request: (req) => c.request(req),
     close: () => c.closeWatchesOf(owner),
+    [Symbol.asyncDispose]: async () => c.closeWatchesOf(owner),
   };
   return api;
 }

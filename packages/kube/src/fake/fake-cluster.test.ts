@@ -305,6 +305,29 @@ describe('FakeCluster watch controls', () => {
     expect(await watch(two).next()).toBe('end');
   });
 
+  it('await using a client ends its watches; await using the cluster ends all', async () => {
+    const cluster = new FakeCluster();
+    const other = createFakeApiClient(cluster);
+    const w2 = watch(other, { resourceVersion: cluster.resourceVersion });
+    {
+      await using one = createFakeApiClient(cluster);
+      const w1 = watch(one, { resourceVersion: cluster.resourceVersion });
+      await one.create(builtins.ConfigMap, cm('a'));
+      await w1.next();
+      await w2.next();
+      expect(cluster.watcherCount()).toBe(2);
+    }
+    expect(cluster.watcherCount()).toBe(1);
+    await other.create(builtins.ConfigMap, cm('b'));
+    expect(name(await w2.next())).toBe('ADDED b');
+    {
+      await using disposed = cluster;
+      expect(disposed.watcherCount()).toBe(1);
+    }
+    expect(await w2.next()).toBe('end');
+    expect(cluster.watcherCount()).toBe(0);
+  });
+
   it('watch events are copies', async () => {
     const api = createFakeApiClient();
     const w = watch(api, { resourceVersion: api.cluster.resourceVersion });

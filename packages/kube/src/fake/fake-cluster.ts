@@ -225,6 +225,11 @@ export class FakeCluster {
     this.#history.close();
   }
 
+  /** {@link FakeCluster.close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+  }
+
   /** Ends the watches opened by one client (see {@link createFakeApiClient}). */
   closeWatchesOf(owner: object): void {
     this.#history.closeWatchesOf(owner);

@@ -1,5 +1,5 @@
 import type { KubeClient } from '../client.ts';
-import type { NewKubeClientOptions } from '../kube-client.ts';
+import type { KubeClientOptions } from '../create-kube-client.ts';
 import type { FakeApiClient } from './fake-api-client.ts';
 import type { FakeCluster } from './fake-cluster.ts';
 import type { FakeClusterOptions } from './fake-cluster-options.ts';
@@ -7,7 +7,7 @@ import type { FakeClusterOptions } from './fake-cluster-options.ts';
 /** Options of {@link createFakeKubeClient}: the cluster's (or an existing cluster) and the client's. */
 export interface FakeKubeClientOptions
   extends FakeClusterOptions,
-    Omit<NewKubeClientOptions, 'api' | 'kubeConfig'> {
+    Pick<KubeClientOptions, 'logger' | 'objectFilter' | 'tuning' | 'registry'> {
   /** Use this cluster instead of creating one from the cluster options. */
   readonly cluster?: FakeCluster | undefined;
 }
