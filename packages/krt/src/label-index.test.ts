@@ -5,7 +5,7 @@
  * inputs it selected before or after, and a fetch's work no longer grows with the number of
  * objects in the namespace (Istio P13).
  */
-import { builtins, noopLogger, recordingLogger } from '@kubeloom/kube';
+import { builtins, noopLogger, recordingLogger, type SerializedError } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import type { V1Service } from '@kubernetes/client-node';
@@ -296,9 +296,7 @@ describe('selector index', () => {
     expect(c.list()).toEqual([]);
     expect(logger.records).toHaveLength(1);
     expect(logger.records[0]!.fields).toMatchObject({ collection: 'broken', key: 'ns/p' });
-    expect(String((logger.records[0]!.fields as { error: Error }).error.message)).toMatch(
-      /no label selector/,
-    );
+    expect((logger.records[0]!.fields as { err: SerializedError }).err.message).toMatch(/no label selector/);
   });
 });
 
