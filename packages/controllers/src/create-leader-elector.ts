@@ -60,6 +60,10 @@ class Elector implements LeaderElector {
   readonly #logger: Logger;
   readonly #leaseName: string;
   #running = false;
+  /** Aborted by disposal: stops the current and every later run. */
+  readonly #disposed = new AbortController();
+  /** The current run's campaign, while `run` is in progress. */
+  #campaigning: Promise<void> | undefined;
   #leading = false;
   #validUntil = Number.NEGATIVE_INFINITY;
   /** What we last saw: `undefined` before the first read, `null` for a missing Lease, else its resourceVersion. */
@@ -111,6 +115,22 @@ class Elector implements LeaderElector {
       );
     }
     this.#running = true;
+    const campaign = this.#campaign(AbortSignal.any([signal, this.#disposed.signal]));
+    this.#campaigning = campaign;
+    try {
+      await campaign;
+    } finally {
+      this.#campaigning = undefined;
+      this.#running = false;
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.#disposed.abort();
+    await this.#campaigning?.catch(() => {}); // run's caller sees its error
+  }
+
+  async #campaign(signal: AbortSignal): Promise<void> {
     const metrics = this.#opts.metrics?.leaderElection(this.#opts.lease.name);
     try {
       while (!signal.aborted) {
@@ -135,7 +155,6 @@ class Elector implements LeaderElector {
       }
     } finally {
       metrics?.close();
-      this.#running = false;
     }
   }
 

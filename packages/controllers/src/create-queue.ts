@@ -16,7 +16,6 @@ import { yieldToEventLoop } from './internal/yield.ts';
 import type { QueueMetricsRecorder } from './metrics.ts';
 import {
   type Queue,
-  QueueCloseTimeoutError,
   type QueueOptions,
   type ReconcileContext,
   type ReconcileResult,
@@ -128,7 +127,7 @@ class WorkQueue<K> implements Queue<K> {
     this.#resolveClosed = resolve;
     this.#addedAt = opts.metrics ? new Map() : undefined;
     this.#metrics = opts.metrics?.queue(this.name, {
-      depth: () => this.len(),
+      depth: () => this.size,
       unfinishedWorkSeconds: () => {
         const now = this.#clock.now();
         let total = 0;
@@ -203,20 +202,16 @@ class WorkQueue<K> implements Queue<K> {
     this.#limiter.forget(key);
   }
 
-  numRequeues(value: K): number {
-    return this.#limiter.numRequeues(this.#keyFunc(value));
+  requeues(value: K): number {
+    return this.#limiter.requeues(this.#keyFunc(value));
   }
 
-  len(): number {
+  get size(): number {
     return this.#fifo.length - (this.#syncQueued ? 1 : 0);
   }
 
   hasSynced(): boolean {
     return this.#synced;
-  }
-
-  isClosed(): boolean {
-    return this.#state === 'closed';
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -244,27 +239,12 @@ class WorkQueue<K> implements Queue<K> {
     this.#finishClose();
   }
 
-  waitForClose(timeoutMs = 0): Promise<void> {
-    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-      throw new RangeError(`queue "${this.name}": waitForClose needs a timeout ≥ 0 ms (0 waits forever)`);
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.#state !== 'closed') {
+      this.#beginShutdown();
+      if (this.#state === 'new') this.#finishClose(); // it never ran: nothing else will close it
     }
-    if (timeoutMs === 0 || this.#state === 'closed') return this.closed;
-    return new Promise<void>((resolve, reject) => {
-      const timer = this.#clock.setTimeout(
-        () => reject(new QueueCloseTimeoutError(this.name, timeoutMs, this.#processing.size)),
-        timeoutMs,
-      );
-      void this.closed.then(() => {
-        this.#clock.clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  shutDownEarly(): void {
-    if (this.#state === 'closed') return;
-    this.#beginShutdown();
-    if (this.#state === 'new') this.#finishClose();
+    await this.closed;
   }
 
   async #worker(): Promise<void> {
@@ -297,7 +277,7 @@ class WorkQueue<K> implements Queue<K> {
         result = this.#reconciler(
           value,
           this.#limited.size !== 0 && this.#limited.has(key)
-            ? { signal: this.#signal!, attempt: this.#limiter.numRequeues(key) + 1, queue: this.name }
+            ? { signal: this.#signal!, attempt: this.#limiter.requeues(key) + 1, queue: this.name }
             : this.#firstAttempt!,
         );
         // Await only real promises: a synchronous reconciler costs no microtask hop.
@@ -360,7 +340,7 @@ class WorkQueue<K> implements Queue<K> {
       this.#logger.warn('reconcile failed while the queue was stopping; not retried', fields);
       return;
     }
-    const attempts = (this.#limited.has(key) ? this.#limiter.numRequeues(key) : 0) + 1;
+    const attempts = (this.#limited.has(key) ? this.#limiter.requeues(key) : 0) + 1;
     if (attempts < this.#maxAttempts) {
       this.#logger.warn('reconcile failed; retrying', {
         ...fields,

@@ -14,6 +14,7 @@ import {
   builtins,
   createKubeClient,
   type HandlerRegistration,
+  ignoreNotFound,
   type KubeClient,
   type KubeObject,
   keyOf,
@@ -27,7 +28,6 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { describe, expect, it, vi } from 'vitest';
 import { createQueue } from './create-queue.ts';
 import { enqueueForParentHandler, filteredObjectHandler, objectHandler } from './handlers.ts';
-import { ignoreNotFound } from './ignore-not-found.ts';
 import type { Queue, ReconcileContext } from './queue.ts';
 
 const MIRROR_LABEL = 'example.kubeloom.dev/mirror';
@@ -82,7 +82,7 @@ class MirrorController {
     );
     if (!synced) {
       // Stopped before the caches synced: the queue never runs, release it.
-      this.#queue.shutDownEarly();
+      await this.#queue[Symbol.asyncDispose]();
     } else {
       await this.#queue.run(signal);
     }

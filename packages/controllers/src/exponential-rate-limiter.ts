@@ -37,7 +37,7 @@ export function exponentialFailureRateLimiter(opts: ExponentialRateLimiterOption
     forget(key) {
       failures.delete(key);
     },
-    numRequeues(key) {
+    requeues(key) {
       return failures.get(key) ?? 0;
     },
   };

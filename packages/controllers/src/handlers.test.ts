@@ -185,17 +185,3 @@ describe('extract', () => {
     expect(extract(tombstone(pod), isPod)).toBe(pod);
   });
 });
-
-describe('ignoreNotFound', () => {
-  it('turns a NotFound into undefined and rethrows anything else', async () => {
-    const { ignoreNotFound } = await import('./ignore-not-found.ts');
-    const { NotFoundError, ConflictError } = await import('@kubeloom/kube');
-    expect(
-      await ignoreNotFound(Promise.reject(new NotFoundError('gone', { code: 404, reason: 'NotFound' }))),
-    ).toBe(undefined);
-    expect(await ignoreNotFound(Promise.resolve(7))).toBe(7);
-    await expect(
-      ignoreNotFound(Promise.reject(new ConflictError('stale', { code: 409, reason: 'Conflict' }))),
-    ).rejects.toThrow('stale');
-  });
-});

@@ -19,7 +19,6 @@ export {
   type ParentKind,
   typedObjectHandler,
 } from './handlers.ts';
-export { ignoreNotFound } from './ignore-not-found.ts';
 export {
   LeaderElectionConfigError,
   type LeaderElectionOptions,
@@ -47,7 +46,6 @@ export {
 export {
   type KeySink,
   type Queue,
-  QueueCloseTimeoutError,
   type QueueOptions,
   type ReconcileContext,
   type ReconcileResult,

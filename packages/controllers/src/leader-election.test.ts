@@ -138,6 +138,42 @@ describe('createLeaderElector: one elector', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('await using stops a leader without its signal: the work settles, the Lease is released, no timers stay', async () => {
+    let stopped = 0;
+    let leading: AbortSignal | undefined;
+    const signal = new AbortController().signal;
+    let run: Promise<void> = Promise.resolve();
+    {
+      await using e = createLeaderElector(
+        base({
+          identity: 'a',
+          onStartedLeading: (s) => {
+            leading = s;
+          },
+          onStoppedLeading: () => stopped++,
+        }),
+      );
+      run = e.run(signal);
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(e.isLeader()).toBe(true);
+    }
+    expect(leading?.aborted).toBe(true);
+    expect(signal.aborted).toBe(false);
+    await run;
+    expect(stopped).toBe(1);
+    expect((await readLease()).spec?.holderIdentity).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a disposed elector does not campaign again', async () => {
+    const e = createLeaderElector(base({ identity: 'a' }));
+    await e[Symbol.asyncDispose]();
+    await e.run(new AbortController().signal);
+    expect(e.isLeader()).toBe(false);
+    await expect(readLease()).rejects.toThrow(/not found/);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('does not release when the work outlives the renew deadline', async () => {
     const logger = recordingLogger();
     const e = createLeaderElector(

@@ -76,6 +76,12 @@ export interface LeaderElector {
    * @throws Error when the elector is already running.
    */
   run(signal: AbortSignal): Promise<void>;
+  /**
+   * Stops the elector for good, for `await using`: a running `run` stops as if its signal aborted
+   * (a leader releases the Lease when `releaseOnCancel`), and disposal resolves once it returned;
+   * a later `run` returns at once.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
   /** True while this process leads and the renew deadline has not passed on its clock. */
   isLeader(): boolean;
   /** The holder last observed in the Lease (this process included), or undefined. */

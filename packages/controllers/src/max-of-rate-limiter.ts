@@ -21,10 +21,10 @@ export function maxOfRateLimiter(...limiters: RateLimiter[]): RateLimiter {
     forget(key) {
       for (const l of limiters) l.forget(key);
     },
-    numRequeues(key) {
+    requeues(key) {
       let n = 0;
       for (const l of limiters) {
-        const r = l.numRequeues(key);
+        const r = l.requeues(key);
         if (r > n) n = r;
       }
       return n;

@@ -104,9 +104,9 @@ describe('prometheusMetrics', () => {
     b.add('1');
     b.add('2');
     expect(await values(registry, 'workqueue_depth')).toEqual({ same: 3 });
-    a.shutDownEarly();
+    await a[Symbol.asyncDispose]();
     expect(await values(registry, 'workqueue_depth')).toEqual({ same: 2 });
-    b.shutDownEarly();
+    await b[Symbol.asyncDispose]();
     expect(await values(registry, 'workqueue_depth')).toEqual({ same: 0 });
   });
 
@@ -116,7 +116,7 @@ describe('prometheusMetrics', () => {
     for (let i = 0; i < 500; i++) {
       const q = createQueue<string>({ name: `short-lived-${i}`, reconciler: () => {}, metrics });
       q.add('k');
-      q.shutDownEarly();
+      await q[Symbol.asyncDispose]();
     }
     const live = createQueue<string>({ name: 'live', reconciler: () => {}, metrics });
     live.add('k');
@@ -127,7 +127,7 @@ describe('prometheusMetrics', () => {
     expect(depth.live).toBe(1);
     expect(depth['short-lived-0']).toBe(0);
     expect(depth['short-lived-499']).toBe(0);
-    live.shutDownEarly();
+    await live[Symbol.asyncDispose]();
     expect((await values(registry, 'workqueue_depth')).live).toBe(0);
   });
 
@@ -149,7 +149,7 @@ describe('prometheusMetrics', () => {
       collectGarbage();
     }
     expect(await values(registry, 'workqueue_depth')).toEqual({ kept: 1, dropped: 0 });
-    kept.shutDownEarly();
+    await kept[Symbol.asyncDispose]();
   });
 
   it('refuses a registry that already has one of the names from elsewhere', () => {

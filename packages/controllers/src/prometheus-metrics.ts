@@ -115,7 +115,7 @@ const states = new WeakMap<PromRegistry, RegistryState>();
  * module in, or use {@link importPrometheusMetrics}.
  *
  * A queue is registered from its construction until it closes (its run ended, or
- * `shutDownEarly()`); its gauges then drop to zero, and scrapes no longer visit it. A queue that
+ * it was disposed); its gauges then drop to zero, and scrapes no longer visit it. A queue that
  * is dropped without ever running or being shut down is held only weakly: once garbage-collected,
  * it is unregistered the same way. Each queue or lease name stays a label value of these metrics
  * for the registry's lifetime, as with any Prometheus label: use a fixed set of names, not one

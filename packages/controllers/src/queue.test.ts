@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Deferred, deferred, flushMicrotasks } from '../test/deferred.ts';
 import type { Clock } from './clock.ts';
 import { createQueue } from './create-queue.ts';
-import { QueueCloseTimeoutError, TerminalError } from './queue.ts';
+import { type Queue, TerminalError } from './queue.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 beforeEach(() => {
@@ -15,6 +15,17 @@ afterEach(() => {
 
 const key = (name: string, namespace = 'ns'): ObjectKey => ({ namespace, name });
 
+/** Whether `promise` has settled, after the pending microtasks ran. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await flushMicrotasks();
+  return done;
+}
+
 describe('createQueue', () => {
   it('deduplicates keys that are waiting and processes the latest value', async () => {
     const seen: Array<ObjectKey & { v?: number }> = [];
@@ -23,14 +34,14 @@ describe('createQueue', () => {
     q.add({ ...key('a'), v: 2 });
     q.add(key('b'));
     q.add({ ...key('a'), v: 3 });
-    expect(q.len()).toBe(2);
+    expect(q.size).toBe(2);
     const ac = new AbortController();
     const done = q.run(ac.signal);
     await vi.waitFor(() => expect(q.hasSynced()).toBe(true));
     expect(seen).toEqual([{ ...key('a'), v: 3 }, key('b')]);
     ac.abort();
     await done;
-    expect(q.isClosed()).toBe(true);
+    expect(await settled(q.closed)).toBe(true);
   });
 
   it('keys strings as they are and object keys as namespace/name', async () => {
@@ -64,7 +75,7 @@ describe('createQueue', () => {
     expect(seen).toEqual([{ a: 1, b: 2 }]);
     ac.abort();
     await run;
-    bad.shutDownEarly();
+    await bad[Symbol.asyncDispose]();
   });
 
   it('never processes one key on two workers, and re-processes a key added during processing', async () => {
@@ -95,7 +106,7 @@ describe('createQueue', () => {
     q.add('a');
     await flushMicrotasks();
     expect(calls).toEqual(['a', 'b']);
-    expect(q.len()).toBe(0);
+    expect(q.size).toBe(0);
     gates.get('a')![0]!.resolve();
     await flushMicrotasks();
     expect(calls).toEqual(['a', 'b', 'a']);
@@ -272,7 +283,7 @@ describe('createQueue', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toMatch(/retry budget is exhausted/);
     // Dropping forgets the failures: a new event starts over at attempt 1.
-    expect(q.numRequeues('k')).toBe(0);
+    expect(q.requeues('k')).toBe(0);
     ac.abort();
     await run;
   });
@@ -296,7 +307,7 @@ describe('createQueue', () => {
     fail = false;
     await vi.advanceTimersByTimeAsync(20);
     expect(attempts).toEqual([1, 2, 3, 4]);
-    expect(q.numRequeues('k')).toBe(0);
+    expect(q.requeues('k')).toBe(0);
     fail = true;
     q.add('k');
     await flushMicrotasks();
@@ -426,14 +437,14 @@ describe('createQueue', () => {
     const infinite: RateLimiter = {
       when: () => Number.POSITIVE_INFINITY,
       forget: () => {},
-      numRequeues: () => 0,
+      requeues: () => 0,
     };
     const limited = createQueue<string>({ name: 'limited', rateLimiter: infinite, reconciler: () => {} });
     expect(() => limited.addRateLimited('k')).toThrow(/queue "limited": the rate limiter .* got Infinity/);
     expect(vi.getTimerCount()).toBe(0);
-    expect(q.len() + limited.len()).toBe(0);
-    q.shutDownEarly();
-    limited.shutDownEarly();
+    expect(q.size + limited.size).toBe(0);
+    await q[Symbol.asyncDispose]();
+    await limited[Symbol.asyncDispose]();
   });
 
   it('uses a custom rate limiter', async () => {
@@ -450,7 +461,7 @@ describe('createQueue', () => {
         forgets.push(k);
         requeues = 0;
       },
-      numRequeues: () => requeues,
+      requeues: () => requeues,
     };
     const at: number[] = [];
     const start = performance.now();
@@ -496,15 +507,12 @@ describe('createQueue', () => {
     expect(started).toEqual(['a']);
     ac.abort();
     q.add('d');
-    expect(q.len()).toBe(0);
-    expect(q.isClosed()).toBe(false);
-    const timedOut = expect(q.waitForClose(50)).rejects.toBeInstanceOf(QueueCloseTimeoutError);
+    expect(q.size).toBe(0);
     await vi.advanceTimersByTimeAsync(50);
-    await timedOut;
+    expect(await settled(q.closed)).toBe(false); // the in-flight reconcile still runs
     gate.resolve();
     await run;
-    await q.waitForClose(50);
-    expect(q.isClosed()).toBe(true);
+    expect(await settled(q.closed)).toBe(true);
     expect(started).toEqual(['a']);
     expect(finished).toBe(1);
     await vi.advanceTimersByTimeAsync(100);
@@ -535,7 +543,7 @@ describe('createQueue', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('leaves no timers behind after stop, even with delayed adds and waitForClose pending', async () => {
+  it('leaves no timers behind after stop, even with delayed adds and a wait on closed pending', async () => {
     const q = createQueue<string>({
       logger: noopLogger,
       maxAttempts: 3,
@@ -546,7 +554,7 @@ describe('createQueue', () => {
     q.add('a');
     q.addAfter('b', 60_000);
     await flushMicrotasks();
-    const closing = q.waitForClose(30_000);
+    const closing = q.closed;
     expect(vi.getTimerCount()).toBeGreaterThan(0);
     ac.abort();
     await run;
@@ -554,28 +562,56 @@ describe('createQueue', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('shutDownEarly closes a queue that never ran and releases its timers', async () => {
-    const q = createQueue<string>({ reconciler: () => {} });
-    q.add('a');
-    q.addAfter('b', 1000);
-    expect(vi.getTimerCount()).toBe(1);
-    q.shutDownEarly();
+  it('await using closes a queue that never ran and releases its timers', async () => {
+    let calls = 0;
+    let escaped: Queue<string> | undefined;
+    {
+      await using q = createQueue<string>({ reconciler: () => void calls++ });
+      q.add('a');
+      q.addAfter('b', 1000);
+      expect(vi.getTimerCount()).toBe(1);
+      escaped = q;
+    }
     expect(vi.getTimerCount()).toBe(0);
-    expect(q.isClosed()).toBe(true);
-    await q.closed;
-    await q.waitForClose();
+    expect(await settled(escaped.closed)).toBe(true);
+    expect(escaped.size).toBe(0);
+    escaped.add('c'); // ignored
+    expect(escaped.size).toBe(0);
     // Running it afterwards returns at once and processes nothing.
-    await q.run(new AbortController().signal);
-    expect(q.hasSynced()).toBe(false);
+    await escaped.run(new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(calls).toBe(0);
+    expect(escaped.hasSynced()).toBe(false);
   });
 
-  it('shutDownEarly also stops a running queue', async () => {
-    const q = createQueue<string>({ reconciler: () => {} });
-    const run = q.run(new AbortController().signal);
+  it('await using stops a running queue without its signal, after the in-flight reconcile', async () => {
+    const gate = deferred();
+    const started: string[] = [];
+    const signal = new AbortController().signal;
+    let run: Promise<void> = Promise.resolve();
+    let disposed = false;
+    const scope = (async () => {
+      await using q = createQueue<string>({
+        reconciler: async (k) => {
+          started.push(k);
+          await gate.promise;
+        },
+      });
+      q.add('a');
+      q.add('b');
+      run = q.run(signal);
+      await flushMicrotasks();
+      expect(started).toEqual(['a']);
+    })().then(() => {
+      disposed = true;
+    });
     await flushMicrotasks();
-    q.shutDownEarly();
+    expect(disposed).toBe(false); // disposal waits for the in-flight reconcile
+    gate.resolve();
+    await scope;
     await run;
-    expect(q.isClosed()).toBe(true);
+    expect(signal.aborted).toBe(false);
+    expect(started).toEqual(['a']);
   });
 
   it('a run signal that is already aborted closes the queue without processing', async () => {
@@ -584,7 +620,7 @@ describe('createQueue', () => {
     q.add('a');
     await q.run(AbortSignal.abort());
     expect(calls).toBe(0);
-    expect(q.isClosed()).toBe(true);
+    expect(await settled(q.closed)).toBe(true);
   });
 
   it('refuses bad options and a second run with clear errors', async () => {
@@ -600,11 +636,10 @@ describe('createQueue', () => {
     const ac = new AbortController();
     const run = q.run(ac.signal);
     await expect(q.run(ac.signal)).rejects.toThrow(/queue "once": run was called twice/);
-    expect(() => q.waitForClose(-1)).toThrow(/timeout ≥ 0/);
     const objects = createQueue({ reconciler: () => {} });
     expect(() => objects.addObject({ metadata: {} })).toThrow(/needs an object with metadata.name/);
     expect(() => objects.add({ name: '' })).toThrow(/empty name/);
-    objects.shutDownEarly();
+    await objects[Symbol.asyncDispose]();
     ac.abort();
     await run;
   });

@@ -105,11 +105,11 @@ export interface Queue<K = ObjectKey> extends KeySink<K> {
   /** Clears the key's failure history in the rate limiter. */
   forget(key: K): void;
   /** How many times the key was retried since it was last forgotten. */
-  numRequeues(key: K): number;
+  requeues(key: K): number;
   /** Keys waiting to be processed (not counting delayed adds). */
-  len(): number;
+  readonly size: number;
   /**
-   * Runs the workers until `signal` aborts (or {@link Queue.shutDownEarly}); resolves once every
+   * Runs the workers until `signal` aborts (or the queue is disposed); resolves once every
    * in-flight reconcile has finished. Call it once.
    *
    * @throws Error when the queue already runs or ran.
@@ -117,20 +117,17 @@ export interface Queue<K = ObjectKey> extends KeySink<K> {
   run(signal: AbortSignal): Promise<void>;
   /** True once every key added before {@link Queue.run} was processed at least once. */
   hasSynced(): boolean;
-  /** True once the queue stopped: its workers exited (or it was shut down before running). */
-  isClosed(): boolean;
-  /** Resolves when the queue has stopped and its workers exited. */
+  /**
+   * Settles when the queue has stopped: `run`'s signal aborted (or the queue was disposed) and
+   * every in-flight reconcile finished. To bound the wait, race it against a timer.
+   */
   readonly closed: Promise<void>;
   /**
-   * Waits for {@link Queue.closed}. Rejects with a {@link QueueCloseTimeoutError} after
-   * `timeoutMs`; 0 (the default) waits forever.
+   * Stops the queue and resolves once {@link Queue.closed} settled, for `await using`. Before
+   * `run`, it closes a queue that will never run (its delayed adds release their timers, a later
+   * `run` returns at once); while running, it stops it as aborting `run`'s signal does.
    */
-  waitForClose(timeoutMs?: number): Promise<void>;
-  /**
-   * Stops a queue: before `run` (a queue that will never run, so its delayed adds release their
-   * timers), or instead of aborting `run`'s signal.
-   */
-  shutDownEarly(): void;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Thrown by a reconciler for a failure that retrying cannot fix: the key is dropped at once. */
@@ -139,17 +136,5 @@ export class TerminalError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'TerminalError';
-  }
-}
-
-/** Raised by {@link Queue.waitForClose} when the queue did not close in time. */
-export class QueueCloseTimeoutError extends Error {
-  /** Creates the error. */
-  constructor(queue: string, timeoutMs: number, inFlight: number) {
-    super(
-      `queue "${queue}" did not close within ${timeoutMs} ms (${inFlight} reconcile(s) still running); ` +
-        'abort its run signal first, and make reconcilers honour ctx.signal',
-    );
-    this.name = 'QueueCloseTimeoutError';
   }
 }

@@ -13,7 +13,7 @@ describe('exponentialFailureRateLimiter', () => {
     expect(delays[17]).toBe(5 * 2 ** 17); // 655.36 s
     expect(delays[18]).toBe(1_000_000);
     expect(delays[19]).toBe(1_000_000);
-    expect(l.numRequeues('a')).toBe(20);
+    expect(l.requeues('a')).toBe(20);
     expect(l.when('b')).toBe(5);
   });
 
@@ -29,9 +29,9 @@ describe('exponentialFailureRateLimiter', () => {
     l.when('a');
     l.when('b');
     l.forget('a');
-    expect(l.numRequeues('a')).toBe(0);
+    expect(l.requeues('a')).toBe(0);
     expect(l.when('a')).toBe(5);
-    expect(l.numRequeues('b')).toBe(1);
+    expect(l.requeues('b')).toBe(1);
   });
 
   it('refuses invalid settings', () => {
@@ -65,7 +65,7 @@ describe('tokenBucketRateLimiter', () => {
   it('keeps no per-key state', () => {
     const l = tokenBucketRateLimiter({ now: () => 0 });
     l.when('a');
-    expect(l.numRequeues('a')).toBe(0);
+    expect(l.requeues('a')).toBe(0);
     l.forget('a');
   });
 
@@ -82,7 +82,7 @@ describe('maxOfRateLimiter', () => {
     return {
       when: () => delay,
       forget: (k) => void forgotten.push(k),
-      numRequeues: () => requeues,
+      requeues: () => requeues,
       forgotten,
     };
   };
@@ -92,7 +92,7 @@ describe('maxOfRateLimiter', () => {
     const b = fixed(50, 1);
     const l = maxOfRateLimiter(a, b);
     expect(l.when('k')).toBe(50);
-    expect(l.numRequeues('k')).toBe(3);
+    expect(l.requeues('k')).toBe(3);
     l.forget('k');
     expect(a.forgotten).toEqual(['k']);
     expect(b.forgotten).toEqual(['k']);
@@ -106,7 +106,7 @@ describe('maxOfRateLimiter', () => {
     for (let i = 0; i < 97; i++) l.when(`other${i}`);
     // 100 tokens are gone: a fresh key now waits for the bucket (100 ms), not 5 ms.
     expect(l.when('fresh')).toBeCloseTo(100);
-    expect(l.numRequeues('a')).toBe(3);
+    expect(l.requeues('a')).toBe(3);
     now = 60_000;
     expect(l.when('fresh2')).toBe(5);
   });

@@ -10,7 +10,7 @@ export interface RateLimiter {
   /** Clears the failure history of `key` (it succeeded, or the queue gave up on it). */
   forget(key: string): void;
   /** How many times `key` was retried since it was last forgotten. */
-  numRequeues(key: string): number;
+  requeues(key: string): number;
 }
 
 /** Options of {@link exponentialFailureRateLimiter}. */

@@ -5,7 +5,7 @@ import type { RateLimiter, TokenBucketRateLimiterOptions } from './rate-limiter.
  * A global token bucket (client-go's `BucketRateLimiter`, golang.org/x/time/rate semantics): up
  * to `burst` retries go at once, then one every `1/qps` seconds, whatever the key. Each call to
  * `when` reserves a token, so delays grow as reservations pile up. It keeps no per-key state:
- * `numRequeues` is always 0 and `forget` does nothing. Defaults: 10 qps, burst 100.
+ * `requeues` is always 0 and `forget` does nothing. Defaults: 10 qps, burst 100.
  *
  * @throws RangeError when qps is not a positive finite number or burst not a positive integer.
  */
@@ -28,7 +28,7 @@ export function tokenBucketRateLimiter(opts: TokenBucketRateLimiterOptions = {})
       return tokens >= 0 ? 0 : -tokens * msPerToken;
     },
     forget() {},
-    numRequeues() {
+    requeues() {
       return 0;
     },
   };

@@ -160,12 +160,11 @@ export function statusWriter<I, S>(
   });
   const queueDone = registration.waitUntilSynced(stop).then((ok) => {
     if (ok) return queue.run(stop);
-    queue.shutDownEarly();
-    return queue.closed;
+    return queue[Symbol.asyncDispose](); // never synced: release it
   });
   const shutDown = (): void => {
     registration.remove();
-    queue.shutDownEarly();
+    void queue[Symbol.asyncDispose](); // stops it even before it ran
   };
   if (stop.aborted) shutDown();
   else stop.addEventListener('abort', shutDown, { once: true });
