@@ -14,11 +14,11 @@ import {
 import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { expect } from 'vitest';
+import { createClient } from './create-client.ts';
 import type { ApplyConfiguration } from './interfaces.ts';
-import { newClient, newFiltered } from './new-client.ts';
 import { newNamespace } from './scenarios.test-util.ts';
 import { uniqueSuffix } from './test-support.test-util.ts';
-import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
+import { createEventTracker, type EventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
 /** A kind the scenario runs on. */
@@ -119,8 +119,8 @@ export async function everyMethodScenario<T extends KubeObject>(
   const { resource, cleanup } = await kind.setup(kube);
   try {
     const manager = 'kclient-methods';
-    const plain = newClient(kube, resource, { namespace: ns, fieldManager: manager });
-    const client = newFiltered(kube, resource, {
+    const plain = createClient(kube, resource, { namespace: ns, fieldManager: manager });
+    const client = createClient(kube, resource, {
       namespace: ns,
       fieldManager: manager,
       objectFilter: (o) => o.metadata?.labels?.visible !== 'no',
@@ -134,8 +134,8 @@ export async function everyMethodScenario<T extends KubeObject>(
     await plain.create(kind.make('b', ns, { tier: 'y' }));
     await plain.create(kind.make('h', ns, { tier: 'x', visible: 'no' }));
 
-    const t1 = new EventTracker({ timeoutMs: 20_000 });
-    const t2 = new EventTracker({ timeoutMs: 20_000 });
+    const t1 = createEventTracker({ timeoutMs: 20_000 });
+    const t2 = createEventTracker({ timeoutMs: 20_000 });
     const both = async (...events: string[]): Promise<void> => {
       await t1.waitOrdered(...events);
       await t2.waitOrdered(...events);
@@ -153,7 +153,7 @@ export async function everyMethodScenario<T extends KubeObject>(
     expect(reg1.hasSynced()).toBe(false);
     expect(client.list()).toEqual([]);
 
-    client.start(signal); // only this informer (shared with `plain`)
+    void client.run(signal); // only this informer (shared with `plain`)
     expect(await kube.waitForCacheSync(kind.name, signal, () => client.hasSynced())).toBe(true);
     expect(client.hasSyncedIgnoringHandlers()).toBe(true);
     expect(reg1.hasSynced()).toBe(true);
@@ -267,10 +267,10 @@ export async function everyMethodScenario<T extends KubeObject>(
     client.shutdownHandler(reg2);
     await client.patch('b', ns, 'merge', { metadata: { annotations: { after: 'shutdownHandler' } } });
     await t1.waitOrdered('update/b');
-    t2.empty();
+    await t2.empty();
 
     // a handler added after sync: hasSynced waits until it has the current state
-    const t3 = new EventTracker({ timeoutMs: 20_000 });
+    const t3 = createEventTracker({ timeoutMs: 20_000 });
     const reg3 = client.addEventHandler(trackerHandler(t3));
     expect(client.hasSynced()).toBe(false);
     expect(client.hasSyncedIgnoringHandlers()).toBe(true);
@@ -314,16 +314,16 @@ export async function everyMethodScenario<T extends KubeObject>(
 
     // shutdownHandlers removes every handler of this client; the cache stays live
     client.shutdownHandlers();
-    const t4 = new EventTracker({ timeoutMs: 20_000 });
+    const t4 = createEventTracker({ timeoutMs: 20_000 });
     plain.addEventHandler(trackerHandler(t4)); // a handler of another client is not touched
     await kube.waitForCacheSync('plain', signal, () => plain.hasSynced());
     await client.create(kind.make('c', ns, {}));
     await t4.waitOrdered('add/c');
     expect(client.get('c', ns)?.metadata?.name).toBe('c');
     plain.shutdownHandlers();
-    t1.empty();
-    t2.empty();
-    t3.empty();
+    await t1.empty();
+    await t2.empty();
+    await t3.empty();
     expect(client.hasSynced()).toBe(true);
   } finally {
     await cleanup();

@@ -12,14 +12,19 @@ import {
 import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { expect } from 'vitest';
+import {
+  createClient,
+  createMetadataClient,
+  createUntypedClient,
+  createWriteClient,
+} from './create-client.ts';
 import { createOrUpdate } from './create-or-update.ts';
-import { newClient, newFiltered, newMetadata, newUntyped, newWriteClient } from './new-client.ts';
 import { retryOnConflict } from './retry-on-conflict.ts';
 import { newNamespace } from './scenarios.test-util.ts';
 import { uniqueSuffix } from './test-support.test-util.ts';
 import { ClientTestError } from './testing/client-test-error.ts';
-import { newDirectClient } from './testing/direct-client.ts';
-import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
+import { createDirectClient } from './testing/direct-client.ts';
+import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 import { names } from './testing/names.ts';
 import { wrap } from './testing/test-client.ts';
@@ -41,8 +46,8 @@ function deployment(name: string, namespace: string, image = 'nginx:1'): V1Deplo
 /** ConfigMap: every Reader, Writer and Informer method. */
 export async function configMapScenario(kube: KubeClient, signal: AbortSignal): Promise<void> {
   const ns = await newNamespace(kube);
-  const cms = newClient(kube, builtins.ConfigMap, { namespace: ns, fieldManager: 'kclient-test' });
-  const tracker = new EventTracker();
+  const cms = createClient(kube, builtins.ConfigMap, { namespace: ns, fieldManager: 'kclient-test' });
+  const tracker = createEventTracker();
   const reg = cms.addEventHandler(trackerHandler(tracker));
   const byTier = cms.index('tier', (cm) => (cm.metadata?.labels?.tier ? [cm.metadata.labels.tier] : []));
   await cms.create({ metadata: { name: 'pre', namespace: ns, labels: { tier: 'a' } }, data: { x: '1' } });
@@ -120,7 +125,7 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   expect(cms.get('live', ns)).toBeUndefined();
 
   // removing one registration stops its events; shutdownHandlers removes the rest
-  const other = new EventTracker();
+  const other = createEventTracker();
   const otherReg = cms.addEventHandler(trackerHandler(other));
   expect(cms.hasSynced()).toBe(false); // the late handler has not seen the current state yet
   await other.waitOrdered('add/pre');
@@ -129,8 +134,8 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   cms.shutdownHandlers();
   await cms.patch('pre', ns, 'merge', { data: { after: 'shutdown' } });
   await waitFor('the patch in the cache', () => cms.get('pre', ns)?.data?.after === 'shutdown');
-  tracker.empty();
-  other.empty();
+  await tracker.empty();
+  await other.empty();
   expect(reg.hasSynced()).toBe(true);
 }
 
@@ -140,8 +145,8 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
  */
 export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal): Promise<void> {
   const ns = await newNamespace(kube);
-  const writer = newWriteClient(kube, builtins.ConfigMap);
-  const direct = newDirectClient(kube, builtins.ConfigMap);
+  const writer = createWriteClient(kube, builtins.ConfigMap);
+  const direct = createDirectClient(kube, builtins.ConfigMap);
   await createOrUpdate(writer, { metadata: { name: 'c', namespace: ns }, data: { a: '1' } });
   await createOrUpdate(writer, { metadata: { name: 'c', namespace: ns }, data: { a: '2' } });
   expect((await direct.get('c', ns))?.data).toEqual({ a: '2' });
@@ -157,7 +162,7 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
   const Cache = await makeCRD(kube, gvr);
   try {
     expect(Cache.kind).toBe('Cache');
-    const caches = newWriteClient(kube, Cache);
+    const caches = createWriteClient(kube, Cache);
     const first = await createOrUpdate(caches, { metadata: { name: 'c', namespace: ns }, spec: { size: 1 } });
     const second = await createOrUpdate(caches, {
       metadata: { name: 'c', namespace: ns },
@@ -171,7 +176,7 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
     );
 
     // clienttest writers share the implementation; createOrUpdateStatus too
-    const directCaches = newDirectClient(kube, Cache);
+    const directCaches = createDirectClient(kube, Cache);
     await directCaches.createOrUpdate({ metadata: { name: 'c', namespace: ns }, spec: { size: 4 } });
     const withStatus = await directCaches.createOrUpdateStatus({
       metadata: { name: 'c', namespace: ns },
@@ -188,9 +193,9 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
     expect(fresh.status).toEqual({ phase: 'New' });
 
     // wrap: writes fail the test with the kind named, reads are the client's (cached)
-    const client = newClient(kube, Cache, { namespace: ns });
+    const client = createClient(kube, Cache, { namespace: ns });
     const cached = wrap(client);
-    client.start(signal);
+    void client.run(signal);
     await kube.waitForCacheSync('caches', signal, () => client.hasSynced());
     await cached.createOrUpdate({ metadata: { name: 'c', namespace: ns }, spec: { size: 6 } });
     await waitFor(
@@ -216,8 +221,8 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
 /** Deployment: status writes, strategic merge on containers, server-side apply with two managers. */
 export async function deploymentScenario(kube: KubeClient, signal: AbortSignal): Promise<void> {
   const ns = await newNamespace(kube);
-  const deploys = newClient(kube, builtins.Deployment, { namespace: ns });
-  const tracker = new EventTracker();
+  const deploys = createClient(kube, builtins.Deployment, { namespace: ns });
+  const tracker = createEventTracker();
   deploys.addEventHandler(trackerHandler(tracker));
   expect(await kube.runAndWait(signal)).toBe(true);
 
@@ -284,8 +289,8 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
   const gvr = { group: `kc${uniqueSuffix()}.example.com`, version: 'v1', resource: 'widgets' };
   const Widget = await makeCRD(kube, gvr);
   try {
-    const widgets = newClient(kube, Widget, { namespace: ns });
-    const tracker = new EventTracker();
+    const widgets = createClient(kube, Widget, { namespace: ns });
+    const tracker = createEventTracker();
     widgets.addEventHandler(trackerHandler(tracker));
     expect(await kube.runAndWait(signal)).toBe(true);
 
@@ -339,8 +344,8 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
       metadata: { name: 'w2', namespace: ns, labels: { k: 'v' } },
       spec: { big: 'x'.repeat(100) },
     });
-    const untyped = newUntyped(kube, gvr, { namespace: ns });
-    const meta = newMetadata(kube, Widget, { namespace: ns });
+    const untyped = createUntypedClient(kube, gvr, { namespace: ns });
+    const meta = createMetadataClient(kube, Widget, { namespace: ns });
     await kube.waitForCacheSync(
       'untyped',
       signal,
@@ -369,7 +374,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
 export async function badInputScenario(kube: KubeClient, signal: AbortSignal): Promise<void> {
   void signal;
   const ns = await newNamespace(kube);
-  const cms = newClient(kube, builtins.ConfigMap);
+  const cms = createClient(kube, builtins.ConfigMap);
   const invalid = await cms
     .create({
       metadata: { name: 'Not_A_DNS_Name', namespace: ns },
@@ -386,7 +391,7 @@ export async function badInputScenario(kube: KubeClient, signal: AbortSignal): P
   expect(isNotFound(missing)).toBe(true);
   await expect(cms.delete('nope', ns)).rejects.toBeInstanceOf(NotFoundError);
   await expect(cms.update({ metadata: { namespace: ns } })).rejects.toThrow(/metadata.name is required/);
-  expect(() => newFiltered(kube, builtins.ConfigMap, { labelSelector: 'a in ()' })).toThrow(
+  expect(() => createClient(kube, builtins.ConfigMap, { labelSelector: 'a in ()' })).toThrow(
     /invalid label selector/,
   );
 }

@@ -15,7 +15,7 @@ import {
   deploymentScenario,
   writeHelpersScenario,
 } from './client-scenarios.test-util.ts';
-import { newClient } from './new-client.ts';
+import { createClient } from './create-client.ts';
 import { newNamespace } from './scenarios.test-util.ts';
 
 const harnesses: RealHarness[] = [];
@@ -51,7 +51,7 @@ describe('Client on the real API server', () => {
   it('every field cause of an invalid object reaches the caller (data keys are validated by the apiserver only)', async () => {
     const { kube } = harness();
     const ns = await newNamespace(kube);
-    const invalid = await newClient(kube, builtins.ConfigMap)
+    const invalid = await createClient(kube, builtins.ConfigMap)
       .create({ metadata: { name: 'Bad_Name', namespace: ns }, data: { 'bad key!': 'x' } })
       .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(InvalidError);

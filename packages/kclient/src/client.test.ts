@@ -11,13 +11,19 @@ import {
 import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createClient,
+  createDelayedClient,
+  createMetadataClient,
+  createUntypedClient,
+  createWriteClient,
+} from './create-client.ts';
 import { ResourceNotServedError } from './errors.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import type { DynamicFilter } from './interfaces.ts';
-import { newClient, newDelayed, newFiltered, newMetadata, newUntyped, newWriteClient } from './new-client.ts';
 import { toPartialObjectMetadata } from './partial-object-metadata.ts';
 import { shutdownAll } from './shutdown-all.ts';
-import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
+import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { makeCRD } from './testing/make-crd.ts';
 
 afterEach(closeFakes);
@@ -44,10 +50,10 @@ function deployment(name: string, minReadySeconds: number): V1Deployment {
 describe('static object filter', () => {
   it('turns updates across the filter into adds and deletes (Istio TestClient)', async () => {
     const { kube, stop } = fakeKube({ objects: [deployment('a', 150), deployment('b', 5)] });
-    const deploys = newFiltered(kube, builtins.Deployment, {
+    const deploys = createClient(kube, builtins.Deployment, {
       objectFilter: (d) => (d.spec?.minReadySeconds ?? 0) < 100,
     });
-    const tracker = new EventTracker();
+    const tracker = createEventTracker();
     deploys.addEventHandler(trackerHandler(tracker));
     await kube.runAndWait(stop.signal);
     await tracker.waitOrdered('add/b');
@@ -73,10 +79,10 @@ describe('static object filter', () => {
       objectFilter: clientWide,
       objects: [cm('x', 'a'), cm('y', 'b', { keep: 'no' }), cm('z', 'c')],
     });
-    const cms = newFiltered(kube, builtins.ConfigMap, {
+    const cms = createClient(kube, builtins.ConfigMap, {
       objectFilter: (c) => c.metadata?.labels?.keep !== 'no',
     });
-    const tracker = new EventTracker();
+    const tracker = createEventTracker();
     cms.addEventHandler(trackerHandler(tracker));
     await kube.runAndWait(stop.signal);
     await tracker.waitOrdered('add/x');
@@ -98,9 +104,9 @@ describe('static object filter', () => {
 describe('handlers, sync and indexes', () => {
   it('a handler on a stopped informer never syncs; shutdownHandler removes only one', async () => {
     const { kube, stop } = fakeKube({ objects: [cm('a')] });
-    const cms = newClient(kube, builtins.ConfigMap);
-    const t1 = new EventTracker();
-    const t2 = new EventTracker();
+    const cms = createClient(kube, builtins.ConfigMap);
+    const t1 = createEventTracker();
+    const t2 = createEventTracker();
     const r1 = cms.addEventHandler(trackerHandler(t1));
     cms.addEventHandler(trackerHandler(t2));
     await kube.runAndWait(stop.signal);
@@ -110,13 +116,13 @@ describe('handlers, sync and indexes', () => {
     cms.shutdownHandler(r1); // idempotent
     await kube.api.create(builtins.ConfigMap, cm('b'));
     await t2.waitOrdered('add/b');
-    t1.empty();
+    await t1.empty();
 
     stop.abort();
     await waitFor('the informer to stop', () =>
       kube.informers().every((i) => i.health().state === 'stopped'),
     );
-    const dead = cms.addEventHandler(trackerHandler(new EventTracker()));
+    const dead = cms.addEventHandler(trackerHandler(createEventTracker()));
     expect(dead.hasSynced()).toBe(false);
     dead.remove();
     expect(cms.hasSyncedIgnoringHandlers()).toBe(true);
@@ -126,8 +132,8 @@ describe('handlers, sync and indexes', () => {
     const { kube, stop } = fakeKube({
       objects: [cm('a', 'ns', { team: 'x' }), cm('b', 'ns', { team: 'y' })],
     });
-    const all = newClient(kube, builtins.ConfigMap);
-    const onlyA = newFiltered(kube, builtins.ConfigMap, { objectFilter: (c) => c.metadata?.name === 'a' });
+    const all = createClient(kube, builtins.ConfigMap);
+    const onlyA = createClient(kube, builtins.ConfigMap, { objectFilter: (c) => c.metadata?.name === 'a' });
     const byTeam = all.index('team', (c) => [c.metadata?.labels?.team ?? '']);
     // same name, different function: the first index is reused (Istio's semantics)
     const reused = onlyA.index('team', () => ['ignored']);
@@ -144,21 +150,45 @@ describe('handlers, sync and indexes', () => {
     expect(ns.lookup('custom').length).toBe(3);
   });
 
-  it('start() runs only this informer', async () => {
-    const { kube, stop } = fakeKube({ objects: [cm('a')] });
-    const cms = newClient(kube, builtins.ConfigMap);
-    cms.start(stop.signal);
-    await kube.waitForCacheSync('cms', stop.signal, () => cms.hasSynced());
+  it('run() runs only this informer and settles once it stopped', async () => {
+    const { kube } = fakeKube({ objects: [cm('a')] });
+    const own = new AbortController();
+    const cms = createClient(kube, builtins.ConfigMap);
+    let settled = false;
+    const running = cms.run(own.signal).then(() => {
+      settled = true;
+    });
+    expect(await cms.waitUntilSynced(own.signal)).toBe(true);
     expect(cms.get('a', 'ns')).toBeDefined();
     expect(kube.isRunning()).toBe(false);
+    expect(settled).toBe(false);
+    own.abort();
+    await running;
+    expect(kube.informers()[0]!.health().state).toBe('stopped');
+  });
+
+  it('waitUntilSynced waits for the handlers too, and resolves false on abort', async () => {
+    const { kube, stop } = fakeKube({ objects: [cm('a')] });
+    const cms = createClient(kube, builtins.ConfigMap);
+    const seen: string[] = [];
+    cms.addEventHandler({ onAdd: (o) => seen.push(o.metadata!.name!) });
+    const waiting = cms.waitUntilSynced(stop.signal);
+    await kube.runAndWait(stop.signal);
+    expect(await waiting).toBe(true);
+    expect(seen).toEqual(['a']); // delivered before it resolved
+    const never = createClient(fakeKube().kube, builtins.ConfigMap); // its informer never runs
+    const aborted = new AbortController();
+    const pending = never.waitUntilSynced(aborted.signal);
+    aborted.abort();
+    expect(await pending).toBe(false);
   });
 });
 
 describe('constructors', () => {
-  it('newMetadata keeps only apiVersion, kind and metadata, in its own informer', async () => {
+  it('createMetadataClient keeps only apiVersion, kind and metadata, in its own informer', async () => {
     const { kube, stop } = fakeKube({ objects: [{ ...cm('a'), data: { big: 'x' } } as V1ConfigMap] });
-    const meta = newMetadata(kube, builtins.ConfigMap);
-    const full = newClient(kube, builtins.ConfigMap);
+    const meta = createMetadataClient(kube, builtins.ConfigMap);
+    const full = createClient(kube, builtins.ConfigMap);
     await kube.runAndWait(stop.signal);
     expect(meta.get('a', 'ns')).toEqual({
       apiVersion: 'v1',
@@ -175,12 +205,12 @@ describe('constructors', () => {
     ).toEqual({ metadata: { name: 'n' } });
   });
 
-  it('newUntyped by GVR: known kinds at once, unknown ones resolved through discovery at the first write', async () => {
+  it('createUntypedClient by GVR: known kinds at once, unknown ones resolved through discovery at the first write', async () => {
     const { kube, stop } = fakeKube({ objects: [cm('a')] });
-    const cms = newUntyped(kube, { group: '', version: 'v1', resource: 'configmaps' });
+    const cms = createUntypedClient(kube, { group: '', version: 'v1', resource: 'configmaps' });
     expect(cms.resource.kind).toBe('ConfigMap');
     const gvr = { group: 'late.example.com', version: 'v1', resource: 'things' };
-    const things = newUntyped(kube, gvr, { namespace: 'ns' });
+    const things = createUntypedClient(kube, gvr, { namespace: 'ns' });
     expect(things.resource.kind).toBe('');
     await expect(
       things.create({
@@ -201,9 +231,9 @@ describe('constructors', () => {
     expect(cms.get('a', 'ns')?.kind).toBe('ConfigMap');
   });
 
-  it('newWriteClient fills apiVersion and kind, and uses the default field manager', async () => {
+  it('createWriteClient fills apiVersion and kind, and uses the default field manager', async () => {
     const { kube } = fakeKube();
-    const writer = newWriteClient(kube, builtins.ConfigMap, { fieldManager: 'me' });
+    const writer = createWriteClient(kube, builtins.ConfigMap, { fieldManager: 'me' });
     const created = await writer.create({ metadata: { name: 'a', namespace: 'ns' }, data: { k: 'v' } });
     expect(created).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(created.metadata?.managedFields?.map((m) => m.manager)).toEqual(['me']);
@@ -221,14 +251,14 @@ describe('constructors', () => {
     await expect(writer.delete('b')).rejects.toThrow(/namespaced/);
     expect(kube.cluster.requestCount('create') + kube.cluster.requestCount('patch')).toBe(requests);
     // cluster-scoped kinds need none
-    const nodes = newWriteClient(kube, builtins.Node);
+    const nodes = createWriteClient(kube, builtins.Node);
     await nodes.create({ metadata: { name: 'n1' } });
     await nodes.delete('n1');
   });
 
-  it('newDelayed on a built-in kind is a normal client', async () => {
+  it('createDelayedClient on a built-in kind is a normal client', async () => {
     const { kube, stop } = fakeKube({ objects: [cm('a')] });
-    const cms = newDelayed(kube, builtins.ConfigMap);
+    const cms = createDelayedClient(kube, builtins.ConfigMap);
     await kube.runAndWait(stop.signal);
     expect(cms.get('a', 'ns')).toBeDefined();
   });
@@ -282,7 +312,7 @@ describe('delayed client details', () => {
     const { kube, stop } = fakeKube();
     const watcher = kube.crdWatcher as CrdWatcher & { pendingCallbacks(): number };
     const before = watcher.pendingCallbacks();
-    const things = newDelayed(kube, Thing);
+    const things = createDelayedClient(kube, Thing);
     expect(watcher.pendingCallbacks()).toBe(before + 1);
     await kube.runAndWait(stop.signal);
     things.shutdownHandlers();
@@ -291,7 +321,7 @@ describe('delayed client details', () => {
 
   it('before the CRD watcher synced, writes go to the server (which decides); after, nothing is sent', async () => {
     const { kube, stop } = fakeKube();
-    const things = newDelayed(kube, Thing);
+    const things = createDelayedClient(kube, Thing);
     expect(kube.crdWatcher.hasSynced()).toBe(false);
     const err = await things.create({ metadata: { name: 'a', namespace: 'ns' } }).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(ResourceNotServedError);
@@ -310,8 +340,8 @@ describe('delayed client details', () => {
     const { kube, stop } = fakeKube();
     let filterSynced = false;
     const filter: DynamicFilter = { matches: () => true, hasSynced: () => filterSynced };
-    const things = newDelayed(kube, Thing, { objectFilter: filter });
-    const reg = things.addEventHandler(trackerHandler(new EventTracker()));
+    const things = createDelayedClient(kube, Thing, { objectFilter: filter });
+    const reg = things.addEventHandler(trackerHandler(createEventTracker()));
     await kube.runAndWait(stop.signal);
     expect(await kube.crdWatcher.waitUntilSynced(stop.signal)).toBe(true);
     expect(things.hasSynced()).toBe(false);
@@ -325,22 +355,26 @@ describe('delayed client details', () => {
   it('listens to the CRD watcher only while loaded and until shutdownHandlers', async () => {
     const { kube: fake, stop } = fakeKube();
     const { kube, listeners } = spyOnCrdWatcher(fake);
-    const clients = [newDelayed(kube, Thing), newDelayed(kube, Thing), newDelayed(kube, Thing)];
-    const tracker = new EventTracker();
+    const clients = [
+      createDelayedClient(kube, Thing),
+      createDelayedClient(kube, Thing),
+      createDelayedClient(kube, Thing),
+    ];
+    const tracker = createEventTracker();
     clients[0]!.addEventHandler(trackerHandler(tracker));
     expect(listeners()).toBe(0); // nothing to retry before the CRD loads
     await fake.runAndWait(stop.signal);
     await makeCRD(fake, thingGvr, { kind: 'Thing' });
     await fake.crdWatcher.waitForCRD(thingGvr, stop.signal);
     await waitFor('every client to load', () => listeners() === 3);
-    await newWriteClient(fake, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });
+    await createWriteClient(fake, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });
     await tracker.waitOrdered('add/a');
 
     for (const c of clients) c.shutdownHandlers();
     expect(listeners()).toBe(0);
     // registering again listens again; shutdownAll stops it
     clients[1]!.index('by-name', (t) => [t.metadata?.name ?? '']);
-    clients[2]!.addEventHandler(trackerHandler(new EventTracker()));
+    clients[2]!.addEventHandler(trackerHandler(createEventTracker()));
     expect(listeners()).toBe(2);
     shutdownAll(...clients);
     expect(listeners()).toBe(0);
@@ -348,21 +382,21 @@ describe('delayed client details', () => {
 
   it('start() before the CRD exists starts the real informer when it appears; removed handlers stay removed', async () => {
     const { kube, stop } = fakeKube();
-    const things = newDelayed(kube, Thing);
-    const kept = new EventTracker();
-    const dropped = new EventTracker();
+    const things = createDelayedClient(kube, Thing);
+    const kept = createEventTracker();
+    const dropped = createEventTracker();
     things.addEventHandler(trackerHandler(kept));
     const reg = things.addEventHandler(trackerHandler(dropped));
     reg.remove();
     expect(reg.hasSynced()).toBe(false);
-    things.start(stop.signal);
+    void things.run(stop.signal);
     await kube.runAndWait(stop.signal);
     await waitFor('known missing', () => things.hasSynced());
     await makeCRD(kube, { group: Thing.group, version: 'v1', resource: 'things' }, { kind: 'Thing' });
     await kube.crdWatcher.waitForCRD({ group: Thing.group, version: 'v1', resource: 'things' }, stop.signal);
-    await newWriteClient(kube, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });
+    await createWriteClient(kube, Thing).create({ metadata: { name: 'a', namespace: 'ns' } });
     await kept.waitOrdered('add/a');
-    dropped.empty();
+    await dropped.empty();
     expect(things.hasSyncedIgnoringHandlers()).toBe(true);
   });
 });

@@ -4,15 +4,15 @@
 // codegen's own compile test (packages/codegen/src/golden.test.ts, "generated TypeScript compiles
 // under tsc --strict"), which generates clients and compiles them against kclient. kclient must
 // not depend on codegen (the dependency goes the other way), so this file only guards the kclient
-// side of the contract: `Client`, `ClientOptions`, `newClient` and, for kinds with a scale
-// subresource, `ScaleClient`/`WithScale` and `newScaleClient` (see scale-client.test-d.ts).
+// side of the contract: `Client`, `ClientOptions`, `createClient` and, for kinds with a scale
+// subresource, `ScaleClient`/`WithScale` and `createScaleClient` (see scale-client.test-d.ts).
 import {
   defineResource,
   type KubeClient,
   type ObjectMeta,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
-import { type Client, type ClientOptions, newClient } from './index.ts';
+import { type Client, type ClientOptions, createClient } from './index.ts';
 
 /** A generated kind. */
 export interface Egress {
@@ -34,12 +34,12 @@ export const EgressResource: TypedResourceDescriptor<Egress> = defineResource<Eg
 
 export type EgressClient = Omit<Client<Egress>, 'updateStatus' | 'patchStatus' | 'applyStatus'>;
 
-export function newEgressClient(kube: KubeClient, options?: ClientOptions<Egress>): EgressClient {
-  return newClient(kube, EgressResource, options);
+export function createEgressClient(kube: KubeClient, options?: ClientOptions<Egress>): EgressClient {
+  return createClient(kube, EgressResource, options);
 }
 
 export async function usage(kube: KubeClient): Promise<void> {
-  const c = newEgressClient(kube, { namespace: 'ns', objectFilter: (e) => e.spec.cidr !== '' });
+  const c = createEgressClient(kube, { namespace: 'ns', objectFilter: (e) => e.spec.cidr !== '' });
   const e: Egress | undefined = c.get('a', 'ns');
   const cidrs: string[] = c.list().map((x) => x.spec.cidr);
   await c.apply({ metadata: { name: 'a', namespace: 'ns' }, spec: { ports: [1] } }, { fieldManager: 'm' });

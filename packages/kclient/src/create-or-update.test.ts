@@ -1,10 +1,10 @@
 import { builtins, isAlreadyExists, type KubeObject } from '@kubeloom/kube';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createWriteClient } from './create-client.ts';
 import { createOrUpdate } from './create-or-update.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import type { Writer } from './interfaces.ts';
-import { newWriteClient } from './new-client.ts';
 import { makeCRD } from './testing/make-crd.ts';
 
 afterEach(closeFakes);
@@ -19,7 +19,7 @@ describe('createOrUpdate', () => {
   it('updates an existing custom resource with its current resourceVersion (no 422)', async () => {
     const { kube } = fakeKube();
     const Gadget = await makeCRD(kube, gvr);
-    const writer = newWriteClient(kube, Gadget);
+    const writer = createWriteClient(kube, Gadget);
     await writer.create(gadget(1));
     // what the old implementation sent: an update without resourceVersion
     await expect(writer.update(gadget(2))).rejects.toThrow(/resourceVersion/);
@@ -31,7 +31,7 @@ describe('createOrUpdate', () => {
   it('retries a conflict with a fresh read', async () => {
     const { kube } = fakeKube();
     const Gadget = await makeCRD(kube, gvr);
-    const writer = newWriteClient(kube, Gadget);
+    const writer = createWriteClient(kube, Gadget);
     await writer.create(gadget(1));
     kube.cluster.failNext('update', 1, { code: 409, reason: 'Conflict', resource: Gadget });
     const updated = await createOrUpdate(writer, gadget(3), { retry: { initialDelayMs: 1 } });
@@ -42,7 +42,7 @@ describe('createOrUpdate', () => {
 
   it('creates again when the object was deleted between AlreadyExists and the read', async () => {
     const { kube } = fakeKube();
-    const writer = newWriteClient(kube, builtins.ConfigMap);
+    const writer = createWriteClient(kube, builtins.ConfigMap);
     kube.cluster.failNext('create', 1, { code: 409, reason: 'AlreadyExists', resource: builtins.ConfigMap });
     const created = await createOrUpdate(writer, {
       metadata: { name: 'c', namespace: 'ns' },
@@ -57,7 +57,7 @@ describe('createOrUpdate', () => {
     const { kube } = fakeKube({
       objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } }],
     });
-    const inner = newWriteClient(kube, builtins.ConfigMap);
+    const inner = createWriteClient(kube, builtins.ConfigMap);
     const foreign: Writer<V1ConfigMap> = {
       create: (o, opts) => inner.create(o, opts),
       update: (o, opts) => inner.update(o, opts),
@@ -84,7 +84,7 @@ describe('createOrUpdate', () => {
 
   it('gives up after the retries and rethrows other errors', async () => {
     const { kube } = fakeKube();
-    const writer = newWriteClient(kube, builtins.ConfigMap);
+    const writer = createWriteClient(kube, builtins.ConfigMap);
     kube.cluster.failNext('create', 1, { code: 500 });
     await expect(createOrUpdate(writer, { metadata: { name: 'c', namespace: 'ns' } })).rejects.toThrow();
     kube.cluster.failAlways('create', { code: 409, reason: 'AlreadyExists' });

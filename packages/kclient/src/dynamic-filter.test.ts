@@ -1,10 +1,10 @@
 import { builtins, type KubeObject, recordingLogger } from '@kubeloom/kube';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from './create-client.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import type { DynamicFilter } from './interfaces.ts';
-import { newFiltered } from './new-client.ts';
-import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
+import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 
 afterEach(closeFakes);
 
@@ -41,31 +41,31 @@ describe('dynamic object filters', () => {
   it('a filter that syncs after the informer: hasSynced waits for it, objects arrive as adds', async () => {
     const { kube, stop } = fakeKube({ objects: [cm('a'), cm('b')] });
     const filter = new ManualFilter();
-    const cms = newFiltered(kube, builtins.ConfigMap, { objectFilter: filter });
-    const tracker = new EventTracker();
+    const cms = createClient(kube, builtins.ConfigMap, { objectFilter: filter });
+    const tracker = createEventTracker();
     const reg = cms.addEventHandler(trackerHandler(tracker));
     await kube.runAndWait(stop.signal);
     expect(reg.hasSynced()).toBe(true);
     expect(cms.hasSyncedIgnoringHandlers()).toBe(false);
     expect(cms.hasSynced()).toBe(false);
-    tracker.empty();
+    await tracker.empty();
     filter.set('a');
     await tracker.waitOrdered('add/a');
     expect(cms.hasSynced()).toBe(true);
     filter.set('b');
     await tracker.waitUnordered('delete/a', 'add/b');
     filter.set('b'); // no change, no events
-    tracker.empty();
+    await tracker.empty();
   });
 
   it('a handler that has not received its initial state is not refiltered: one add, not two', async () => {
     const { kube, stop } = fakeKube({ objects: [cm('a')] });
     const filter = new ManualFilter();
     filter.set('a');
-    const cms = newFiltered(kube, builtins.ConfigMap, { objectFilter: filter });
+    const cms = createClient(kube, builtins.ConfigMap, { objectFilter: filter });
     cms.addEventHandler({});
     await kube.runAndWait(stop.signal);
-    const late = new EventTracker();
+    const late = createEventTracker();
     cms.addEventHandler(trackerHandler(late)); // its replay runs in a microtask
     filter.set('a'); // a change notification before the replay
     await late.waitOrdered('add/a');
@@ -76,7 +76,7 @@ describe('dynamic object filters', () => {
     const { kube, stop } = fakeKube({ objects: [cm('a'), cm('b'), cm('c')], logger: log });
     const filter = new ManualFilter();
     filter.set();
-    const cms = newFiltered(kube, builtins.ConfigMap, { objectFilter: filter });
+    const cms = createClient(kube, builtins.ConfigMap, { objectFilter: filter });
     const seen: string[] = [];
     const reg = cms.addEventHandler({
       onAdd: (o) => {
@@ -89,7 +89,7 @@ describe('dynamic object filters', () => {
         throw new Error('boom');
       },
     });
-    const tracker = new EventTracker();
+    const tracker = createEventTracker();
     cms.addEventHandler(trackerHandler(tracker));
     await kube.runAndWait(stop.signal);
     filter.set('a', 'b', 'c');
@@ -101,7 +101,7 @@ describe('dynamic object filters', () => {
   it('shutdownHandlers unsubscribes from the filter; a new handler subscribes again', async () => {
     const { kube, stop } = fakeKube({ objects: [cm('a')] });
     const filter = new ManualFilter();
-    const cms = newFiltered(kube, builtins.ConfigMap, { objectFilter: filter });
+    const cms = createClient(kube, builtins.ConfigMap, { objectFilter: filter });
     expect(filter.subscribers.size).toBe(0); // no handler, no subscription
     cms.addEventHandler({});
     cms.addEventHandler({});
@@ -109,7 +109,7 @@ describe('dynamic object filters', () => {
     cms.shutdownHandlers();
     expect(filter.subscribers.size).toBe(0);
     await kube.runAndWait(stop.signal);
-    const tracker = new EventTracker();
+    const tracker = createEventTracker();
     cms.addEventHandler(trackerHandler(tracker));
     expect(filter.subscribers.size).toBe(1);
     filter.set('a');

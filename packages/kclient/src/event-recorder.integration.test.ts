@@ -1,7 +1,7 @@
 import { builtins, type KubeObject } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
-import { EventRecorder } from './event-recorder.ts';
+import { createEventRecorder } from './create-event-recorder.ts';
 import { newNamespace } from './scenarios.test-util.ts';
 
 const harnesses: RealHarness[] = [];
@@ -29,7 +29,7 @@ describe('EventRecorder on the real API server', () => {
       metadata: { name: 'subject', namespace: ns },
     });
     const namespace = await kube.api.get<KubeObject>(builtins.Namespace, ns);
-    const recorder = new EventRecorder(kube, { component: 'kclient-it', maxSimilarEvents: 3 });
+    const recorder = createEventRecorder(kube, { component: 'kclient-it', maxSimilarEvents: 3 });
     recorder.write(cm, 'Normal', 'Synced', 'all good');
     recorder.write(cm, 'Normal', 'Synced', 'all good');
     recorder.write(cm, 'Warning', 'Failed', 'first');

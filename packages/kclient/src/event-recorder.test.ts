@@ -1,7 +1,8 @@
 import { builtins, type KubeObject, recordingLogger } from '@kubeloom/kube';
 import type { FakeKubeClient } from '@kubeloom/kube/fake';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventRecorder, type EventRecorderOptions } from './event-recorder.ts';
+import { createEventRecorder } from './create-event-recorder.ts';
+import type { EventRecorderOptions } from './event-recorder.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 
 afterEach(closeFakes);
@@ -29,7 +30,7 @@ function setup(options: Partial<EventRecorderOptions> = {}) {
   const { kube } = fakeKube();
   const logger = recordingLogger();
   let now = Date.parse('2030-01-01T00:00:00Z');
-  const recorder = new EventRecorder(kube, {
+  const recorder = createEventRecorder(kube, {
     component: 'test-ctrl',
     host: 'node-1',
     logger,
@@ -199,6 +200,20 @@ describe('EventRecorder', () => {
     expect(kube.cluster.requestCount('create')).toBe(2);
   });
 
+  it('await using writes what is queued, then drops', async () => {
+    const { kube, events } = setup();
+    let escaped: ReturnType<typeof createEventRecorder> | undefined;
+    {
+      await using recorder = createEventRecorder(kube, { component: 'c' });
+      recorder.write(cm, 'Warning', 'Queued', 'm');
+      escaped = recorder;
+    }
+    expect(events().map((e) => e.reason)).toEqual(['Queued']);
+    escaped.write(cm, 'Normal', 'After', 'm');
+    await escaped.flush();
+    expect(events().map((e) => e.reason)).toEqual(['Queued']);
+  });
+
   it('shutdown() writes what is queued, then drops; aborting the signal drops what is queued', async () => {
     const { kube, recorder, events } = setup();
     recorder.write(cm, 'Normal', 'Before', 'm');
@@ -208,11 +223,11 @@ describe('EventRecorder', () => {
     expect(events().map((e) => e.reason)).toEqual(['Before']);
 
     const stop = new AbortController();
-    const aborted = new EventRecorder(kube, { component: 'c', signal: stop.signal });
+    const aborted = createEventRecorder(kube, { component: 'c', signal: stop.signal });
     aborted.write(cm, 'Normal', 'Dropped', 'm');
     stop.abort();
     await aborted.flush();
     expect(events().map((e) => e.reason)).toEqual(['Before']);
-    expect(() => new EventRecorder(kube, { component: '' })).toThrow(/component is required/);
+    expect(() => createEventRecorder(kube, { component: '' })).toThrow(/component is required/);
   });
 });

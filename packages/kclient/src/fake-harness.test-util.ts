@@ -1,6 +1,5 @@
 import { type KubeClient, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient, type FakeKubeClient } from '@kubeloom/kube/fake';
-import { waitFor } from '@kubeloom/testing';
 
 /** A fake KubeClient with a stop signal; `closeAll` stops every one and checks informers stopped. */
 export interface FakeHarness {
@@ -22,8 +21,8 @@ export function fakeKube(options: Parameters<typeof createFakeKubeClient>[0] = {
 export async function closeFakes(): Promise<void> {
   for (const { kube, stop } of running.splice(0)) {
     stop.abort();
-    kube.shutdown();
-    await waitFor('every informer to stop', () => allStopped(kube));
+    await kube[Symbol.asyncDispose](); // resolves once every informer stopped
+    if (!allStopped(kube)) throw new Error('an informer still runs after the KubeClient was disposed');
   }
 }
 

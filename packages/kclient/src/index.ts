@@ -5,9 +5,19 @@
  *
  * @packageDocumentation
  */
+
+export {
+  createClient,
+  createDelayedClient,
+  createMetadataClient,
+  createUntypedClient,
+  createWriteClient,
+} from './create-client.ts';
+export { createEventRecorder } from './create-event-recorder.ts';
+export { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 export { type CreateOrUpdateOptions, createOrUpdate } from './create-or-update.ts';
 export { ResourceNotServedError } from './errors.ts';
-export { EventRecorder, type EventRecorderOptions, type EventType } from './event-recorder.ts';
+export type { EventRecorder, EventRecorderOptions, EventSeverity } from './event-recorder.ts';
 export type {
   ApplyConfiguration,
   ApplyOptions,
@@ -16,8 +26,8 @@ export type {
   DeepPartial,
   DynamicFilter,
   Filter,
-  Index,
   Informer,
+  InformerIndex,
   PartialObjectMetadata,
   Patcher,
   PatchKind,
@@ -35,18 +45,12 @@ export {
   labelMatcher,
   labelSelectorString,
 } from './label-selector.ts';
-export { NamespaceSelectorFilter, type NamespaceSelectorFilterOptions } from './namespace-selector-filter.ts';
-export {
-  newClient,
-  newDelayed,
-  newDynamic,
-  newFiltered,
-  newMetadata,
-  newUntyped,
-  newWriteClient,
-} from './new-client.ts';
+export type {
+  NamespaceSelectorFilter,
+  NamespaceSelectorFilterOptions,
+} from './namespace-selector-filter.ts';
 export { METADATA_TRANSFORM_NAME, toPartialObjectMetadata } from './partial-object-metadata.ts';
 export { type RetryOptions, retryOnConflict } from './retry-on-conflict.ts';
-export { newScaleClient, withScale } from './scale-client.ts';
+export { createScaleClient, withScale } from './scale-client.ts';
 export { type HandlerShutdowner, shutdownAll } from './shutdown-all.ts';
 export { toPatcher } from './to-patcher.ts';

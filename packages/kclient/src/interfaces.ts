@@ -107,7 +107,7 @@ export interface Writer<T extends KubeObject = KubeObject> {
 }
 
 /** A live index over a client's cache (see {@link Informer.index}). */
-export interface Index<T extends KubeObject = KubeObject> {
+export interface InformerIndex<T extends KubeObject = KubeObject> {
   /** The index name, as passed to {@link Informer.index}. */
   readonly name: string;
   /**
@@ -150,19 +150,26 @@ export interface Informer<T extends KubeObject = KubeObject> extends Reader<T> {
    * informer: when an index of that name exists it is reused, **even if `extract` differs**
    * (Istio's semantics), so give indexes distinct names.
    */
-  index(name: string, extract: (obj: T) => readonly string[]): Index<T>;
+  index(name: string, extract: (obj: T) => readonly string[]): InformerIndex<T>;
+  /**
+   * Resolves true once {@link Informer.hasSynced} holds (handlers included), or false when
+   * `signal` aborts (or the informer stops) first.
+   */
+  waitUntilSynced(signal?: AbortSignal): Promise<boolean>;
   /**
    * Starts only this informer, with `signal` (normally `KubeClient.runAndWait` starts every
-   * informer; this is for informers created after it). Does not wait.
+   * informer; this is for informers created after it), and settles once its shared informer
+   * stopped. A shared informer that already runs keeps its first signal: the promise then
+   * settles when that one aborts.
    */
-  start(signal: AbortSignal): void;
+  run(signal: AbortSignal): Promise<void>;
 }
 
 /**
  * Access to the `scale` subresource (autoscaling/v1 `Scale`: `spec.replicas`,
  * `status.replicas`, `status.selector`) of a resource that serves it (Deployments, ReplicaSets,
  * StatefulSets, CRDs with `subresources.scale`). Offered at the type level only by
- * {@link ScaleClient} (from `newScaleClient` or `withScale`), which check the descriptor.
+ * {@link ScaleClient} (from `createScaleClient` or `withScale`), which check the descriptor.
  */
 export interface Scaler {
   /** The object's current Scale, straight from the API server. */
@@ -188,7 +195,7 @@ export type WithScale<C> = C & Scaler;
 
 /**
  * The typed client of a resource with a `scale` subresource: {@link Client} plus
- * {@link Scaler}. Obtain one with `newScaleClient(kube, resource)` or `withScale(client)`; both
+ * {@link Scaler}. Obtain one with `createScaleClient(kube, resource)` or `withScale(client)`; both
  * throw a `TypeError` when `resource.subresources.scale` is not true.
  */
 export type ScaleClient<T extends KubeObject = KubeObject> = WithScale<Client<T>>;
@@ -263,7 +270,7 @@ export interface Filter<T extends KubeObject = KubeObject> {
   readonly objectFilter?: DynamicFilter | ((obj: T) => boolean) | undefined;
 }
 
-/** Options of `newClient` and `newFiltered`. */
+/** Options of `createClient` (and the other client constructors). */
 export interface ClientOptions<T extends KubeObject = KubeObject> extends Filter<T> {
   /** The field manager of writes that name none (not used by server-side apply, which needs its own). */
   readonly fieldManager?: string | undefined;

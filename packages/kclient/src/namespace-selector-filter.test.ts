@@ -2,10 +2,10 @@ import { getEventListeners } from 'node:events';
 import { builtins } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from './create-client.ts';
+import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
-import { NamespaceSelectorFilter } from './namespace-selector-filter.ts';
-import { newFiltered } from './new-client.ts';
-import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
+import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 
 afterEach(closeFakes);
 
@@ -24,7 +24,7 @@ const cm = (name: string, namespace: string) => ({
 describe('NamespaceSelectorFilter', () => {
   it('selects namespaces by label; passes cluster-scoped objects; Namespaces by their own name', async () => {
     const { kube, stop } = fakeKube({ objects: [ns('a', { team: 'x' }), ns('b')] });
-    const filter = new NamespaceSelectorFilter(kube, 'team=x');
+    const filter = createNamespaceSelectorFilter(kube, 'team=x');
     expect(filter.hasSynced()).toBe(false);
     expect(filter.matches({ metadata: { name: 'c', namespace: 'a' } })).toBe(false); // not synced yet
     await kube.runAndWait(stop.signal);
@@ -39,7 +39,7 @@ describe('NamespaceSelectorFilter', () => {
 
   it('notifies once per burst of changes and stops after close', async () => {
     const { kube, stop } = fakeKube({ objects: [ns('a'), ns('b')] });
-    const filter = new NamespaceSelectorFilter(kube, 'team=x');
+    const filter = createNamespaceSelectorFilter(kube, 'team=x');
     let notified = 0;
     filter.subscribe(() => notified++);
     await kube.runAndWait(stop.signal);
@@ -64,22 +64,53 @@ describe('NamespaceSelectorFilter', () => {
   it('closes when its signal aborts', async () => {
     const { kube } = fakeKube();
     const stop = new AbortController();
-    const filter = new NamespaceSelectorFilter(kube, '', { signal: stop.signal });
+    const filter = createNamespaceSelectorFilter(kube, '', { signal: stop.signal });
     let notified = 0;
     filter.subscribe(() => notified++);
     stop.abort();
     filter.setSelector('x');
     await Promise.resolve();
     expect(notified).toBe(0);
-    const closed = new NamespaceSelectorFilter(kube, '', { signal: stop.signal });
+    const closed = createNamespaceSelectorFilter(kube, '', { signal: stop.signal });
     closed.subscribe(() => notified++);
+    expect(notified).toBe(0);
+  });
+
+  it('await using closes it: unregistered from the Namespace informer, subscribers dropped', async () => {
+    const { kube, stop } = fakeKube({ objects: [ns('a', { team: 'x' })] });
+    const namespaces = kube.informer(builtins.Namespace);
+    let registered = 0;
+    const add = namespaces.addEventHandler.bind(namespaces);
+    namespaces.addEventHandler = (handler) => {
+      const reg = add(handler);
+      registered++;
+      return {
+        hasSynced: () => reg.hasSynced(),
+        remove: () => {
+          registered--;
+          reg.remove();
+        },
+      };
+    };
+    let notified = 0;
+    {
+      await using filter = createNamespaceSelectorFilter(kube, 'team=x');
+      filter.subscribe(() => notified++);
+      expect(registered).toBe(1);
+      await kube.runAndWait(stop.signal);
+      await waitFor('namespace a selected', () => filter.selected.has('a'));
+    }
+    expect(registered).toBe(0);
+    notified = 0;
+    await kube.api.create(builtins.Namespace, ns('b', { team: 'x' }));
+    await waitFor('b in the cache', () => namespaces.store.list().length === 2);
     expect(notified).toBe(0);
   });
 
   it('close() stops listening to the signal', () => {
     const { kube } = fakeKube();
     const stop = new AbortController();
-    const filters = [1, 2, 3].map(() => new NamespaceSelectorFilter(kube, '', { signal: stop.signal }));
+    const filters = [1, 2, 3].map(() => createNamespaceSelectorFilter(kube, '', { signal: stop.signal }));
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(3);
     for (const f of filters) f.close();
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
@@ -91,9 +122,9 @@ describe('NamespaceSelectorFilter', () => {
     const { kube, stop } = fakeKube({
       objects: [ns('a', { team: 'x' }), ns('b', { team: 'x' }), cm('x', 'a'), cm('y', 'a'), cm('z', 'b')],
     });
-    const filter = new NamespaceSelectorFilter(kube, 'team=x', { signal: stop.signal });
-    const cms = newFiltered(kube, builtins.ConfigMap, { objectFilter: filter });
-    const tracker = new EventTracker();
+    const filter = createNamespaceSelectorFilter(kube, 'team=x', { signal: stop.signal });
+    const cms = createClient(kube, builtins.ConfigMap, { objectFilter: filter });
+    const tracker = createEventTracker();
     cms.addEventHandler(trackerHandler(tracker));
     await kube.runAndWait(stop.signal);
     await kube.waitForCacheSync('cms', stop.signal, () => cms.hasSynced());

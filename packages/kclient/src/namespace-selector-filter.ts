@@ -1,14 +1,8 @@
-import {
-  builtins,
-  extractTombstone,
-  type HandlerRegistration,
-  type KubeClient,
-  type KubeObject,
-} from '@kubeloom/kube';
+import type { KubeObject } from '@kubeloom/kube';
 import type { DynamicFilter } from './interfaces.ts';
-import { type LabelMatcher, type LabelSelector, labelMatcher } from './label-selector.ts';
+import type { LabelSelector } from './label-selector.ts';
 
-/** Options of {@link NamespaceSelectorFilter}. */
+/** Options of `createNamespaceSelectorFilter`. */
 export interface NamespaceSelectorFilterOptions {
   /** Closes the filter when aborted (same as {@link NamespaceSelectorFilter.close}). */
   readonly signal?: AbortSignal | undefined;
@@ -32,110 +26,22 @@ export interface NamespaceSelectorFilterOptions {
  *   (so an initial list of many namespaces costs one re-evaluation, not one per namespace);
  *   objects whose own event arrives first already see the new selection.
  */
-export class NamespaceSelectorFilter implements DynamicFilter {
-  readonly #labels = new Map<string, Readonly<Record<string, string>>>();
-  readonly #selected = new Set<string>();
-  readonly #subscribers = new Set<() => void>();
-  readonly #registration: HandlerRegistration;
-  #match: LabelMatcher;
-  #flushQueued = false;
-  #closed = false;
-  #detachSignal: (() => void) | undefined;
-
-  /** Creates the filter and registers a handler on the shared Namespace informer (no I/O). */
-  constructor(kube: KubeClient, selector: LabelSelector, options: NamespaceSelectorFilterOptions = {}) {
-    this.#match = labelMatcher(selector);
-    const informer = kube.informer(builtins.Namespace);
-    this.#registration = informer.addEventHandler({
-      onAdd: (ns) => this.#observe(ns),
-      onUpdate: (_old, ns) => this.#observe(ns),
-      onDelete: (value) => this.#forget(extractTombstone(value)),
-    });
-    const signal = options.signal;
-    if (signal?.aborted) this.close();
-    else if (signal) {
-      const onAbort = (): void => this.close();
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#detachSignal = () => signal.removeEventListener('abort', onAbort);
-    }
-  }
-
+export interface NamespaceSelectorFilter extends DynamicFilter {
   /** The namespaces currently selected. */
-  get selected(): ReadonlySet<string> {
-    return this.#selected;
-  }
-
-  /** True when `obj` passes: see the class comment for cluster-scoped objects and Namespaces. */
-  matches(obj: KubeObject): boolean {
-    const ns = obj.metadata?.namespace;
-    if (ns) return this.#selected.has(ns);
-    if (obj.kind === 'Namespace' && (obj.apiVersion === undefined || obj.apiVersion === 'v1')) {
-      return this.#selected.has(obj.metadata?.name ?? '');
-    }
-    return true;
-  }
-
+  readonly selected: ReadonlySet<string>;
+  /** True when `obj` passes: see the interface comment for cluster-scoped objects and Namespaces. */
+  matches(obj: KubeObject): boolean;
   /** Replaces the selector; subscribers are notified when the selection changed. */
-  setSelector(selector: LabelSelector): void {
-    this.#match = labelMatcher(selector);
-    let changed = false;
-    for (const [name, labels] of this.#labels) changed = this.#set(name, this.#match(labels)) || changed;
-    if (changed) this.#changed();
-  }
-
-  /** {@inheritDoc DynamicFilter.subscribe} */
-  subscribe(onChange: () => void): () => void {
-    this.#subscribers.add(onChange);
-    return () => this.#subscribers.delete(onChange);
-  }
-
+  setSelector(selector: LabelSelector): void;
+  /** Subscribes to selection changes; returns an unsubscribe function. */
+  subscribe(onChange: () => void): () => void;
   /** True once the Namespace informer delivered its initial list and every change was published. */
-  hasSynced(): boolean {
-    return this.#registration.hasSynced() && !this.#flushQueued;
-  }
-
+  hasSynced(): boolean;
   /**
    * Unregisters from the Namespace informer, drops subscribers and stops listening to the
    * signal; the selection freezes.
    */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#detachSignal?.();
-    this.#detachSignal = undefined;
-    this.#registration.remove();
-    this.#subscribers.clear();
-  }
-
-  #observe(ns: KubeObject): void {
-    const name = ns.metadata?.name;
-    if (!name) return;
-    const labels = ns.metadata?.labels ?? {};
-    this.#labels.set(name, labels);
-    if (this.#set(name, this.#match(labels))) this.#changed();
-  }
-
-  #forget(ns: KubeObject): void {
-    const name = ns.metadata?.name;
-    if (!name) return;
-    this.#labels.delete(name);
-    if (this.#set(name, false)) this.#changed();
-  }
-
-  #set(name: string, selected: boolean): boolean {
-    if (selected === this.#selected.has(name)) return false;
-    if (selected) this.#selected.add(name);
-    else this.#selected.delete(name);
-    return true;
-  }
-
-  #changed(): void {
-    if (this.#flushQueued) return;
-    this.#flushQueued = true;
-    queueMicrotask(() => {
-      this.#flushQueued = false;
-      if (this.#closed) return;
-      for (const s of [...this.#subscribers]) s();
-    });
-  }
+  close(): void;
+  /** {@link NamespaceSelectorFilter.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }

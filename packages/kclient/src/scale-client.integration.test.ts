@@ -4,8 +4,8 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
 import { deploymentKind } from './client-methods.test-util.ts';
-import { newDelayed } from './new-client.ts';
-import { newScaleClient, withScale } from './scale-client.ts';
+import { createDelayedClient } from './create-client.ts';
+import { createScaleClient, withScale } from './scale-client.ts';
 import { newNamespace } from './scenarios.test-util.ts';
 import { uniqueSuffix } from './test-support.test-util.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
@@ -24,7 +24,7 @@ describe('the scale subresource on the real API server', () => {
   it('Deployment: getScale and updateScale', async () => {
     const { kube, stop } = harness();
     const ns = await newNamespace(kube);
-    const deploys = newScaleClient(kube, builtins.Deployment, { namespace: ns });
+    const deploys = createScaleClient(kube, builtins.Deployment, { namespace: ns });
     await deploys.create(deploymentKind.make('web', ns, {}));
     const scale = await deploys.getScale('web', ns);
     expect(scale).toMatchObject({
@@ -39,7 +39,7 @@ describe('the scale subresource on the real API server', () => {
     expect((await kube.api.get<V1Deployment>(builtins.Deployment, 'web', ns)).spec?.replicas).toBe(3);
     expect((await deploys.getScale('web', ns)).spec?.replicas).toBe(3);
     // the cache follows
-    deploys.start(stop.signal);
+    void deploys.run(stop.signal);
     await waitFor('the scaled Deployment in the cache', () => deploys.get('web', ns)?.spec?.replicas === 3);
   });
 
@@ -50,7 +50,7 @@ describe('the scale subresource on the real API server', () => {
     const Replicator = await makeCRD(kube, gvr, { scale: true });
     try {
       expect(Replicator.subresources).toEqual({ status: true, scale: true });
-      const reps = newScaleClient(kube, Replicator, { namespace: ns });
+      const reps = createScaleClient(kube, Replicator, { namespace: ns });
       await reps.create({ metadata: { name: 'r', namespace: ns }, spec: { replicas: 2 } });
       await reps.patchStatus('r', ns, 'merge', { status: { replicas: 1, selector: 'app=r' } });
       expect(await reps.getScale('r', ns)).toMatchObject({
@@ -64,7 +64,7 @@ describe('the scale subresource on the real API server', () => {
       expect((await kube.api.get<KubeObject & { spec?: unknown }>(Replicator, 'r', ns)).spec).toEqual({
         replicas: 5,
       });
-      const delayed = withScale(newDelayed(kube, Replicator));
+      const delayed = withScale(createDelayedClient(kube, Replicator));
       expect((await delayed.getScale('r', ns)).spec?.replicas).toBe(5);
       await delayed.updateScale('r', ns, 0); // a Scale omits zero replicas: read the object
       expect((await kube.api.get<KubeObject & { spec?: unknown }>(Replicator, 'r', ns)).spec).toEqual({

@@ -3,18 +3,18 @@ import { builtins, type KubeClient } from '@kubeloom/kube';
 import type { V1Deployment, V1Scale } from '@kubernetes/client-node';
 import {
   type Client,
-  newClient,
-  newScaleClient,
+  createClient,
+  createScaleClient,
   type ScaleClient,
   type WithScale,
   withScale,
 } from './index.ts';
 
 export async function usage(kube: KubeClient): Promise<void> {
-  const plain: Client<V1Deployment> = newClient(kube, builtins.Deployment);
+  const plain: Client<V1Deployment> = createClient(kube, builtins.Deployment);
   // @ts-expect-error: a plain Client has no scale methods
   await plain.getScale('web', 'ns');
-  const scalable: ScaleClient<V1Deployment> = newScaleClient(kube, builtins.Deployment);
+  const scalable: ScaleClient<V1Deployment> = createScaleClient(kube, builtins.Deployment);
   const scale: V1Scale = await scalable.updateScale('web', 'ns', 3);
   const same: ScaleClient<V1Deployment> = withScale(plain);
   // what codegen can emit for a kind with scale but no status subresource

@@ -1,28 +1,33 @@
 import { builtins } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createClient,
+  createDelayedClient,
+  createUntypedClient,
+  createWriteClient,
+} from './create-client.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import type { Scaler } from './interfaces.ts';
-import { newClient, newDelayed, newUntyped, newWriteClient } from './new-client.ts';
-import { newScaleClient, withScale } from './scale-client.ts';
+import { createScaleClient, withScale } from './scale-client.ts';
 
 afterEach(closeFakes);
 
 describe('scale clients', () => {
   it('are refused for a kind without a scale subresource, before any request', async () => {
     const { kube } = fakeKube();
-    expect(() => newScaleClient(kube, builtins.ConfigMap)).toThrow(
-      /ConfigMap has no scale subresource .*; use newClient/,
+    expect(() => createScaleClient(kube, builtins.ConfigMap)).toThrow(
+      /ConfigMap has no scale subresource .*; use createClient/,
     );
-    expect(() => withScale(newClient(kube, builtins.ConfigMap))).toThrow(TypeError);
-    expect(() => withScale(newWriteClient(kube, builtins.Service))).toThrow(
+    expect(() => withScale(createClient(kube, builtins.ConfigMap))).toThrow(TypeError);
+    expect(() => withScale(createWriteClient(kube, builtins.Service))).toThrow(
       /Service has no scale subresource/,
     );
     expect(() => withScale({ getScale: () => {} })).toThrow(/not a kclient client/);
     expect(() =>
-      withScale(newUntyped(kube, { group: 'x.example.com', version: 'v1', resource: 'xs' })),
+      withScale(createUntypedClient(kube, { group: 'x.example.com', version: 'v1', resource: 'xs' })),
     ).toThrow(/does not know its resource yet/);
     // the methods exist at run time on every client, and check the descriptor themselves
-    const untypedScale = newClient(kube, builtins.ConfigMap) as unknown as Scaler;
+    const untypedScale = createClient(kube, builtins.ConfigMap) as unknown as Scaler;
     await expect(untypedScale.getScale('a', 'ns')).rejects.toThrow(
       /no scale subresource .*: getScale is not supported/,
     );
@@ -34,10 +39,10 @@ describe('scale clients', () => {
 
   it('are offered for Deployments and other scalable kinds; replicas are checked', async () => {
     const { kube } = fakeKube();
-    const deploys = newScaleClient(kube, builtins.Deployment);
+    const deploys = createScaleClient(kube, builtins.Deployment);
     expect(deploys.resource).toBe(builtins.Deployment);
-    const writeOnly = withScale(newWriteClient(kube, builtins.StatefulSet));
-    const delayed = withScale(newDelayed(kube, builtins.ReplicaSet));
+    const writeOnly = withScale(createWriteClient(kube, builtins.StatefulSet));
+    const delayed = withScale(createDelayedClient(kube, builtins.ReplicaSet));
     for (const c of [deploys, writeOnly, delayed]) {
       await expect(c.updateScale('a', 'ns', -1)).rejects.toThrow(/non-negative integer/);
       await expect(c.updateScale('a', 'ns', 1.5)).rejects.toThrow(/non-negative integer/);

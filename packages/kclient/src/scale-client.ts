@@ -1,12 +1,12 @@
 import type { KubeClient, KubeObject, TypedResourceDescriptor } from '@kubeloom/kube';
+import { createClient } from './create-client.ts';
 import type { ClientOptions, ScaleClient, WithScale } from './interfaces.ts';
 import { ApiWriter, servesScale } from './internal/api-writer.ts';
 import { resourceOfWriter } from './internal/resource-of-writer.ts';
-import { newClient } from './new-client.ts';
 
 /**
  * Adds the scale methods ({@link Scaler}) to the type of a kclient client — any client from
- * `newClient`, `newFiltered`, `newDelayed`, `newUntyped` or `newWriteClient` — after checking
+ * `createClient`, `createDelayedClient`, `createUntypedClient` or `createWriteClient` — after checking
  * that its resource declares the `scale` subresource.
  *
  * @throws TypeError when the resource does not declare `subresources.scale: true`, when it is not
@@ -30,25 +30,25 @@ export function withScale<C extends object>(client: C): WithScale<C> {
 }
 
 /**
- * {@link newClient} for a resource with a `scale` subresource: the client also has `getScale`
+ * {@link createClient} for a resource with a `scale` subresource: the client also has `getScale`
  * and `updateScale`.
  *
  * @example
  * ```ts
- * const deploys = newScaleClient(kube, builtins.Deployment);
+ * const deploys = createScaleClient(kube, builtins.Deployment);
  * await deploys.updateScale('web', 'default', 3);
  * ```
  * @throws TypeError when `resource.subresources.scale` is not true.
  */
-export function newScaleClient<T extends KubeObject>(
+export function createScaleClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
   options: ClientOptions<T> = {},
 ): ScaleClient<T> {
   if (!servesScale(resource)) {
     throw new TypeError(
-      `newScaleClient: ${resource.kind} has no scale subresource (its descriptor does not declare subresources.scale); use newClient`,
+      `createScaleClient: ${resource.kind} has no scale subresource (its descriptor does not declare subresources.scale); use createClient`,
     );
   }
-  return withScale(newClient(kube, resource, options));
+  return withScale(createClient(kube, resource, options));
 }

@@ -7,11 +7,11 @@ import { builtins, defineResource, type KubeClient, type KubeObject } from '@kub
 import { createTestNamespace, waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'vitest';
+import { createClient, createDelayedClient, createWriteClient } from './create-client.ts';
+import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 import { ResourceNotServedError } from './errors.ts';
-import { NamespaceSelectorFilter } from './namespace-selector-filter.ts';
-import { newClient, newDelayed, newFiltered, newWriteClient } from './new-client.ts';
 import { uniqueSuffix } from './test-support.test-util.ts';
-import { EventTracker, trackerHandler } from './testing/event-tracker.ts';
+import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
 /**
@@ -54,9 +54,9 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
     subresources: { status: true },
   });
   const ns = await newNamespace(kube);
-  const gadgets = newDelayed(kube, Gadget);
-  const tracker = new EventTracker({ timeoutMs: 20_000 });
-  const second = new EventTracker({ timeoutMs: 20_000 });
+  const gadgets = createDelayedClient(kube, Gadget);
+  const tracker = createEventTracker({ timeoutMs: 20_000 });
+  const second = createEventTracker({ timeoutMs: 20_000 });
   const reg = gadgets.addEventHandler(trackerHandler(tracker));
   const reg2 = gadgets.addEventHandler(trackerHandler(second));
   const byColor = gadgets.index('color', (g) => (g.spec?.color ? [g.spec.color] : []));
@@ -102,7 +102,7 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
       { fieldManager: 'scenario' },
     );
     await tracker.waitOrdered('update/b');
-    second.empty();
+    await second.empty();
     expect(names(byColor.lookup('red'))).toEqual(['a', 'b']);
 
     // delete the CRD: the API server deletes every object, handlers see deletes
@@ -121,7 +121,7 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
     await tracker.waitOrdered('add/c');
     expect(names(byColor.lookup('blue'))).toEqual(['c']);
     expect(names(gadgets.list())).toEqual(['c']);
-    second.empty();
+    await second.empty();
   } finally {
     gadgets.shutdownHandlers();
     await deleteCRD(kube, gvr);
@@ -137,15 +137,15 @@ export async function delayedClientPresentScenario(kube: KubeClient, signal: Abo
   const Gizmo = await makeCRD(kube, gvr);
   try {
     const ns = await newNamespace(kube);
-    await newWriteClient(kube, Gizmo).create({ metadata: { name: 'g', namespace: ns } });
-    const seed = newClient(kube, builtins.ConfigMap, { namespace: ns }); // something to run
+    await createWriteClient(kube, Gizmo).create({ metadata: { name: 'g', namespace: ns } });
+    const seed = createClient(kube, builtins.ConfigMap, { namespace: ns }); // something to run
     expect(await kube.runAndWait(signal)).toBe(true);
     await waitFor(
       'the CRD watcher to know the CRD',
       () => kube.crdWatcher.known(gvr) && kube.crdWatcher.hasSynced(),
     );
-    const gizmos = newDelayed(kube, Gizmo);
-    const tracker = new EventTracker({ timeoutMs: 20_000 });
+    const gizmos = createDelayedClient(kube, Gizmo);
+    const tracker = createEventTracker({ timeoutMs: 20_000 });
     gizmos.addEventHandler(trackerHandler(tracker));
     await kube.waitForCacheSync('gizmos', signal, () => gizmos.hasSynced());
     // synced means the initial list reached the handler
@@ -168,9 +168,9 @@ export async function dynamicFilterScenario(kube: KubeClient, signal: AbortSigna
   const nsB = await newNamespace(kube, { [key]: 'red' });
   await kube.api.create(builtins.ConfigMap, { metadata: { name: 'a1', namespace: nsA } });
   await kube.api.create(builtins.ConfigMap, { metadata: { name: 'b1', namespace: nsB } });
-  const filter = new NamespaceSelectorFilter(kube, { matchLabels: { [key]: 'blue' } }, { signal });
-  const cms = newFiltered<V1ConfigMap>(kube, builtins.ConfigMap, { objectFilter: filter });
-  const tracker = new EventTracker({ timeoutMs: 20_000 });
+  const filter = createNamespaceSelectorFilter(kube, { matchLabels: { [key]: 'blue' } }, { signal });
+  const cms = createClient<V1ConfigMap>(kube, builtins.ConfigMap, { objectFilter: filter });
+  const tracker = createEventTracker({ timeoutMs: 20_000 });
   const listedDuringEvents: string[][] = [];
   cms.addEventHandler(trackerHandler(tracker));
   cms.addEventHandler({
@@ -181,8 +181,8 @@ export async function dynamicFilterScenario(kube: KubeClient, signal: AbortSigna
       }
     },
   });
-  const namespaces = newClient(kube, builtins.Namespace, { objectFilter: filter });
-  const nsTracker = new EventTracker({ timeoutMs: 20_000 });
+  const namespaces = createClient(kube, builtins.Namespace, { objectFilter: filter });
+  const nsTracker = createEventTracker({ timeoutMs: 20_000 });
   namespaces.addEventHandler({
     onAdd: (n) => {
       if (n.metadata?.name === nsA || n.metadata?.name === nsB) nsTracker.record(`add/${n.metadata.name}`);
@@ -231,14 +231,14 @@ export async function dynamicFilterScenario(kube: KubeClient, signal: AbortSigna
   expect(names(cms.list())).toEqual(['a1', 'a2']);
 
   // an object that moves through an update (label change) is handled per object, too
-  const byLabel = newFiltered<V1ConfigMap>(kube, builtins.ConfigMap, {
+  const byLabel = createClient<V1ConfigMap>(kube, builtins.ConfigMap, {
     namespace: nsA,
     objectFilter: (cm) => cm.metadata?.labels?.keep === 'true',
   });
-  const labelTracker = new EventTracker({ timeoutMs: 20_000 });
+  const labelTracker = createEventTracker({ timeoutMs: 20_000 });
   byLabel.addEventHandler(trackerHandler(labelTracker));
   await kube.waitForCacheSync('byLabel', signal, () => byLabel.hasSynced());
-  labelTracker.empty();
+  await labelTracker.empty();
   await kube.api.patch(builtins.ConfigMap, 'a1', nsA, { metadata: { labels: { keep: 'true' } } }, 'merge');
   await labelTracker.waitOrdered('add/a1');
   await kube.api.patch(builtins.ConfigMap, 'a1', nsA, { data: { x: '1' } }, 'merge');
@@ -257,7 +257,7 @@ export async function slowHandlerScenario(kube: KubeClient, signal: AbortSignal)
   const ns = await newNamespace(kube);
   for (const name of ['x', 'y', 'z'])
     await kube.api.create(builtins.ConfigMap, { metadata: { name, namespace: ns } });
-  const cms = newClient(kube, builtins.ConfigMap, { namespace: ns });
+  const cms = createClient(kube, builtins.ConfigMap, { namespace: ns });
   const syncedWhileHandling: boolean[] = [];
   const busy = (ms: number): void => {
     const end = performance.now() + ms;

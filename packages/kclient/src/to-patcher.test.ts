@@ -1,9 +1,9 @@
 import { builtins, ConflictError } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, createWriteClient } from './create-client.ts';
 import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import type { Patcher } from './interfaces.ts';
-import { newClient, newWriteClient } from './new-client.ts';
 import { makeCRD } from './testing/make-crd.ts';
 import { toPatcher } from './to-patcher.ts';
 
@@ -23,10 +23,13 @@ describe('toPatcher', () => {
   it('patches, patches status and applies status without the object type', async () => {
     const { kube } = fakeKube({ objects: [deployment] });
     const Widget = await makeCRD(kube, { group: 'patcher.example.com', version: 'v1', resource: 'widgets' });
-    await newWriteClient(kube, Widget).create({ metadata: { name: 'w', namespace: 'ns' }, spec: { a: 1 } });
+    await createWriteClient(kube, Widget).create({
+      metadata: { name: 'w', namespace: 'ns' },
+      spec: { a: 1 },
+    });
     const patchers: Record<string, Patcher> = {
-      Deployment: toPatcher(newWriteClient(kube, builtins.Deployment)),
-      Widget: toPatcher(newClient(kube, Widget)),
+      Deployment: toPatcher(createWriteClient(kube, builtins.Deployment)),
+      Widget: toPatcher(createClient(kube, Widget)),
     };
     for (const [kind, p] of Object.entries(patchers)) {
       const resource = kind === 'Deployment' ? builtins.Deployment : Widget;

@@ -26,7 +26,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createQueue, extract, objectHandler } from '@kubeloom/controllers';
-import { newClient } from '@kubeloom/kclient';
+import { createClient } from '@kubeloom/kclient';
 import { builtins, type KubeClient, noopLogger, type ObjectKey } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
@@ -130,8 +130,8 @@ function buildKrt(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
  * automatically). A service change enqueues the pods it selected before and after.
  */
 function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal, scan: boolean): void {
-  const pods = newClient(kube, builtins.Pod);
-  const services = newClient(kube, builtins.Service);
+  const pods = createClient(kube, builtins.Pod);
+  const services = createClient(kube, builtins.Service);
   const bySelectorPair = scan
     ? undefined
     : services.index('legacy-selector-pairs', (svc) => {
@@ -199,8 +199,8 @@ function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal, scan: bo
 
 /** The floor: the same informers and one event per pod change, no controller. */
 function buildFloor(kube: KubeClient, emit: Emit, _signal: AbortSignal): void {
-  const pods = newClient(kube, builtins.Pod);
-  newClient(kube, builtins.Service).addEventHandler({});
+  const pods = createClient(kube, builtins.Pod);
+  createClient(kube, builtins.Service).addEventHandler({});
   pods.addEventHandler({ onAdd: () => emit(), onUpdate: () => emit() });
 }
 

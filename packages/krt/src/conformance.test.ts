@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { newClient } from '@kubeloom/kclient';
+import { createClient } from '@kubeloom/kclient';
 import { builtins, objectKey, parseKey } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { afterAll, describe, it } from 'vitest';
@@ -37,7 +37,7 @@ const rigs: Record<string, RigFactory<unknown>> = {
   },
   informer: async (signal) => {
     const kube = createFakeKubeClient();
-    const client = newClient(kube, builtins.ConfigMap);
+    const client = createClient(kube, builtins.ConfigMap);
     const c = informer(client, { signal, name: 'informer', metadata });
     signal.addEventListener('abort', () => kube.shutdown());
     await kube.runAndWait(signal);

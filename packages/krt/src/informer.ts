@@ -1,4 +1,4 @@
-import { type Informer as ClientInformer, type ClientOptions, newFiltered } from '@kubeloom/kclient';
+import { type Informer as ClientInformer, type ClientOptions, createClient } from '@kubeloom/kclient';
 import {
   extractTombstone,
   type HandlerRegistration,
@@ -41,7 +41,7 @@ export function newInformer<T extends KubeObject>(
   opts: CollectionOptions & { readonly filter?: ClientOptions<T> | undefined },
 ): Collection<T> {
   const { filter, ...rest } = opts;
-  return informer(newFiltered(kube, resource, filter ?? {}), {
+  return informer(createClient(kube, resource, filter ?? {}), {
     name: `Informer[${resource.kind}]`,
     ...rest,
   });

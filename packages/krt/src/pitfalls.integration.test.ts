@@ -4,7 +4,7 @@
  * restart. krt wraps kclient's delayed client, which swaps the real informer in once discovery
  * serves the CRD; krt's handler and automatic indexes move with it.
  */
-import { newDelayed } from '@kubeloom/kclient';
+import { createDelayedClient } from '@kubeloom/kclient';
 import {
   createKubeClient,
   defineResource,
@@ -83,7 +83,7 @@ describe('P10: a CRD installed after start', () => {
     stop.signal.addEventListener('abort', () => kube.shutdown());
     const signal = stop.signal;
 
-    const gadgets = informer(newDelayed(kube, Gadget), { signal, name: 'gadgets' });
+    const gadgets = informer(createDelayedClient(kube, Gadget), { signal, name: 'gadgets' });
     const byNs = namespaceIndex(gadgets);
     const pods = staticCollection([{ metadata: { name: 'p', namespace: ns, labels: { app: 'x' } } }], {
       signal,

@@ -9,10 +9,11 @@ import {
   type ResourceEventHandler,
 } from '@kubeloom/kube';
 import { ResourceNotServedError } from '../errors.ts';
-import type { Client, Index } from '../interfaces.ts';
+import type { Client, InformerIndex } from '../interfaces.ts';
 import type { LabelSelector } from '../label-selector.ts';
 import { ApiWriter } from './api-writer.ts';
 import type { InformerClient, ResolvedFilter } from './informer-client.ts';
+import { pollUntil } from './poll-until.ts';
 
 class DelayedRegistration<T extends KubeObject> implements HandlerRegistration {
   readonly handler: ResourceEventHandler<T>;
@@ -35,7 +36,7 @@ class DelayedRegistration<T extends KubeObject> implements HandlerRegistration {
 
 interface DelayedIndex<T extends KubeObject> {
   readonly extract: (obj: T) => readonly string[];
-  delegate: Index<T> | undefined;
+  delegate: InformerIndex<T> | undefined;
 }
 
 /** Options of {@link DelayedClient}. */
@@ -138,7 +139,7 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     this.#inner = inner;
     for (const reg of this.#registrations) reg.inner = inner.addEventHandler(reg.handler);
     for (const [name, idx] of this.#indexes) idx.delegate = inner.index(name, idx.extract);
-    if (this.#startSignal) inner.start(this.#startSignal);
+    if (this.#startSignal) void inner.run(this.#startSignal);
     this.#watchReinstalls();
   }
 
@@ -188,7 +189,7 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     reg.inner?.remove();
   }
 
-  index(name: string, extract: (obj: T) => readonly string[]): Index<T> {
+  index(name: string, extract: (obj: T) => readonly string[]): InformerIndex<T> {
     let idx = this.#indexes.get(name);
     if (!idx) {
       idx = { extract, delegate: this.#inner?.index(name, extract) };
@@ -199,8 +200,21 @@ export class DelayedClient<T extends KubeObject> extends ApiWriter<T> implements
     return { name, lookup: (key) => held.delegate?.lookup(key) ?? [] };
   }
 
-  start(signal: AbortSignal): void {
+  waitUntilSynced(signal?: AbortSignal): Promise<boolean> {
+    return pollUntil(() => this.hasSynced(), signal);
+  }
+
+  run(signal: AbortSignal): Promise<void> {
     this.#startSignal ??= signal;
-    this.#inner?.start(signal);
+    if (this.#inner) return this.#inner.run(signal);
+    // Not loaded yet: the informer starts when the CRD appears. Settles once stopped.
+    return new Promise<void>((resolve) => {
+      const stopped = (): void => {
+        if (this.#inner) void this.#inner.run(signal).then(resolve);
+        else resolve();
+      };
+      if (signal.aborted) stopped();
+      else signal.addEventListener('abort', stopped, { once: true });
+    });
   }
 }

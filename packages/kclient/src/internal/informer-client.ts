@@ -7,10 +7,11 @@ import type {
   ResourceEventHandler,
   SharedInformer,
 } from '@kubeloom/kube';
-import type { Client, DynamicFilter, Filter, Index } from '../interfaces.ts';
+import type { Client, DynamicFilter, Filter, InformerIndex } from '../interfaces.ts';
 import { type LabelSelector, labelMatcher } from '../label-selector.ts';
 import { ApiWriter, type ResourceSource } from './api-writer.ts';
 import { FilteringHandler } from './filtering-handler.ts';
+import { pollUntil } from './poll-until.ts';
 
 /** A client-side filter in one shape. */
 export interface ResolvedFilter<T> {
@@ -178,7 +179,7 @@ export class InformerClient<T extends KubeObject> extends ApiWriter<T> implement
     }
   }
 
-  index(name: string, extract: (obj: T) => readonly string[]): Index<T> {
+  index(name: string, extract: (obj: T) => readonly string[]): InformerIndex<T> {
     const full = INDEX_PREFIX + name;
     if (!hasIndex(this.#informer as SharedInformer, full)) this.#informer.store.addIndexer(full, extract);
     return {
@@ -187,7 +188,15 @@ export class InformerClient<T extends KubeObject> extends ApiWriter<T> implement
     };
   }
 
-  start(signal: AbortSignal): void {
-    this.#informer.run(signal);
+  waitUntilSynced(signal?: AbortSignal): Promise<boolean> {
+    return pollUntil(
+      () => this.hasSynced(),
+      signal,
+      () => this.#informer.health().state === 'stopped',
+    );
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.#informer.run(signal);
   }
 }

@@ -5,10 +5,10 @@ import {
   type KubeObject,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
+import { createWriteClient } from '../create-client.ts';
 import { must } from '../internal/must.ts';
 import { type LabelSelector, labelSelectorString } from '../label-selector.ts';
-import { newWriteClient } from '../new-client.ts';
-import { type TestWriter, testWriter } from './test-writer.ts';
+import { failingWriter, type TestWriter } from './test-writer.ts';
 
 /**
  * An uncached client for tests: reads go straight to the API server (no informer, no lag), and
@@ -22,12 +22,12 @@ export interface DirectClient<T extends KubeObject> extends TestWriter<T> {
 }
 
 /** Creates a {@link DirectClient} for `resource`. */
-export function newDirectClient<T extends KubeObject>(
+export function createDirectClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
 ): DirectClient<T> {
   return {
-    ...testWriter(newWriteClient(kube, resource), resource),
+    ...failingWriter(createWriteClient(kube, resource), resource),
     get: (name, namespace) =>
       must(`get ${resource.kind} ${namespace ? `${namespace}/` : ''}${name}`, async () => {
         try {

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { ClientTestError } from './client-test-error.ts';
-import { EventTracker, trackerHandler } from './event-tracker.ts';
+import { createEventTracker, trackerHandler } from './event-tracker.ts';
 
-describe('EventTracker', () => {
+describe('createEventTracker', () => {
   it('waits for events recorded before and after the call, in order', async () => {
-    const t = new EventTracker();
+    const t = createEventTracker();
     t.record('a');
     const waiting = t.waitOrdered('a', 'b', 'c');
     t.record('b');
     queueMicrotask(() => t.record('c'));
     await waiting;
-    t.empty();
+    await t.empty();
   });
 
   it('fails fast on a wrong order and on extra events', async () => {
-    const t = new EventTracker();
+    const t = createEventTracker();
     t.record('b');
     await expect(t.waitOrdered('a')).rejects.toThrow(/event #1 was b instead of a/);
     t.record('a');
@@ -23,7 +23,7 @@ describe('EventTracker', () => {
   });
 
   it('waits for a set in any order and rejects strangers', async () => {
-    const t = new EventTracker();
+    const t = createEventTracker();
     t.record('y');
     t.record('x');
     await t.waitUnordered('x', 'y');
@@ -32,7 +32,7 @@ describe('EventTracker', () => {
   });
 
   it('times out with what it waited for, and leaves no waiter behind', async () => {
-    const t = new EventTracker({ timeoutMs: 20 });
+    const t = createEventTracker({ timeoutMs: 20 });
     const err = await t.waitOrdered('never').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClientTestError);
     expect((err as Error).message).toMatch(/timed out after 20 ms waiting for never/);
@@ -41,7 +41,7 @@ describe('EventTracker', () => {
   });
 
   it('waitFor checks the next event with a predicate; events of any type', async () => {
-    const t = new EventTracker<{ n: number }>();
+    const t = createEventTracker<{ n: number }>();
     t.record({ n: 1 });
     expect(await t.waitFor((e) => e.n === 1)).toEqual({ n: 1 });
     t.record({ n: 2 });
@@ -50,11 +50,18 @@ describe('EventTracker', () => {
     await t.waitOrdered({ n: 3 });
     t.record({ n: 4 });
     t.clear();
-    t.empty();
+    await t.empty();
+    expect(t.all()).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]); // consumed or not
+  });
+
+  it('empty() lets events on their way arrive before it checks', async () => {
+    const t = createEventTracker();
+    setImmediate(() => t.record('late'));
+    await expect(t.empty()).rejects.toThrow(/expected no more events, got: late/);
   });
 
   it('trackerHandler records add, update and delete by name, unwrapping tombstones', async () => {
-    const t = new EventTracker();
+    const t = createEventTracker();
     const h = trackerHandler(t);
     const obj = { metadata: { name: 'n' } };
     h.onAdd?.(obj, true);

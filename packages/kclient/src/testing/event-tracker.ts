@@ -2,7 +2,7 @@ import { inspect, isDeepStrictEqual } from 'node:util';
 import { extractTombstone, type KubeObject, type ResourceEventHandler } from '@kubeloom/kube';
 import { ClientTestError } from './client-test-error.ts';
 
-/** Options of {@link EventTracker}. */
+/** Options of {@link createEventTracker}. */
 export interface EventTrackerOptions {
   /** How long one wait may take before it fails, in ms. Default 30 000: generous, so a loaded machine does not fail a test; a wait that succeeds returns at once. */
   readonly timeoutMs?: number | undefined;
@@ -17,38 +17,95 @@ const show = (v: unknown): string =>
 
 /**
  * Records events (usually `add/<name>`, `update/<name>`, `delete/<name>` from
- * {@link trackerHandler}) and lets a test wait for them. Every wait is bounded and fails with
- * a message listing what was expected and what arrived; waits consume the events they match.
+ * {@link trackerHandler}) and lets a test wait for them (Istio's `assert.Tracker`). Every wait is
+ * bounded by `timeoutMs` and fails with a {@link ClientTestError} listing what was expected and
+ * what arrived; waits consume the events they match. `@kubeloom/krt/testing`'s collection
+ * tracker has this shape too.
  */
-export class EventTracker<E = string> {
+export interface EventTracker<E = string> {
+  /** Records an event (resolves a waiting call at once). */
+  record(event: E): void;
+  /** The events recorded and not yet consumed by a wait. */
+  events(): readonly E[];
+  /** Every event recorded so far, consumed or not. */
+  all(): readonly E[];
+  /** Drops every event not yet consumed. */
+  clear(): void;
+  /**
+   * Waits for exactly these events in this order, then checks that nothing else is pending.
+   * @throws ClientTestError on the first mismatch, a timeout, or extra events.
+   */
+  waitOrdered(...expected: E[]): Promise<void>;
+  /**
+   * Waits for exactly these events in any order, then checks that nothing else is pending.
+   * @throws ClientTestError on an unexpected event, a timeout, or extra events.
+   */
+  waitUnordered(...expected: E[]): Promise<void>;
+  /**
+   * Waits for the next event and checks it with `predicate`; returns it.
+   * @throws ClientTestError when it does not match, or on a timeout.
+   */
+  waitFor(predicate: (event: E) => boolean, description?: string): Promise<E>;
+  /**
+   * Lets events already on their way arrive (two turns of the event loop), then checks that
+   * none is pending.
+   * @throws ClientTestError when events are pending.
+   */
+  empty(): Promise<void>;
+}
+
+/** Creates an empty {@link EventTracker}. */
+export function createEventTracker<E = string>(options: EventTrackerOptions = {}): EventTracker<E> {
+  return new Tracker<E>(options);
+}
+
+/** Resolves after pending microtasks and `turns` macrotask turns: lets queued deliveries drain. */
+export function settle(turns = 1): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let n = turns;
+    const step = (): void => {
+      if (--n <= 0) resolve();
+      else setImmediate(step);
+    };
+    setImmediate(step);
+  });
+}
+
+class Tracker<E> implements EventTracker<E> {
   readonly #timeoutMs: number;
   readonly #pending: E[] = [];
+  readonly #all: E[] = [];
   readonly #waiters: Waiter<E>[] = [];
 
-  /** Creates an empty tracker. */
   constructor(options: EventTrackerOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
   }
 
-  /** Records an event (resolves a waiting call at once). */
   record(event: E): void {
+    this.#all.push(event);
     const w = this.#waiters.shift();
     if (w) w.resolve(event);
     else this.#pending.push(event);
   }
 
-  /** The events recorded and not yet consumed. */
   events(): readonly E[] {
     return [...this.#pending];
   }
 
-  /** Drops every pending event. */
+  all(): readonly E[] {
+    return [...this.#all];
+  }
+
   clear(): void {
     this.#pending.length = 0;
   }
 
-  /** @throws ClientTestError when events are pending. */
-  empty(): void {
+  async empty(): Promise<void> {
+    await settle(2);
+    this.#assertEmpty();
+  }
+
+  #assertEmpty(): void {
     if (this.#pending.length > 0) {
       throw new ClientTestError(`expected no more events, got: ${this.#pending.map(show).join(', ')}`);
     }
@@ -76,10 +133,6 @@ export class EventTracker<E = string> {
     });
   }
 
-  /**
-   * Waits for exactly these events in this order, then checks that nothing else is pending.
-   * @throws ClientTestError on the first mismatch, a timeout, or extra events.
-   */
   async waitOrdered(...expected: E[]): Promise<void> {
     const deadline = Date.now() + this.#timeoutMs;
     const got: E[] = [];
@@ -96,13 +149,9 @@ export class EventTracker<E = string> {
         );
       }
     }
-    this.empty();
+    this.#assertEmpty();
   }
 
-  /**
-   * Waits for exactly these events in any order, then checks that nothing else is pending.
-   * @throws ClientTestError on an unexpected event, a timeout, or extra events.
-   */
   async waitUnordered(...expected: E[]): Promise<void> {
     const deadline = Date.now() + this.#timeoutMs;
     const left = [...expected];
@@ -119,13 +168,9 @@ export class EventTracker<E = string> {
       }
       left.splice(i, 1);
     }
-    this.empty();
+    this.#assertEmpty();
   }
 
-  /**
-   * Waits for the next event and checks it with `predicate`; returns it.
-   * @throws ClientTestError when it does not match, or on a timeout.
-   */
   async waitFor(
     predicate: (event: E) => boolean,
     description = 'an event matching the predicate',

@@ -6,9 +6,14 @@
  * @packageDocumentation
  */
 export { ClientTestError } from './client-test-error.ts';
-export { type DirectClient, newDirectClient } from './direct-client.ts';
-export { EventTracker, type EventTrackerOptions, trackerHandler } from './event-tracker.ts';
+export { createDirectClient, type DirectClient } from './direct-client.ts';
+export {
+  createEventTracker,
+  type EventTracker,
+  type EventTrackerOptions,
+  trackerHandler,
+} from './event-tracker.ts';
 export { crdName, deleteCRD, type MakeCRDOptions, makeCRD, singularOf } from './make-crd.ts';
 export { names } from './names.ts';
 export { type TestClient, wrap } from './test-client.ts';
-export { newTestWriter, type TestWriter, testWriter } from './test-writer.ts';
+export type { TestWriter } from './test-writer.ts';

@@ -1,13 +1,13 @@
 import type { KubeObject, ResourceDescriptor } from '@kubeloom/kube';
-import type { ReadWriter } from '../interfaces.ts';
+import type { ReadWriter, Writer } from '../interfaces.ts';
 import type { LabelSelector } from '../label-selector.ts';
-import { type TestWriter, testWriter } from './test-writer.ts';
+import { failingWriter, type TestWriter } from './test-writer.ts';
 
 /**
  * A client for tests (Istio's `clienttest.TestClient`): the writes of {@link TestWriter}, which
  * reject with a `ClientTestError` naming the operation and object, plus the wrapped client's
  * reads, typed. Reads go through the wrapped client, so they are cached (and eventually
- * consistent) when it is; use `newDirectClient` for uncached reads.
+ * consistent) when it is; use `createDirectClient` for uncached reads.
  */
 export interface TestClient<T extends KubeObject> extends TestWriter<T> {
   /** The object from the wrapped client, or `undefined` when it has none. */
@@ -23,17 +23,33 @@ export interface TestClient<T extends KubeObject> extends TestWriter<T> {
  *
  * @example
  * ```ts
- * const cms = wrap(newClient(kube, builtins.ConfigMap));
+ * const cms = wrap(createClient(kube, builtins.ConfigMap));
  * await cms.createOrUpdate({ metadata: { name: 'a', namespace: 'ns' } }); // throws ClientTestError on failure
  * cms.get('a', 'ns'); // V1ConfigMap | undefined, from the cache
  * ```
  */
 export function wrap<T extends KubeObject>(
   client: ReadWriter<T> & { readonly resource?: ResourceDescriptor },
-): TestClient<T> {
+): TestClient<T>;
+/**
+ * Wraps a write-only client (or any {@link Writer}) for tests: writes fail the test on error
+ * (Istio's `clienttest.NewWriter`): `wrap(createWriteClient(kube, builtins.ConfigMap))`.
+ */
+export function wrap<T extends KubeObject>(
+  writer: Writer<T> & { readonly resource?: ResourceDescriptor },
+): TestWriter<T>;
+export function wrap<T extends KubeObject>(
+  client: (Writer<T> | ReadWriter<T>) & { readonly resource?: ResourceDescriptor },
+): TestWriter<T> | TestClient<T> {
+  const writes = failingWriter(client, client.resource);
+  if (!isReader(client)) return writes;
   return {
-    ...testWriter(client, client.resource),
+    ...writes,
     get: (name, namespace) => client.get(name, namespace),
     list: (namespace, selector) => client.list(namespace, selector),
   };
+}
+
+function isReader<T extends KubeObject>(client: Writer<T> | ReadWriter<T>): client is ReadWriter<T> {
+  return typeof (client as Partial<ReadWriter<T>>).get === 'function';
 }

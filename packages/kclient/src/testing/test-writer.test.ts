@@ -1,11 +1,10 @@
 import { builtins, InvalidError, NotFoundError } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, createWriteClient } from '../create-client.ts';
 import { closeFakes, fakeKube } from '../fake-harness.test-util.ts';
-import { newClient, newWriteClient } from '../new-client.ts';
 import { ClientTestError } from './client-test-error.ts';
 import { names } from './names.ts';
 import { wrap } from './test-client.ts';
-import { newTestWriter, testWriter } from './test-writer.ts';
 
 afterEach(closeFakes);
 
@@ -13,8 +12,8 @@ describe('clienttest writers', () => {
   it('name the resource kind when the object has none', async () => {
     const { kube } = fakeKube();
     for (const w of [
-      newTestWriter(kube, builtins.ConfigMap),
-      testWriter(newWriteClient(kube, builtins.ConfigMap)),
+      wrap(createWriteClient(kube, builtins.ConfigMap)),
+      wrap(createClient(kube, builtins.ConfigMap)),
     ]) {
       const err = await w
         .create({ metadata: { name: 'Bad_Name', namespace: 'ns' } })
@@ -27,7 +26,7 @@ describe('clienttest writers', () => {
       );
     }
     // the object's own kind wins
-    const err = await newTestWriter(kube, builtins.ConfigMap)
+    const err = await wrap(createWriteClient(kube, builtins.ConfigMap))
       .update({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nope', namespace: 'ns' } })
       .catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/^clienttest: update ConfigMap ns\/nope failed/);
@@ -41,7 +40,8 @@ describe('clienttest writers', () => {
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } },
       ],
     });
-    const cms = wrap(newClient(kube, builtins.ConfigMap));
+    const cms = wrap(createClient(kube, builtins.ConfigMap));
+    expect('get' in wrap(createWriteClient(kube, builtins.ConfigMap))).toBe(false); // a writer stays a writer
     expect(cms.get('a', 'ns')).toBeUndefined(); // cached: nothing before the informer runs
     await kube.runAndWait(stop.signal);
     expect(cms.get('a', 'ns')?.metadata?.labels).toEqual({ k: 'v' });

@@ -1,16 +1,9 @@
-import {
-  isConflict,
-  type KubeClient,
-  type KubeObject,
-  type ResourceDescriptor,
-  type TypedResourceDescriptor,
-} from '@kubeloom/kube';
+import { isConflict, type KubeObject, type ResourceDescriptor } from '@kubeloom/kube';
 import { createOrUpdate } from '../create-or-update.ts';
 import type { Writer } from '../interfaces.ts';
 import { isLatestReader } from '../internal/latest-reader.ts';
 import { describeName, describeObject, must } from '../internal/must.ts';
 import { resourceOfWriter } from '../internal/resource-of-writer.ts';
-import { newWriteClient } from '../new-client.ts';
 import { retryOnConflict } from '../retry-on-conflict.ts';
 
 /**
@@ -42,8 +35,9 @@ export interface TestWriter<T extends KubeObject> {
 /**
  * Wraps a {@link Writer} (any client) so that write errors fail the test. Messages name the
  * object's kind, or the resource's when the object has none (`resource`, default: the writer's).
+ * Internal: users call `wrap`.
  */
-export function testWriter<T extends KubeObject>(
+export function failingWriter<T extends KubeObject>(
   writer: Writer<T>,
   resource: ResourceDescriptor | undefined = resourceOfWriter(writer),
 ): TestWriter<T> {
@@ -75,12 +69,4 @@ export function testWriter<T extends KubeObject>(
     delete: (name, namespace) =>
       must(`delete ${describeName(kind(), name, namespace)}`, () => writer.delete(name, namespace)),
   };
-}
-
-/** A {@link TestWriter} straight on the API for `resource`. */
-export function newTestWriter<T extends KubeObject>(
-  kube: KubeClient,
-  resource: TypedResourceDescriptor<T>,
-): TestWriter<T> {
-  return testWriter(newWriteClient(kube, resource), resource);
 }

@@ -46,20 +46,23 @@ function buildInformerClient<T extends KubeObject>(
 
 /**
  * The typed client of a resource: cached reads and event handlers over the KubeClient's shared
- * informer, writes straight to the API server. Same as {@link newFiltered}.
+ * informer, writes straight to the API server (Istio's `kclient.New` and `NewFiltered`). A client
+ * may see a subset: `namespace`, `labelSelector` and `fieldSelector` are server-side (a separate
+ * shared list/watch per combination); `objectFilter` is client-side and may change at run time
+ * (see {@link DynamicFilter} and `createNamespaceSelectorFilter`).
  *
  * Construction does no I/O: the informer starts with `kube.runAndWait(signal)` (or at once when
  * the KubeClient already runs).
  *
  * @example
  * ```ts
- * const configMaps = newClient(kube, builtins.ConfigMap);   // Client<V1ConfigMap>
+ * const configMaps = createClient(kube, builtins.ConfigMap);   // Client<V1ConfigMap>
  * configMaps.addEventHandler(objectHandler((cm) => queue.addObject(cm)));
  * await kube.runAndWait(signal);
  * configMaps.get('settings', 'default');
  * ```
  */
-export function newClient<T extends KubeObject>(
+export function createClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
   options: ClientOptions<T> = {},
@@ -67,21 +70,8 @@ export function newClient<T extends KubeObject>(
   return buildInformerClient<T>(kube, resource, options);
 }
 
-/**
- * A client that sees a subset: `namespace`, `labelSelector` and `fieldSelector` are server-side
- * (a separate shared list/watch per combination); `objectFilter` is client-side and may change
- * at run time (see {@link DynamicFilter} and {@link NamespaceSelectorFilter}).
- */
-export function newFiltered<T extends KubeObject>(
-  kube: KubeClient,
-  resource: TypedResourceDescriptor<T>,
-  filter: ClientOptions<T>,
-): Client<T> {
-  return buildInformerClient<T>(kube, resource, filter);
-}
-
-/** A write-only client: no informer, no cache, no watch. */
-export function newWriteClient<T extends KubeObject>(
+/** A write-only client: no informer, no cache, no watch (Istio's `NewWriteClient`). */
+export function createWriteClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
   options: { readonly fieldManager?: string | undefined } = {},
@@ -97,9 +87,10 @@ function isDescriptor(r: GroupVersionResource | ResourceDescriptor): r is Resour
  * A client over any resource with plain JSON objects, by descriptor or by GVR. A GVR the
  * registry does not know yet (a CRD not yet discovered) is watched by its path alone; writes
  * resolve its descriptor through discovery at the first write (and fail with
- * `UnknownResourceError` when the API server does not serve it).
+ * `UnknownResourceError` when the API server does not serve it). In TypeScript every object is
+ * JSON already, so this is also Istio's dynamic client (`NewUntypedInformer`, `NewDynamic`).
  */
-export function newUntyped(
+export function createUntypedClient(
   kube: KubeClient,
   resource: GroupVersionResource | ResourceDescriptor,
   options: ClientOptions<KubeObject> = {},
@@ -123,27 +114,15 @@ export function newUntyped(
 }
 
 /**
- * The dynamic client: in TypeScript every object is JSON already, so this is {@link newUntyped}
- * (Istio's `NewDynamic`).
- */
-export function newDynamic(
-  kube: KubeClient,
-  resource: GroupVersionResource | ResourceDescriptor,
-  options: ClientOptions<KubeObject> = {},
-): Untyped {
-  return newUntyped(kube, resource, options);
-}
-
-/**
  * A metadata-only informer: the cache keeps `apiVersion`, `kind` and `metadata` of each object
  * (see {@link toPartialObjectMetadata}). Its shared informer is separate from a full one on the
  * same resource (the transform is part of the sharing key).
  *
  * This is kubeloom's memory-light equivalent of client-go's metadata informer: client-node has
  * no `PartialObjectMetadata` watch, so the full objects are still transferred and decoded, then
- * trimmed before caching.
+ * trimmed before caching. Istio's `NewMetadata`.
  */
-export function newMetadata(
+export function createMetadataClient(
   kube: KubeClient,
   resource: ResourceDescriptor,
   filter: Filter<PartialObjectMetadata> = {},
@@ -172,9 +151,10 @@ const builtinKeys = new Set(
  *   makes it retry at once. Writes fail with {@link ResourceNotServedError} meanwhile.
  *   `shutdownHandlers()` also stops the client's CRD watcher listener.
  *
- * Built-in kinds are always served: for them this is {@link newClient}.
+ * Built-in kinds are always served: for them this is {@link createClient}. Istio's
+ * `NewDelayedInformer` and `NewFilteredDelayed`.
  */
-export function newDelayed<T extends KubeObject>(
+export function createDelayedClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
   options: ClientOptions<T> = {},
@@ -184,7 +164,7 @@ export function newDelayed<T extends KubeObject>(
       gvrString({ group: resource.group, version: resource.version, resource: resource.plural }),
     )
   ) {
-    return newClient(kube, resource, options);
+    return createClient(kube, resource, options);
   }
   return new DelayedClient<T>({
     kube,
