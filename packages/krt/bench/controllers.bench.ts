@@ -30,7 +30,7 @@ import { createClient } from '@kubeloom/kclient';
 import { builtins, type KubeClient, noopLogger, type ObjectKey } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
-import { collection, deepEqual, filter, namespaceIndex, newInformer, selectsNonEmpty } from '../src/index.ts';
+import { collection, deepEqual, filter, informer, namespaceIndex, selectsNonEmpty } from '../src/index.ts';
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 
@@ -89,11 +89,11 @@ function makeService(i: number, apps: number): V1Service {
 type Emit = () => void;
 
 function buildKrt(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
-  const pods = newInformer(kube, builtins.Pod, { signal, name: 'pods' });
+  const pods = informer(kube, builtins.Pod, { signal, name: 'pods' });
   // Istio wraps Services (ServiceWrapper) only to avoid Go reflection on spec.selector; krt reads
   // a Service's spec.selector directly, so the idiomatic port needs no augmentation (set
   // KRT_BENCH_AUGMENT=1 to measure the wrapper anyway: one allocation per candidate per fetch).
-  const services = newInformer(kube, builtins.Service, {
+  const services = informer(kube, builtins.Service, {
     signal,
     name: 'services',
     augment: process.env.KRT_BENCH_AUGMENT === '1' ? (o) => new ServiceWrapper(o as V1Service) : undefined,

@@ -23,7 +23,7 @@ export interface IndexObject<K, O> {
  * A secondary index over a collection, kept in step with it. `lookup` reads it without
  * recording a dependency; `fetch` reads it from a transformation and records one.
  */
-export interface Index<K, O> {
+export interface CollectionIndex<K, O> {
   /** The index's name (a dedupe key per collection). */
   readonly name: string;
   /** The indexed collection. */
@@ -52,7 +52,11 @@ function keyString(k: unknown): string {
  * Creates (or returns, by `name`) an index over `c`: each object is listed under every key
  * `extract` returns. Non-string keys are converted with `String()`.
  */
-export function index<K, O>(c: Collection<O>, name: string, extract: (obj: O) => readonly K[]): Index<K, O> {
+export function index<K, O>(
+  c: Collection<O>,
+  name: string,
+  extract: (obj: O) => readonly K[],
+): CollectionIndex<K, O> {
   const internals = internalsOf(c, 'index');
   const view = internals.index(name, (o) => {
     const ks = extract(o);
@@ -66,7 +70,7 @@ export function index<K, O>(c: Collection<O>, name: string, extract: (obj: O) =>
 const namespaceKeys = (o: unknown): readonly string[] => [namespaceOf(o)];
 
 /** The index of `c` by namespace (`metadata.namespace`, or `namespace`, `''` when absent). */
-export function namespaceIndex<O>(c: Collection<O>): Index<string, O> {
+export function namespaceIndex<O>(c: Collection<O>): CollectionIndex<string, O> {
   const internals = internalsOf(c, 'namespaceIndex');
   const view = internals.index('namespace', namespaceKeys);
   // Only a view that really extracts namespaces scopes the automatic indexes (an index named
@@ -80,8 +84,8 @@ function makeIndex<K, O>(
   owner: number,
   extract: (obj: O) => readonly K[],
   namespace: boolean,
-): Index<K, O> {
-  const idx: Index<K, O> = {
+): CollectionIndex<K, O> {
+  const idx: CollectionIndex<K, O> = {
     name: view.name,
     collection: c,
     [INTERNAL]: { view, owner, namespace },

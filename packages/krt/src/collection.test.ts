@@ -14,7 +14,7 @@ import {
 import type { DerivedCollection } from './many-collection.ts';
 import { manyCollection } from './many-collection.ts';
 import { staticCollection } from './static.ts';
-import { EventTracker, settle } from './testing/tracker.ts';
+import { createCollectionTracker, settle } from './testing/tracker.ts';
 
 class Workload {
   readonly name: string;
@@ -68,41 +68,41 @@ function setup() {
 describe('collection', () => {
   it('transforms inputs, suppresses equal outputs, and deletes', async () => {
     const { pods, workloads } = setup();
-    const tracker = new EventTracker(workloads, { keyOf: workloadKey });
+    const tracker = createCollectionTracker(workloads, { keyOf: workloadKey });
     expect(await workloads.waitUntilSynced(stop.signal)).toBe(true);
     pods.update(pod('ns', 'a', { app: 'x' }));
-    await tracker.expectEmpty(); // no IP, no output
+    await tracker.empty(); // no IP, no output
     pods.update(pod('ns', 'a', { app: 'x' }, '1.1.1.1'));
-    await tracker.waitOrdered(['add/ns/a']);
+    await tracker.waitOrdered('add/ns/a');
     pods.update(pod('ns', 'a', { app: 'x' }, '1.1.1.1')); // same content
-    await tracker.expectEmpty();
+    await tracker.empty();
     pods.update(pod('ns', 'a', { app: 'x' }, '2.2.2.2'));
-    await tracker.waitOrdered(['update/ns/a']);
+    await tracker.waitOrdered('update/ns/a');
     expect(workloads.get('ns/a')).toMatchObject({ ip: '2.2.2.2' });
     pods.delete('ns/a');
-    await tracker.waitOrdered(['delete/ns/a']);
+    await tracker.waitOrdered('delete/ns/a');
     expect(workloads.list()).toEqual([]);
   });
 
   it('recomputes only the inputs whose fetches match a changed secondary object', async () => {
     const { pods, services, workloads, runs } = setup();
-    const tracker = new EventTracker(workloads, { keyOf: workloadKey });
+    const tracker = createCollectionTracker(workloads, { keyOf: workloadKey });
     pods.update(pod('ns', 'a', { app: 'a' }, '1.1.1.1'));
     pods.update(pod('ns', 'b', { app: 'b' }, '1.1.1.2'));
-    await tracker.waitUnordered(['add/ns/a', 'add/ns/b']);
+    await tracker.waitUnordered('add/ns/a', 'add/ns/b');
     runs.length = 0;
     services.update(service('ns', 'svc-a', { app: 'a' }));
-    await tracker.waitOrdered(['update/ns/a']);
+    await tracker.waitOrdered('update/ns/a');
     expect(runs).toEqual(['a']);
     expect(workloads.get('ns/a')).toMatchObject({ services: ['svc-a'] });
     runs.length = 0;
     // Moving the selector recomputes both the old and the new selected pod.
     services.update(service('ns', 'svc-a', { app: 'b' }));
-    await tracker.waitUnordered(['update/ns/a', 'update/ns/b']);
+    await tracker.waitUnordered('update/ns/a', 'update/ns/b');
     expect(runs.sort()).toEqual(['a', 'b']);
     runs.length = 0;
     services.update(service('ns', 'unrelated', { app: 'zzz' }));
-    await tracker.expectEmpty();
+    await tracker.empty();
     expect(runs).toEqual([]);
   });
 
@@ -194,14 +194,14 @@ describe('collection', () => {
     const many = manyCollection(src, (_ctx, o) => Array.from({ length: o.n }, (_, i) => `${o.name}-${i}`), {
       signal,
     });
-    const t = new EventTracker(many);
-    await t.waitUnordered(['add/x-0', 'add/x-1']);
+    const t = createCollectionTracker(many);
+    await t.waitUnordered('add/x-0', 'add/x-1');
     src.update({ name: 'x', n: 1, resourceName: () => 'x' });
-    await t.waitOrdered(['delete/x-1']);
+    await t.waitOrdered('delete/x-1');
     src.update({ name: 'x', n: 3, resourceName: () => 'x' });
-    await t.waitUnordered(['add/x-1', 'add/x-2']);
+    await t.waitUnordered('add/x-1', 'add/x-2');
     src.delete('x');
-    await t.waitUnordered(['delete/x-0', 'delete/x-1', 'delete/x-2']);
+    await t.waitUnordered('delete/x-0', 'delete/x-1', 'delete/x-2');
   });
 
   it('fetches through a namespace index and confirms candidates with the other filters', async () => {

@@ -9,7 +9,7 @@ import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
-import { DebugHandler } from './debug.ts';
+import { createDebugHandler } from './debug.ts';
 import { filter } from './filter.ts';
 import { pod, service, type TestPod, type TestService } from './internal/test-fixtures.test-util.ts';
 import { staticCollection } from './static.ts';
@@ -79,7 +79,7 @@ interface Entry {
 describe('debug handler over HTTP', () => {
   it('serves inputs, outputs and dependencies per collection as JSON, and closes cleanly', async () => {
     const signal = stop.signal;
-    const debug = new DebugHandler();
+    const debug = createDebugHandler();
     const pods = staticCollection<TestPod>(
       [pod('ns', 'web-1', { app: 'web' }, '10.0.0.1'), pod('ns', 'db-1', { app: 'db' }, '10.0.0.2')],
       { signal, name: 'pods', debug },

@@ -26,47 +26,69 @@ export interface DebugEntry {
   readonly state: CollectionDump;
 }
 
+/** A collection as a {@link DebugHandler} holds it. */
+export interface DebuggedCollection {
+  /** The collection's unique id. */
+  readonly uid: number;
+  /** The collection's name. */
+  readonly name: string;
+  /** Its state now. */
+  dump(): CollectionDump;
+}
+
 /**
  * Collects collections (those created with `options.debug`) for a JSON dump: per collection its
  * inputs, outputs and dependencies (Istio's `/debug/krtz`). Collections unregister when stopped.
+ * Create one with {@link createDebugHandler}.
  */
-export class DebugHandler {
-  readonly #collections = new Map<
-    number,
-    { readonly uid: number; readonly name: string; dump(): CollectionDump }
-  >();
-
+export interface DebugHandler {
   /** Adds a collection (done by the collection itself). */
-  register(c: { readonly uid: number; readonly name: string; dump(): CollectionDump }): void {
+  register(c: DebuggedCollection): void;
+  /** Removes a collection (done by the collection when it stops). */
+  unregister(c: { readonly uid: number }): void;
+  /** How many collections are registered. */
+  readonly size: number;
+  /** The dump, oldest collection first. */
+  dump(): DebugEntry[];
+  /** The dump, for `JSON.stringify`. */
+  toJSON(): DebugEntry[];
+  /**
+   * A Node HTTP request listener serving the dump as JSON; `?name=substring` restricts it to
+   * matching collections.
+   */
+  readonly httpHandler: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** Creates an empty {@link DebugHandler}: pass it as `options.debug` to the collections to dump. */
+export function createDebugHandler(): DebugHandler {
+  return new Debug();
+}
+
+class Debug implements DebugHandler {
+  readonly #collections = new Map<number, DebuggedCollection>();
+
+  register(c: DebuggedCollection): void {
     this.#collections.set(c.uid, c);
   }
 
-  /** Removes a collection (done by the collection when it stops). */
   unregister(c: { readonly uid: number }): void {
     this.#collections.delete(c.uid);
   }
 
-  /** How many collections are registered. */
   get size(): number {
     return this.#collections.size;
   }
 
-  /** The dump, oldest collection first. */
   dump(): DebugEntry[] {
     const out: DebugEntry[] = [];
     for (const c of this.#collections.values()) out.push({ uid: c.uid, name: c.name, state: c.dump() });
     return out;
   }
 
-  /** The dump, for `JSON.stringify`. */
   toJSON(): DebugEntry[] {
     return this.dump();
   }
 
-  /**
-   * A Node HTTP request listener serving the dump as JSON; `?name=substring` restricts it to
-   * matching collections.
-   */
   readonly httpHandler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const filter = url.searchParams.get('name');

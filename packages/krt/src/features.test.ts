@@ -6,7 +6,7 @@ import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { index } from './collection-index.ts';
-import { DebugHandler } from './debug.ts';
+import { createDebugHandler } from './debug.ts';
 import { fetch } from './fetch.ts';
 import { fileCollection } from './files.ts';
 import { activeTimers, pod, type TestPod } from './internal/test-fixtures.test-util.ts';
@@ -15,10 +15,10 @@ import { mapCollection } from './map.ts';
 import { recomputeProtected, recomputeTrigger } from './recompute-trigger.ts';
 import { staticCollection } from './static.ts';
 import { statusCollection } from './status.ts';
-import { statusWriter } from './status-writer.ts';
+import { startStatusWriter } from './status-writer.ts';
 import { dummyContext } from './testing/dummy-context.ts';
 import { mockCollections } from './testing/mock.ts';
-import { EventTracker, settle } from './testing/tracker.ts';
+import { createCollectionTracker, settle } from './testing/tracker.ts';
 
 let stop = new AbortController();
 afterEach(() => {
@@ -29,16 +29,16 @@ afterEach(() => {
 describe('static collection', () => {
   it('update always emits, conditionalUpdate only on change, reset diffs', async () => {
     const c = staticCollection<string>(['a', 'b'], { signal: stop.signal });
-    const t = new EventTracker(c);
-    await t.waitUnordered(['add/a', 'add/b']);
+    const t = createCollectionTracker(c);
+    await t.waitUnordered('add/a', 'add/b');
     c.update('a');
-    await t.waitOrdered(['update/a']);
+    await t.waitOrdered('update/a');
     c.conditionalUpdate('a');
-    await t.expectEmpty();
+    await t.empty();
     c.reset(['b', 'c']);
-    await t.waitUnordered(['delete/a', 'add/c']);
+    await t.waitUnordered('delete/a', 'add/c');
     c.deleteMatching((x) => x === 'b');
-    await t.waitOrdered(['delete/b']);
+    await t.waitOrdered('delete/b');
     expect(c.list()).toEqual(['c']);
   });
 });
@@ -71,10 +71,10 @@ describe('merge join and map', () => {
     expect(m.get('ns/a')?.app).toBe('x');
     const byApp = index(m, 'app', (o) => [o.app ?? '']);
     expect(byApp.lookup('x').map((o) => o.metadata.name)).toEqual(['a']);
-    const t = new EventTracker(m);
-    await t.waitOrdered(['add/ns/a']);
+    const t = createCollectionTracker(m);
+    await t.waitOrdered('add/ns/a');
     pods.update(pod('ns', 'a', { app: 'y' }));
-    await t.waitOrdered(['update/ns/a']);
+    await t.waitOrdered('update/ns/a');
     expect(byApp.lookup('y')).toHaveLength(1);
     expect(byApp.lookup('x')).toHaveLength(0);
   });
@@ -88,13 +88,13 @@ describe('index collection', () => {
     });
     const byApp = index(pods, 'app', (p) => [p.metadata.labels?.app ?? '']);
     const groups = byApp.asCollection({ signal });
-    const t = new EventTracker(groups);
-    await t.waitOrdered(['add/x']);
+    const t = createCollectionTracker(groups);
+    await t.waitOrdered('add/x');
     expect(groups.get('x')?.objects).toHaveLength(2);
     pods.update(pod('ns', 'a', { app: 'y' }));
-    await t.waitUnordered(['update/x', 'add/y']);
+    await t.waitUnordered('update/x', 'add/y');
     pods.delete('ns/b');
-    await t.waitOrdered(['delete/x']);
+    await t.waitOrdered('delete/x');
     expect(groups.get('')).toBeUndefined();
   });
 });
@@ -143,23 +143,23 @@ describe('status collection and writer', () => {
       { signal, name: 'pods-status' },
     );
     const writes: string[] = [];
-    const writer = statusWriter(status, {
+    const writer = startStatusWriter(status, {
       signal,
       write: async (obj, s) => {
         writes.push(`${obj.metadata.name}:${JSON.stringify(s)}`);
       },
     });
-    const t = new EventTracker(status);
-    await t.waitOrdered(['add/ns/a']);
+    const t = createCollectionTracker(status);
+    await t.waitOrdered('add/ns/a');
     expect(await status.waitUntilSynced(signal)).toBe(true);
     expect(outputs.get('ns/a')?.ip).toBe('1.1.1.1');
     pods.update(pod('ns', 'a', { app: 'x' }, '1.1.1.1'));
-    await t.expectEmpty();
+    await t.empty();
     pods.update(pod('ns', 'a', { app: 'y' }, '1.1.1.1'));
-    await t.waitOrdered(['update/ns/a']); // the object changed, the status did not
+    await t.waitOrdered('update/ns/a'); // the object changed, the status did not
     pods.update(pod('ns', 'a', { app: 'y' }));
-    await t.waitOrdered(['delete/ns/a']);
-    await t.expectEmpty();
+    await t.waitOrdered('delete/ns/a');
+    await t.empty();
     await settle(3);
     expect(writes[0]).toBe('a:{"ready":true}');
     expect(writes.at(-1)).toBe('a:undefined');
@@ -169,7 +169,7 @@ describe('status collection and writer', () => {
 
 describe('debug dump', () => {
   it('lists inputs, outputs and dependencies per collection, and unregisters on stop', async () => {
-    const debug = new DebugHandler();
+    const debug = createDebugHandler();
     const s = new AbortController();
     const pods = staticCollection<TestPod>([pod('ns', 'a')], { signal: s.signal, name: 'pods', debug });
     const names = staticCollection(['x'], { signal: s.signal, name: 'names', debug });
@@ -222,10 +222,10 @@ describe('file collection', () => {
         debounceMs: 5,
         logger,
       });
-      const t = new EventTracker(c);
-      await t.waitOrdered(['add/a']);
+      const t = createCollectionTracker(c);
+      await t.waitOrdered('add/a');
       writeFileSync(path.join(dir, 'a.yaml'), 'metadata: {name: a}\nv: 2\n');
-      await t.waitOrdered(['update/a']);
+      await t.waitOrdered('update/a');
       writeFileSync(path.join(dir, 'b.yml'), 'metadata: {name: b\n');
       await waitFor('a reload error', () => logger.records.length > 0);
       await settle(2);

@@ -44,7 +44,7 @@ export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOp
 }
 
 /**
- * {@link fetch} through an index (`Index.fetch`): the index filter is applied directly, without
+ * {@link fetch} through an index (`CollectionIndex.fetch`): the index filter is applied directly, without
  * building a filter option per call.
  */
 export function fetchIndexed<T>(

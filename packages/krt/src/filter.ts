@@ -1,5 +1,5 @@
 import type { ObjectKey } from '@kubeloom/kube';
-import type { Index } from './collection-index.ts';
+import type { CollectionIndex } from './collection-index.ts';
 import type { FilterSpec } from './internal/filter-spec.ts';
 import type { IndexView } from './internal/internals.ts';
 import { INTERNAL } from './internal/symbols.ts';
@@ -32,7 +32,7 @@ function addKeys(spec: FilterSpec, keys: readonly string[]): void {
   if (set.size === 0) spec.keys = set;
 }
 
-/** The handle of an index, as `filter.index` and `Index.fetch` use it. */
+/** The handle of an index, as `filter.index` and `CollectionIndex.fetch` use it. */
 export interface IndexHandle {
   /** The index. */
   readonly view: IndexView<unknown>;
@@ -81,7 +81,7 @@ export const filter = {
     return opt((s) => addKeys(s, [k]));
   },
   /** The objects that have `key` in `index` (the index must belong to the fetched collection). */
-  index<K, O>(index: Index<K, O>, key: K): FetchOption {
+  index<K, O>(index: CollectionIndex<K, O>, key: K): FetchOption {
     const handle = index[INTERNAL];
     const k = typeof key === 'string' ? key : String(key);
     return opt((s, source, sourceName) => applyIndex(s, handle, k, source, sourceName));

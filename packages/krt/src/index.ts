@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { collection } from './collection.ts';
-export { type Index, type IndexObject, index, namespaceIndex } from './collection-index.ts';
+export { type CollectionIndex, type IndexObject, index, namespaceIndex } from './collection-index.ts';
 export type {
   BatchHandler,
   Collection,
@@ -25,13 +25,19 @@ export type {
   TransformationMulti,
   TransformationSingle,
 } from './core.ts';
-export { type CollectionDump, type DebugEntry, DebugHandler } from './debug.ts';
+export {
+  type CollectionDump,
+  createDebugHandler,
+  type DebugEntry,
+  type DebuggedCollection,
+  type DebugHandler,
+} from './debug.ts';
 export { deepEqual, type Equaler, equal } from './equality.ts';
 export { items, latest } from './event.ts';
 export { fetch, fetchOne, fetchOrList, MultipleResultsError } from './fetch.ts';
 export { type FileCollectionOptions, fileCollection, parseYamlDocuments } from './files.ts';
 export { type FetchOption, filter } from './filter.ts';
-export { informer, newInformer, wrapClient } from './informer.ts';
+export { type InformerCollectionOptions, informer } from './informer.ts';
 export { joinCollection, joinWithMerge, type MergeFunc } from './join.ts';
 export { getKey, MissingKeyError, type Named, named, type ResourceNamer, tryGetKey } from './keys.ts';
 export {
@@ -76,5 +82,5 @@ export {
   type StatusWriterLeaderElection,
   type StatusWriterOptions,
   type StatusWriterStats,
-  statusWriter,
+  startStatusWriter,
 } from './status-writer.ts';

@@ -5,7 +5,7 @@
 import { builtins, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { describe, expect, it } from 'vitest';
-import { newInformer } from './informer.ts';
+import { informer } from './informer.ts';
 import { activeTimers } from './internal/test-fixtures.test-util.ts';
 
 async function afterBackoffCap(): Promise<void> {
@@ -22,7 +22,7 @@ describe('informer collection sync polling', () => {
       // and go while the test awaits.
       const before = activeTimers();
       const collections = Array.from({ length: 20 }, (_, i) =>
-        newInformer(kube, builtins.ConfigMap, { signal: stop.signal, name: `cms-${i}` }),
+        informer(kube, builtins.ConfigMap, { signal: stop.signal, name: `cms-${i}` }),
       );
       expect(activeTimers() - before).toBe(20);
       await afterBackoffCap();
@@ -44,13 +44,13 @@ describe('informer collection sync polling', () => {
     const kube = createFakeKubeClient({ logger: noopLogger });
     const stop = new AbortController();
     try {
-      const warm = newInformer(kube, builtins.Secret, { signal: stop.signal, name: 'warm' });
+      const warm = informer(kube, builtins.Secret, { signal: stop.signal, name: 'warm' });
       expect(await kube.runAndWait(stop.signal)).toBe(true);
       expect(await warm.waitUntilSynced(stop.signal)).toBe(true);
       // A collection on an informer that already synced: its handler syncs after one replay,
       // and the poll ends with it.
       const lateStop = new AbortController();
-      const late = newInformer(kube, builtins.Secret, { signal: lateStop.signal, name: 'late' });
+      const late = informer(kube, builtins.Secret, { signal: lateStop.signal, name: 'late' });
       expect(await late.waitUntilSynced(stop.signal)).toBe(true);
       await afterBackoffCap();
       const idle = activeTimers();

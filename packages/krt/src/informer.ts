@@ -16,6 +16,15 @@ import { pollUntil } from './internal/poll.ts';
 import { TrackedIndexStore } from './internal/tracked-index-store.ts';
 import type { CollectionOptions } from './options.ts';
 
+/** Options of {@link informer} when it builds the kclient client itself. */
+export interface InformerCollectionOptions<T extends KubeObject> extends CollectionOptions {
+  /**
+   * What the client sees: server-side `namespace`, `labelSelector` and `fieldSelector`, and a
+   * client-side `objectFilter` (static or dynamic). Default: everything.
+   */
+  readonly filter?: ClientOptions<T> | undefined;
+}
+
 /**
  * A collection over a kclient informer (Istio's `WrapClient`): reads go to the informer's cache,
  * every informer event becomes a krt event, indexes are the informer's. Stopping the collection
@@ -24,24 +33,27 @@ import type { CollectionOptions } from './options.ts';
 export function informer<T extends KubeObject>(
   client: ClientInformer<T>,
   opts: CollectionOptions,
-): Collection<T> {
-  return new InformerCollection<T>(client, opts);
-}
-
-/** Same as {@link informer}: a collection over an existing kclient informer. */
-export const wrapClient = informer;
-
+): Collection<T>;
 /**
- * A collection over a new kclient for `resource` on `kube`, with optional server-side
- * (namespace, label and field selectors) and client-side (`objectFilter`) filters.
+ * A collection over a new kclient client for `resource` on `kube` (Istio's `NewInformer` and
+ * `NewFilteredInformer`), with optional server-side (namespace, label and field selectors) and
+ * client-side (`objectFilter`) filters. Its default name is `Informer[<kind>]`.
  */
-export function newInformer<T extends KubeObject>(
+export function informer<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
-  opts: CollectionOptions & { readonly filter?: ClientOptions<T> | undefined },
+  opts: InformerCollectionOptions<T>,
+): Collection<T>;
+export function informer<T extends KubeObject>(
+  source: ClientInformer<T> | KubeClient,
+  resourceOrOpts: TypedResourceDescriptor<T> | CollectionOptions,
+  opts?: InformerCollectionOptions<T>,
 ): Collection<T> {
+  if (opts === undefined)
+    return new InformerCollection<T>(source as ClientInformer<T>, resourceOrOpts as CollectionOptions);
+  const resource = resourceOrOpts as TypedResourceDescriptor<T>;
   const { filter, ...rest } = opts;
-  return informer(createClient(kube, resource, filter ?? {}), {
+  return new InformerCollection<T>(createClient(source as KubeClient, resource, filter ?? {}), {
     name: `Informer[${resource.kind}]`,
     ...rest,
   });

@@ -14,7 +14,7 @@ import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
 import { fetch } from './fetch.ts';
 import { filter } from './filter.ts';
-import { newInformer } from './informer.ts';
+import { informer } from './informer.ts';
 import { pod, service, type TestPod, type TestService } from './internal/test-fixtures.test-util.ts';
 import { isSubset, selectsNonEmpty } from './labels.ts';
 import { staticCollection } from './static.ts';
@@ -376,7 +376,7 @@ describe('informer collections keep their automatic indexes in step with their e
     const kube = createFakeKubeClient({ logger: noopLogger });
     const signal = stop.signal;
     signal.addEventListener('abort', () => kube.shutdown());
-    const services = newInformer(kube, builtins.Service, { signal, name: 'services' });
+    const services = informer(kube, builtins.Service, { signal, name: 'services' });
     const byNs = namespaceIndex(services);
     const pods = staticCollection<TestPod>([pod('ns', 'p', { app: 'a' })], { signal });
     const c = collection(

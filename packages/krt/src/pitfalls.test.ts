@@ -12,10 +12,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { index, namespaceIndex } from './collection-index.ts';
 import type { Collection } from './core.ts';
-import { DebugHandler } from './debug.ts';
+import { createDebugHandler } from './debug.ts';
 import { fetch, fetchOne } from './fetch.ts';
 import { filter } from './filter.ts';
-import { newInformer } from './informer.ts';
+import { informer } from './informer.ts';
 import {
   handlerCount,
   pod,
@@ -28,7 +28,7 @@ import type { DerivedCollection } from './many-collection.ts';
 import { nestedJoin } from './nested-join.ts';
 import { singleton, staticSingleton } from './singleton.ts';
 import { staticCollection } from './static.ts';
-import { EventTracker, settle } from './testing/tracker.ts';
+import { createCollectionTracker, settle } from './testing/tracker.ts';
 
 let stop = new AbortController();
 afterEach(() => {
@@ -97,7 +97,7 @@ describe('P2/P3: stop releases everything; a stop signal is mandatory', () => {
   it('creating and stopping 1,000 derived collections leaves no handler, debug entry or heap growth', async () => {
     const gc = enableGc();
     const signal = stop.signal;
-    const debug = new DebugHandler();
+    const debug = createDebugHandler();
     const pods = staticCollection<TestPod>(
       Array.from({ length: 50 }, (_, i) => pod('ns', `p${i}`, { app: `a${i % 5}` }, '1.1.1.1')),
       { signal, name: 'pods' },
@@ -115,7 +115,7 @@ describe('P2/P3: stop releases everything; a stop signal is mandatory', () => {
         { signal: s.signal, debug },
       );
       const j = joinCollection([c, pods], { signal: s.signal, debug });
-      const t = new EventTracker(j);
+      const t = createCollectionTracker(j);
       await t.registration.waitUntilSynced(s.signal);
       s.abort();
     };
@@ -229,16 +229,16 @@ describe('P5: a discarded result still records its dependencies', () => {
       },
       { signal },
     );
-    const t = new EventTracker(c);
+    const t = createCollectionTracker(c);
     await c.waitUntilSynced(signal);
     config.update({ metadata: { name: 'cfg' }, value: '1' });
-    await t.waitOrdered(['add/a=1']);
+    await t.waitOrdered('add/a=1');
     // With a previous result, a discarded computation keeps it, and still tracks dependencies.
     config.delete('cfg');
     await settle(2);
     expect(c.list()).toEqual(['a=1']);
     config.update({ metadata: { name: 'cfg' }, value: '2' });
-    await t.waitUnordered(['add/a=2', 'delete/a=1']);
+    await t.waitUnordered('add/a=2', 'delete/a=1');
   });
 });
 
@@ -250,25 +250,27 @@ describe('P6: join conflicts resolve by priority, with fallback on delete', () =
     const high = staticCollection<O>([], { signal, name: 'high' });
     const low = staticCollection<O>([], { signal, name: 'low' });
     const j = joinCollection([high, low], { signal });
-    const t = new EventTracker(j, { keyOf: (x) => `${x.metadata.namespace}/${x.metadata.name}:${x.from}` });
+    const t = createCollectionTracker(j, {
+      keyOf: (x) => `${x.metadata.namespace}/${x.metadata.name}:${x.from}`,
+    });
     await j.waitUntilSynced(signal);
     low.update(o('low')); // add, nobody else
-    await t.waitOrdered(['add/ns/k:low']);
+    await t.waitOrdered('add/ns/k:low');
     high.update(o('high')); // add while a lower one exists: update to the winner
-    await t.waitOrdered(['update/ns/k:high']);
+    await t.waitOrdered('update/ns/k:high');
     low.update(o('low2')); // update of a shadowed object: nothing
-    await t.expectEmpty();
+    await t.empty();
     high.update(o('high2')); // update of the winner
-    await t.waitOrdered(['update/ns/k:high2']);
+    await t.waitOrdered('update/ns/k:high2');
     low.delete('ns/k'); // delete of a shadowed object: nothing
-    await t.expectEmpty();
+    await t.empty();
     low.update(o('low3'));
-    await t.expectEmpty();
+    await t.empty();
     high.delete('ns/k'); // delete of the winner: fall back to the lower one
-    await t.waitOrdered(['update/ns/k:low3']);
+    await t.waitOrdered('update/ns/k:low3');
     expect(j.get('ns/k')?.from).toBe('low3');
     low.delete('ns/k'); // last one gone
-    await t.waitOrdered(['delete/ns/k:low3']);
+    await t.waitOrdered('delete/ns/k:low3');
   });
 });
 
@@ -280,26 +282,26 @@ describe('P7: singletons emit delete+add when the key changes', () => {
         signal: stop.signal,
       },
     );
-    const t = new EventTracker(s.asCollection());
-    await t.waitOrdered(['add/a']);
+    const t = createCollectionTracker(s.asCollection());
+    await t.waitOrdered('add/a');
     s.set({ metadata: { name: 'a' }, v: 2 });
-    await t.waitOrdered(['update/a']);
+    await t.waitOrdered('update/a');
     s.set({ metadata: { name: 'a' }, v: 2 });
-    await t.expectEmpty();
+    await t.empty();
     s.set({ metadata: { name: 'b' }, v: 2 });
-    await t.waitOrdered(['delete/a', 'add/b']);
+    await t.waitOrdered('delete/a', 'add/b');
     s.set(undefined);
-    await t.waitOrdered(['delete/b']);
+    await t.waitOrdered('delete/b');
   });
 
   it('derived singleton', async () => {
     const signal = stop.signal;
     const name = staticSingleton('a', { signal });
     const s = singleton((ctx) => ({ metadata: { name: fetch(ctx, name.asCollection())[0]! } }), { signal });
-    const t = new EventTracker(s.asCollection());
-    await t.waitOrdered(['add/a']);
+    const t = createCollectionTracker(s.asCollection());
+    await t.waitOrdered('add/a');
     name.set('b');
-    await t.waitOrdered(['delete/a', 'add/b']);
+    await t.waitOrdered('delete/a', 'add/b');
     expect(s.get()?.metadata.name).toBe('b');
   });
 });
@@ -325,7 +327,7 @@ describe('P9: a dynamic client-side filter drives adds and deletes through krt',
     const signal = stop.signal;
     signal.addEventListener('abort', () => kube.shutdown());
     const selected = namespaceFilter(['a', 'b']);
-    const services = newInformer(kube, builtins.Service, {
+    const services = informer(kube, builtins.Service, {
       signal,
       name: 'services',
       filter: { objectFilter: selected },
@@ -344,7 +346,7 @@ describe('P9: a dynamic client-side filter drives adds and deletes through krt',
       }),
       { signal },
     );
-    const svcEvents = new EventTracker(services);
+    const svcEvents = createCollectionTracker(services);
     for (const ns of ['a', 'b']) {
       await kube.api.create(builtins.Service, {
         apiVersion: 'v1',
@@ -354,18 +356,18 @@ describe('P9: a dynamic client-side filter drives adds and deletes through krt',
       });
     }
     expect(await kube.runAndWait(signal)).toBe(true);
-    await svcEvents.waitUnordered(['add/a/svc-a', 'add/b/svc-b']);
+    await svcEvents.waitUnordered('add/a/svc-a', 'add/b/svc-b');
     await waitFor('b/p to see svc-b', () => c.get('b/p')?.svcs.length === 1);
     selected.set(['a']);
-    await svcEvents.waitOrdered(['delete/b/svc-b']);
+    await svcEvents.waitOrdered('delete/b/svc-b');
     await waitFor('b/p to lose svc-b', () => c.get('b/p')?.svcs.length === 0);
     expect(c.get('a/p')?.svcs).toEqual(['svc-a']);
     expect(services.list().map((s) => s.metadata!.name)).toEqual(['svc-a']);
     selected.set(['a', 'b']);
-    await svcEvents.waitOrdered(['add/b/svc-b']);
+    await svcEvents.waitOrdered('add/b/svc-b');
     await waitFor('b/p to see svc-b again', () => c.get('b/p')?.svcs.length === 1);
     expect(c.get('b/p')?.svcs).toEqual(['svc-b']);
-    await svcEvents.expectEmpty();
+    await svcEvents.empty();
   });
 });
 
@@ -374,13 +376,13 @@ describe('P11: events are level-based', () => {
     const signal = stop.signal;
     const inputs = staticCollection<TestPod>([pod('ns', 'p', {}, 'ip-0')], { signal });
     const c = collection(inputs, (_ctx, p) => ({ metadata: p.metadata, ip: p.status?.podIP }), { signal });
-    const t = new EventTracker(c);
-    await t.waitOrdered(['add/ns/p']);
+    const t = createCollectionTracker(c);
+    await t.waitOrdered('add/ns/p');
     for (let i = 1; i <= 100; i++) inputs.update(pod('ns', 'p', {}, `ip-${i}`));
     // The collection re-reads the current input: the first recompute already sees ip-100, and the
     // 99 later ones produce an equal output, which emits nothing.
-    await t.waitOrdered(['update/ns/p']);
-    await t.expectEmpty();
+    await t.waitOrdered('update/ns/p');
+    await t.empty();
     expect(c.get('ns/p')?.ip).toBe('ip-100');
   });
 });
@@ -393,14 +395,14 @@ describe('P12: replacing a nested sub-collection is atomic', () => {
     const mk = (objs: O[]) => staticCollection<O>(objs, { signal, name: 'cluster-1' });
     const container = staticCollection<Collection<O>>([mk([o('a', 1), o('b', 1)])], { signal });
     const j = nestedJoin(container, { signal });
-    const t = new EventTracker(j);
-    await t.waitUnordered(['add/ns/a', 'add/ns/b']);
+    const t = createCollectionTracker(j);
+    await t.waitUnordered('add/ns/a', 'add/ns/b');
     container.update(mk([o('a', 1), o('b', 2), o('c', 1)]));
-    await t.waitUnordered(['update/ns/b', 'add/ns/c']);
-    await t.expectEmpty();
+    await t.waitUnordered('update/ns/b', 'add/ns/c');
+    await t.empty();
     expect(j.get('ns/b')?.v).toBe(2);
     container.delete('cluster-1');
-    await t.waitUnordered(['delete/ns/a', 'delete/ns/b', 'delete/ns/c']);
+    await t.waitUnordered('delete/ns/a', 'delete/ns/b', 'delete/ns/c');
   });
 });
 
@@ -418,9 +420,9 @@ describe('a slow handler blocks only itself', () => {
       seen.push(e.new ?? '');
     });
     const upper = collection(src, (_ctx, s) => s.toUpperCase(), { signal });
-    const t = new EventTracker(upper);
+    const t = createCollectionTracker(upper);
     for (const k of ['a', 'b', 'c']) src.update(k);
-    await t.waitUnordered(['add/A', 'add/B', 'add/C']);
+    await t.waitUnordered('add/A', 'add/B', 'add/C');
     expect(seen).toEqual([]);
     release();
     await settle(2);

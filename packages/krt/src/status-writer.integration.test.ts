@@ -20,9 +20,9 @@ import {
   waitFor,
 } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newInformer } from './informer.ts';
+import { informer } from './informer.ts';
 import { statusCollection } from './status.ts';
-import { applyStatusWrite, type StatusWriter, statusWriter } from './status-writer.ts';
+import { applyStatusWrite, type StatusWriter, startStatusWriter } from './status-writer.ts';
 
 interface Widget extends KubeObject {
   spec?: { size?: number };
@@ -116,13 +116,13 @@ describe('status writer on the real control plane', () => {
     });
     await waitFor('the other replica to lead', () => other.isLeader());
 
-    const widgets = newInformer(kube, Widget, { signal, name: 'widgets', filter: { namespace: ns } });
+    const widgets = informer(kube, Widget, { signal, name: 'widgets', filter: { namespace: ns } });
     const { status } = statusCollection<Widget, WidgetStatus, never>(
       widgets,
       (_ctx, w) => [{ phase: 'Ready', observedSize: w.spec?.size ?? 0 }, undefined],
       { signal, name: 'widget-status' },
     );
-    writer = statusWriter(status, {
+    writer = startStatusWriter(status, {
       signal,
       write: applyStatusWrite<Widget, WidgetStatus>(kube, Widget, FIELD_MANAGER),
       currentStatus: (w) => w.status as WidgetStatus | undefined,

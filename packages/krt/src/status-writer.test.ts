@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pod, type TestPod } from './internal/test-fixtures.test-util.ts';
 import { staticCollection } from './static.ts';
 import { statusCollection } from './status.ts';
-import { statusWriter } from './status-writer.ts';
+import { startStatusWriter } from './status-writer.ts';
 import { settle } from './testing/tracker.ts';
 
 let stop = new AbortController();
@@ -31,7 +31,7 @@ describe('status writer leadership', () => {
     });
     const writes: string[] = [];
     let hookAllows = true;
-    const writer = statusWriter(status, {
+    const writer = startStatusWriter(status, {
       signal,
       leadership: 'manual',
       isLeader: () => hookAllows,
@@ -84,7 +84,7 @@ describe('status writer leadership', () => {
     });
     const started: string[] = [];
     const aborted: string[] = [];
-    const writer = statusWriter(status, {
+    const writer = startStatusWriter(status, {
       signal,
       leadership: 'manual',
       maxAttempts: 1,
@@ -107,5 +107,36 @@ describe('status writer leadership', () => {
     await leading;
     await waitFor('the write to be aborted', () => aborted.length === 1);
     expect(writer.stats().writes).toBe(0);
+  });
+
+  it('await using stops the writer without its signal: queue closed, nothing more written', async () => {
+    const signal = stop.signal;
+    const pods = staticCollection<TestPod>([pod('ns', 'a', {}, '1.1.1.1')], { signal });
+    const { status } = statusCollection(pods, (_ctx, p) => [{ ip: p.status?.podIP }, undefined], {
+      signal,
+      name: 'ips',
+    });
+    const writes: string[] = [];
+    let escaped: ReturnType<typeof startStatusWriter> | undefined;
+    {
+      await using writer = startStatusWriter(status, {
+        signal,
+        logger: noopLogger,
+        write: async (obj, s) => {
+          writes.push(`${obj.metadata.name}=${s?.ip}`);
+        },
+      });
+      await waitFor('the first write', () => writes.length === 1);
+      escaped = writer;
+    }
+    expect(signal.aborted).toBe(false);
+    expect(escaped.isWriting()).toBe(false);
+    let closed = false;
+    void escaped.closed.then(() => (closed = true));
+    await settle();
+    expect(closed).toBe(true);
+    pods.update(pod('ns', 'a', {}, '2.2.2.2'));
+    await settle(3);
+    expect(writes).toEqual(['a=1.1.1.1']);
   });
 });

@@ -28,7 +28,7 @@ export type StatusWrite<I, S> = (obj: I, status: S | undefined, signal: AbortSig
  */
 export type StatusWriterLeaderElection = Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading'>;
 
-/** Options of {@link statusWriter}. */
+/** Options of {@link startStatusWriter}. */
 export interface StatusWriterOptions<I, S> {
   /** Stops the writer (its queue, its registration and its elector, which releases the Lease). */
   readonly signal: AbortSignal;
@@ -92,21 +92,28 @@ export interface StatusWriter {
   resync(): void;
   /** Counters. */
   stats(): StatusWriterStats;
+  /**
+   * Stops the writer as aborting its `signal` does (the elector releases the Lease) and resolves
+   * with {@link StatusWriter.closed}, for `await using`.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
- * Writes the statuses of a status collection to the cluster through a deduplicating queue: each
+ * Starts writing the statuses of a status collection to the cluster through a deduplicating
+ * queue (running when the call returns; `signal` or disposal stops it): each
  * change of an object or of its status enqueues its key; the reconciler writes the current
  * desired status (or clears it when it disappeared), skipping the write when this replica does
  * not lead (see {@link StatusWriterOptions.leadership}) or when the live status is already equal.
  * Since an object's status collection entry changes when the live object does, a status changed
  * by someone else is written again.
  */
-export function statusWriter<I, S>(
+export function startStatusWriter<I, S>(
   statuses: Collection<ObjectWithStatus<I, S>>,
   opts: StatusWriterOptions<I, S>,
 ): StatusWriter {
-  const stop = opts.signal;
+  const disposed = new AbortController();
+  const stop = AbortSignal.any([opts.signal, disposed.signal]);
   const name = `${statuses.name}/writer`;
   const logger = (opts.logger ?? consoleLogger('warn')).child({ statusWriter: name });
   const cleared = new Map<string, I>();
@@ -216,11 +223,16 @@ export function statusWriter<I, S>(
     })();
   }
 
+  const closed = Promise.all([queueDone, electorDone]).then(() => {});
   return {
     registration,
     queue,
     elector,
-    closed: Promise.all([queueDone, electorDone]).then(() => {}),
+    closed,
+    [Symbol.asyncDispose]: async () => {
+      disposed.abort();
+      await closed;
+    },
     isWriting,
     lead,
     resync,

@@ -93,7 +93,7 @@ function build<I, S, O>(
 /**
  * A 1:1 collection that also derives a status per input (Istio's `NewStatusCollection`). The
  * status collection emits only when the object or its status changes; write it to the cluster
- * with {@link statusWriter}.
+ * with {@link startStatusWriter}.
  */
 export function statusCollection<I, S, O>(
   parent: Collection<I>,

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
 import { filter } from './filter.ts';
-import { newInformer } from './informer.ts';
+import { informer } from './informer.ts';
 import { selectsNonEmpty } from './labels.ts';
 
 class Workload {
@@ -68,8 +68,8 @@ describe('krt on the real control plane', () => {
     stop.signal.addEventListener('abort', () => kube.shutdown());
     const signal = stop.signal;
 
-    const pods = newInformer(kube, builtins.Pod, { signal, name: 'pods', filter: { namespace: ns } });
-    const services = newInformer(kube, builtins.Service, {
+    const pods = informer(kube, builtins.Pod, { signal, name: 'pods', filter: { namespace: ns } });
+    const services = informer(kube, builtins.Service, {
       signal,
       name: 'services',
       filter: { namespace: ns },

@@ -1,6 +1,6 @@
 import type { Collection, Metadata } from '../core.ts';
 import { internalsOf } from '../internal/internals.ts';
-import { EventTracker, settle } from './tracker.ts';
+import { type CollectionTracker, createCollectionTracker, settle } from './tracker.ts';
 
 /**
  * One collection under test. `create`/`delete` change the collection's sources so that an object
@@ -88,15 +88,15 @@ export function conformanceCases<T>(factory: RigFactory<T>): ConformanceCase[] {
       run: () =>
         withRig(factory, async (rig, signal) => {
           const c = rig.collection;
-          const early = new EventTracker(c);
+          const early = createCollectionTracker(c);
           assert(await c.waitUntilSynced(signal), 'collection never synced');
           assert(await early.registration.waitUntilSynced(signal), 'early registration never synced');
           await rig.create('a/b');
-          await early.waitOrdered(['add/a/b']);
+          await early.waitOrdered('add/a/b');
           assert(c.list().length === 1, `list() has ${c.list().length} objects, want 1`);
           assert(c.get('a/b') !== undefined, 'get("a/b") is undefined');
-          const late = new EventTracker(c);
-          await late.waitOrdered(['add/a/b']);
+          const late = createCollectionTracker(c);
+          await late.waitOrdered('add/a/b');
           assert(await late.registration.waitUntilSynced(signal), 'late registration never synced');
           early.stop();
           late.stop();
@@ -111,15 +111,15 @@ export function conformanceCases<T>(factory: RigFactory<T>): ConformanceCase[] {
           await rig.create('a/b');
           await eventually(() => c.get('a/b') !== undefined, 'a/b');
           const blocked = c.registerBatch(() => new Promise<void>(() => {}), true);
-          const other = new EventTracker(c);
-          await other.waitOrdered(['add/a/b']);
+          const other = createCollectionTracker(c);
+          await other.waitOrdered('add/a/b');
           assert(await other.registration.waitUntilSynced(signal), 'other registration never synced');
           await rig.create('a/c');
-          await other.waitOrdered(['add/a/c']);
+          await other.waitOrdered('add/a/c');
           await rig.create('a/d');
-          await other.waitOrdered(['add/a/d']);
-          const third = new EventTracker(c);
-          await third.waitUnordered(['add/a/b', 'add/a/c', 'add/a/d']);
+          await other.waitOrdered('add/a/d');
+          const third = createCollectionTracker(c);
+          await third.waitUnordered('add/a/b', 'add/a/c', 'add/a/d');
           assert(!blocked.hasSynced(), 'the blocked registration reports synced');
           blocked.remove();
           other.stop();
@@ -132,14 +132,14 @@ export function conformanceCases<T>(factory: RigFactory<T>): ConformanceCase[] {
         withRig(factory, async (rig, signal) => {
           const c = rig.collection;
           await c.waitUntilSynced(signal);
-          const t = new EventTracker(c);
-          const witness = new EventTracker(c);
+          const t = createCollectionTracker(c);
+          const witness = createCollectionTracker(c);
           await rig.create('a/b');
-          await t.waitOrdered(['add/a/b']);
+          await t.waitOrdered('add/a/b');
           t.stop();
           await rig.create('a/c');
-          await witness.waitUnordered(['add/a/b', 'add/a/c']);
-          await t.expectEmpty();
+          await witness.waitUnordered('add/a/b', 'add/a/c');
+          await t.empty();
           witness.stop();
         }),
     },
@@ -151,14 +151,14 @@ export function conformanceCases<T>(factory: RigFactory<T>): ConformanceCase[] {
           await c.waitUntilSynced(signal);
           const keys = Array.from({ length: 20 }, (_, i) => `a/o${i}`);
           const pending: Array<void | Promise<void>> = [];
-          let t: EventTracker<T> | undefined;
+          let t: CollectionTracker | undefined;
           for (const [i, k] of keys.entries()) {
             pending.push(rig.create(k));
-            if (i === 9) t = new EventTracker(c);
+            if (i === 9) t = createCollectionTracker(c);
           }
           await Promise.all(pending);
-          await t!.waitUnordered(keys.map((k) => `add/${k}`));
-          await t!.expectEmpty();
+          await t!.waitUnordered(...keys.map((k) => `add/${k}`));
+          await t!.empty();
           const counts = new Map<string, number>();
           for (const e of t!.all()) counts.set(e, (counts.get(e) ?? 0) + 1);
           for (const [e, n] of counts) assert(n === 1, `${e} delivered ${n} times`);
@@ -171,12 +171,12 @@ export function conformanceCases<T>(factory: RigFactory<T>): ConformanceCase[] {
         withRig(factory, async (rig, signal) => {
           const c = rig.collection;
           await c.waitUntilSynced(signal);
-          const t = new EventTracker(c);
+          const t = createCollectionTracker(c);
           await rig.create('a/b');
-          await t.waitOrdered(['add/a/b']);
+          await t.waitOrdered('add/a/b');
           await rig.delete('a/b');
           await rig.create('a/c');
-          await t.waitOrdered(['delete/a/b', 'add/a/c']);
+          await t.waitOrdered('delete/a/b', 'add/a/c');
           const all = t.all();
           assert(all.indexOf('delete/a/b') >= 0 && all.indexOf('add/a/c') >= 0, 'missing events');
           assert(c.get('a/b') === undefined && c.get('a/c') !== undefined, 'state after replace is wrong');

@@ -12,4 +12,9 @@ export {
 } from './conformance.ts';
 export { dummyContext } from './dummy-context.ts';
 export { type Mock, type MockCollection, type MockSelector, mockCollections } from './mock.ts';
-export { EventTracker, type EventTrackerOptions, settle } from './tracker.ts';
+export {
+  type CollectionTracker,
+  type CollectionTrackerOptions,
+  createCollectionTracker,
+  settle,
+} from './tracker.ts';
