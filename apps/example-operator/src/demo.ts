@@ -61,7 +61,7 @@ try {
   // Leave nothing behind in a real cluster (a throwaway control plane is deleted whole).
   if (namespace && !plane) await kube.api.delete(builtins.Namespace, namespace).catch(() => undefined);
   stop.abort();
-  kube.shutdown();
-  await plane?.stop();
+  await kube[Symbol.asyncDispose](); // informers stopped and waited for, connections closed
+  await plane?.[Symbol.asyncDispose]();
   console.log(plane ? 'control plane stopped' : 'done');
 }
