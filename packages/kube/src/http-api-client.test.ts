@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { TinyCA, waitFor } from '@kubeloom/testing';
+import { createCertificateAuthority, waitFor } from '@kubeloom/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WatchEvent } from './api.ts';
@@ -13,7 +13,7 @@ import { ConnectionError, HttpApiClient } from './http-api-client.ts';
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 describe('HttpApiClient (against a local HTTPS server)', () => {
-  const ca = new TinyCA();
+  const ca = createCertificateAuthority();
   const serving = ca.issue({ commonName: 'test', hosts: ['127.0.0.1'], usage: 'server' });
   const client = ca.issue({ commonName: 'tester', organizations: ['g'], usage: 'client' });
   let server: Server;

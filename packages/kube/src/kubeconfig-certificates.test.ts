@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TinyCA } from '@kubeloom/testing';
+import { createCertificateAuthority } from '@kubeloom/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKubeClient, loadKubeConfig } from './create-kube-client.ts';
 import { KubeConfigError } from './errors.ts';
@@ -12,7 +12,7 @@ import { KubeConfigError } from './errors.ts';
 const dir = mkdtempSync(path.join(tmpdir(), 'kubeloom-kc-tls-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ca = new TinyCA();
+const ca = createCertificateAuthority();
 const alice = ca.issue({ commonName: 'alice', usage: 'client' });
 const other = ca.issue({ commonName: 'other', usage: 'client' });
 const b64 = (text: string) => Buffer.from(text).toString('base64');

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { TinyCA, waitFor } from '@kubeloom/testing';
+import { createCertificateAuthority, waitFor } from '@kubeloom/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WatchResetError } from './api.ts';
@@ -13,7 +13,7 @@ import { cm, ScriptedApi } from './scripted-api.test-util.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 describe('a watch reset (HttpApiClient against a local HTTPS server)', () => {
-  const ca = new TinyCA();
+  const ca = createCertificateAuthority();
   const serving = ca.issue({ commonName: 'test', hosts: ['127.0.0.1'], usage: 'server' });
   let server: Server;
   let api: HttpApiClient;

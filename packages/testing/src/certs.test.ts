@@ -1,10 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { TinyCA } from './certs.ts';
+import { createCertificateAuthority } from './certs.ts';
 
-describe('TinyCA', () => {
+describe('createCertificateAuthority', () => {
   it('issues a serving certificate with IP and DNS SANs that verifies against the CA', () => {
-    const ca = new TinyCA();
+    const ca = createCertificateAuthority();
     const pair = ca.issue({
       commonName: 'kube-apiserver',
       hosts: ['127.0.0.1', 'localhost'],
@@ -22,7 +22,7 @@ describe('TinyCA', () => {
   });
 
   it('puts the user in CN and groups in O of a client certificate', () => {
-    const ca = new TinyCA();
+    const ca = createCertificateAuthority();
     const pair = ca.issue({ commonName: 'alice', organizations: ['system:masters', 'dev'], usage: 'client' });
     const cert = new X509Certificate(pair.certPem);
     expect(cert.subject.split('\n').sort()).toEqual(['CN=alice', 'O=dev', 'O=system:masters']);
@@ -31,8 +31,8 @@ describe('TinyCA', () => {
   });
 
   it('gives every CA its own key, so certificates do not cross-verify', () => {
-    const a = new TinyCA();
-    const b = new TinyCA();
+    const a = createCertificateAuthority();
+    const b = createCertificateAuthority();
     const cert = new X509Certificate(a.issue({ commonName: 'x', usage: 'client' }).certPem);
     expect(cert.verify(new X509Certificate(b.certPem).publicKey)).toBe(false);
   });

@@ -98,19 +98,31 @@ function newKey(): { privateKey: KeyObject; spki: Buffer; pem: string } {
 /**
  * A tiny certificate authority for tests, like envtest's `tinyca`: ECDSA P-256 keys, 168 h
  * validity, serving and client certificates. It needs no dependency and no `openssl` binary:
- * certificates are DER-encoded by hand and signed with `node:crypto`.
+ * certificates are DER-encoded by hand and signed with `node:crypto`. Create one with
+ * {@link createCertificateAuthority}.
  */
-export class TinyCA {
+export interface CertificateAuthority {
   /** The CA certificate, PEM: what clients and the apiserver trust. */
   readonly certPem: string;
   /** The CA private key, PKCS#8 PEM. */
+  readonly keyPem: string;
+  /** Issues a certificate signed by this CA for a fresh key. */
+  issue(request: CertificateRequest): CertificatePair;
+}
+
+/** Creates a new self-signed {@link CertificateAuthority} named `commonName`. */
+export function createCertificateAuthority(commonName = 'kubeloom-test-ca'): CertificateAuthority {
+  return new TinyCA(commonName);
+}
+
+class TinyCA implements CertificateAuthority {
+  readonly certPem: string;
   readonly keyPem: string;
   readonly #key: KeyObject;
   readonly #subject: Buffer;
   readonly #keyId: Buffer;
 
-  /** Creates a new self-signed CA named `commonName`. */
-  constructor(commonName = 'kubeloom-test-ca') {
+  constructor(commonName: string) {
     const key = newKey();
     this.#key = key.privateKey;
     this.keyPem = key.pem;

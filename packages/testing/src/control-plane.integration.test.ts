@@ -197,13 +197,18 @@ describe('dedicated control planes', () => {
     await expect(admin.listNamespacedConfigMap({ namespace: 'default' })).resolves.toBeTruthy();
   });
 
-  it('stop() leaves no process, port or directory behind, and is idempotent', async () => {
-    const plane = await startControlPlane({ apiServerArgs: ['--watch-cache=false'] });
-    const pids = [plane.processes.etcd.pid, plane.processes.apiServer.pid];
-    const ports = [...plane.processes.etcd.ports, ...plane.processes.apiServer.ports];
-    expect(pids.every(processExists)).toBe(true);
-    expect(existsSync(plane.dir)).toBe(true);
-    await plane.stop();
+  it('await using (and stop()) leaves no process, port or directory behind, and is idempotent', async () => {
+    let plane: ControlPlane | undefined;
+    let pids: number[] = [];
+    let ports: number[] = [];
+    {
+      await using disposable = await startControlPlane({ apiServerArgs: ['--watch-cache=false'] });
+      plane = disposable;
+      pids = [plane.processes.etcd.pid, plane.processes.apiServer.pid];
+      ports = [...plane.processes.etcd.ports, ...plane.processes.apiServer.ports];
+      expect(pids.every(processExists)).toBe(true);
+      expect(existsSync(plane.dir)).toBe(true);
+    }
     await plane.stop();
     expect(pids.map(processExists)).toEqual([false, false]);
     for (const port of ports) expect(await isPortClosed(port)).toBe(true);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { findBinary } from './binaries.ts';
-import { serviceAccountKeyPair, TinyCA } from './certs.ts';
+import { createCertificateAuthority, serviceAccountKeyPair } from './certs.ts';
 import { get } from './internal/http.ts';
 import { freePort } from './ports.ts';
 import { createTempDir, type ManagedProcess, removeTempDir, startProcess } from './process.ts';
@@ -273,7 +273,7 @@ async function startOnce(
   try {
     const pki = path.join(dir, 'pki');
     mkdirSync(pki);
-    const ca = new TinyCA();
+    const ca = createCertificateAuthority();
     const serving = ca.issue({
       commonName: 'kube-apiserver',
       hosts: ['127.0.0.1', 'localhost'],

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TinyCA } from './certs.ts';
+import { createCertificateAuthority } from './certs.ts';
 import { startFaultProxy } from './fault-proxy.ts';
 import type { FaultProxy } from './fault-proxy-contract.ts';
 import { waitFor } from './wait-for.ts';
@@ -24,7 +24,7 @@ interface Seen {
  * JSON answers, and watch streams the test writes to by hand (so chunk boundaries are exact).
  */
 async function startFakeApiserver() {
-  const ca = new TinyCA('fake-apiserver-ca');
+  const ca = createCertificateAuthority('fake-apiserver-ca');
   const serving = ca.issue({ commonName: 'fake-apiserver', hosts: ['127.0.0.1'], usage: 'server' });
   const admin = ca.issue({ commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
   const seen: Seen[] = [];
@@ -222,7 +222,7 @@ describe('fault proxy against a fake apiserver', () => {
   });
 
   it('answers 401 with a Status to a certificate it does not trust', async () => {
-    const stranger = new TinyCA('stranger').issue({ commonName: 'eve', usage: 'client' });
+    const stranger = createCertificateAuthority('stranger').issue({ commonName: 'eve', usage: 'client' });
     const res = await raw(proxy, '/api/v1/namespaces/ns/configmaps', { cert: stranger });
     expect(res.status).toBe(401);
     expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', code: 401, reason: 'Unauthorized' });
@@ -433,6 +433,26 @@ describe('fault proxy lifecycle', () => {
     expect(watch.closed()).toBe(true);
     expect(watch.ended()).toBe(false);
     expect(noneLeft(), JSON.stringify({ before, after: netHandles() })).toBe(true);
+  });
+
+  it('await using stops it: listener closed, client connections ended', async () => {
+    const fake = await startFakeApiserver();
+    try {
+      let stopped: { proxy: FaultProxy; watch: ReturnType<typeof rawWatch> } | undefined;
+      {
+        await using proxy = await startFaultProxy({ upstream: fake });
+        const watch = rawWatch(proxy, proxy.clientCertificate('alice'));
+        await proxy.waitForWatches(1);
+        expect(proxy.stats()).toMatchObject({ activeConnections: 1, activeWatches: 1 });
+        stopped = { proxy, watch };
+      }
+      const { proxy, watch } = stopped;
+      expect(proxy.stats()).toMatchObject({ activeConnections: 0, activeRequests: 0 });
+      await expect(raw(proxy, '/version')).rejects.toThrow(/ECONNREFUSED/);
+      await waitFor('the watch to close', () => watch.closed());
+    } finally {
+      await fake.stop();
+    }
   });
 
   it('stops when its signal aborts, and refuses to start on an aborted signal', async () => {

@@ -1,5 +1,5 @@
 import https from 'node:https';
-import { TinyCA } from './certs.ts';
+import { createCertificateAuthority } from './certs.ts';
 import type { FaultProxy, FaultProxyOptions } from './fault-proxy-contract.ts';
 import { FaultProxyServer } from './internal/fault-proxy-server.ts';
 import { UpstreamPump } from './internal/upstream-pump.ts';
@@ -33,7 +33,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const pump = await UpstreamPump.create(options.upstream);
   const upstreamCa = pump.caPem;
 
-  const ca = new TinyCA('kubeloom-fault-proxy-ca');
+  const ca = createCertificateAuthority('kubeloom-fault-proxy-ca');
   const serving = ca.issue({
     commonName: 'kubeloom-fault-proxy',
     hosts: ['127.0.0.1', 'localhost'],

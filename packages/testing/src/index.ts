@@ -15,7 +15,13 @@ export {
   lookupBinary,
   testAssetVariable,
 } from './binaries.ts';
-export { type CertificatePair, type CertificateRequest, serviceAccountKeyPair, TinyCA } from './certs.ts';
+export {
+  type CertificateAuthority,
+  type CertificatePair,
+  type CertificateRequest,
+  createCertificateAuthority,
+  serviceAccountKeyPair,
+} from './certs.ts';
 export {
   type ControlPlane,
   type ControlPlaneOptions,

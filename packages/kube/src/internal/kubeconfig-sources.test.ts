@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TinyCA } from '@kubeloom/testing';
+import { createCertificateAuthority } from '@kubeloom/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KubeConfigError } from '../errors.ts';
 import { selectContext } from './kubeconfig-context.ts';
@@ -22,7 +22,7 @@ function serviceAccount(files: { token?: string; ca?: string; namespace?: string
 }
 
 const home = mkdtempSync(path.join(root, 'home-'));
-const ca = new TinyCA();
+const ca = createCertificateAuthority();
 
 describe('in-cluster configuration', () => {
   it('is used when nothing else exists and the pod environment is complete', () => {

@@ -3,7 +3,7 @@ import type https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { CertificatePair, TinyCA } from '../certs.ts';
+import type { CertificateAuthority, CertificatePair } from '../certs.ts';
 import type {
   Blackhole,
   BlackholeOptions,
@@ -41,7 +41,7 @@ export class FaultProxyServer implements FaultProxy {
   readonly url: string;
   readonly port: number;
   readonly caPem: string;
-  readonly #ca: TinyCA;
+  readonly #ca: CertificateAuthority;
   readonly #server: https.Server;
   readonly #pump: UpstreamPump;
   readonly #log: RequestLog;
@@ -61,7 +61,7 @@ export class FaultProxyServer implements FaultProxy {
   /** Takes over a listening `server` whose certificates `ca` issued, and `pump` to the apiserver. */
   constructor(init: {
     server: https.Server;
-    ca: TinyCA;
+    ca: CertificateAuthority;
     pump: UpstreamPump;
     logLimit: number;
     signal: AbortSignal | undefined;
