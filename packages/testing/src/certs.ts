@@ -29,7 +29,7 @@ export interface CertificatePair {
   readonly keyPem: string;
 }
 
-/** What to put in a certificate that {@link TinyCA} signs. */
+/** What to put in a certificate that a {@link CertificateAuthority} issues. */
 export interface CertificateRequest {
   /** Subject common name: the user name for client certificates. */
   readonly commonName: string;
