@@ -91,7 +91,7 @@ export function resourcePath(
 
 /**
  * A resource descriptor that also carries the object type, so typed clients infer it:
- * `newClient(kube, builtins.ConfigMap)` is a `Client<V1ConfigMap>`. The `__object` field exists
+ * `createClient(kube, builtins.ConfigMap)` is a `Client<V1ConfigMap>`. The `__object` field exists
  * only in the type system.
  */
 export interface TypedResourceDescriptor<T> extends ResourceDescriptor {
