@@ -115,7 +115,7 @@ function checkExecutable(binary: ControlPlaneBinary, file: string, origin: strin
  * 2. `$KUBEBUILDER_ASSETS/<name>`;
  * 3. `options.binaryAssetsDirectory/<name>`;
  * 4. the setup-envtest store, `~/.local/share/kubebuilder-envtest/k8s/<version>-<os>-<arch>`
- *    for this machine's OS and architecture in Go's names ({@link goPlatform}), newest first;
+ *    for this machine's OS and architecture in Go's names (`goPlatform()`), newest first;
  * 5. kubeloom's cache ({@link kubeloomAssetsDirectory}), filled by `npx kubeloom-testing assets`;
  * 6. `/usr/local/kubebuilder/bin/<name>`.
  *

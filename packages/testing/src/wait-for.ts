@@ -40,9 +40,6 @@ export class WaitForTimeoutError extends Error {
   }
 }
 
-/** A value the condition returns when it does not hold yet. */
-type NotYet = false | null | undefined | 0 | '';
-
 /**
  * Waits until `condition` holds and returns what it returned.
  *
@@ -65,7 +62,7 @@ export async function waitFor<T>(
   what: string,
   condition: () => T | Promise<T>,
   options: WaitForOptions = {},
-): Promise<Exclude<T, NotYet>> {
+): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const intervalMs = options.intervalMs ?? 20;
   const { signal } = options;
@@ -80,7 +77,7 @@ export async function waitFor<T>(
     try {
       const value = await condition();
       threw = false;
-      if (value) return value as Exclude<T, NotYet>;
+      if (value) return value as Exclude<T, false | null | undefined | 0 | ''>;
       lastValue = value;
     } catch (err) {
       threw = true;
