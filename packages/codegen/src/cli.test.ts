@@ -23,7 +23,7 @@ describe('kubeloom-gen', () => {
     const out = testOutputDir('cli-types');
     expect(cli(['types', 'crds/*.yaml', '--out', out]).code).toBe(0);
     expect(readFileSync(path.join(out, 'test.kubeloom.dev/v1/widget.ts'), 'utf8')).toContain(
-      'export function newWidgetClient',
+      'export function createWidgetClient',
     );
     expect(cli(['types', 'crds/*.yaml', '--out', out, '--check']).code).toBe(0);
     writeFileSync(path.join(out, 'test.kubeloom.dev/v1/widget.ts'), '// edited');

@@ -183,12 +183,12 @@ describe('round trips', () => {
     writeFileSync(
       usage,
       [
-        "import { type Widget, WidgetResource, WidgetValidator, newWidgetClient, type WidgetClient } from './test.kubeloom.dev/v1/index.ts';",
-        "import { newWidgetClient as newOld } from './test.kubeloom.dev/v1beta1/index.ts';",
+        "import { type Widget, WidgetResource, WidgetValidator, createWidgetClient, type WidgetClient } from './test.kubeloom.dev/v1/index.ts';",
+        "import { createWidgetClient as createOld } from './test.kubeloom.dev/v1beta1/index.ts';",
         "import type { KubeClient } from '@kubeloom/kube';",
         'export function clients(kube: KubeClient) {',
-        '  const c: WidgetClient = newWidgetClient(kube, { fieldManager: "test" });',
-        '  const old = newOld(kube);',
+        '  const c: WidgetClient = createWidgetClient(kube, { fieldManager: "test" });',
+        '  const old = createOld(kube);',
         '  // @ts-expect-error v1beta1 has no status subresource, so its client has no updateStatus',
         '  old.updateStatus;',
         '  // @ts-expect-error v1beta1 has no scale subresource, so its client has no getScale',

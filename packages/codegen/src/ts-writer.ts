@@ -324,7 +324,7 @@ export function versionToTypeScript(
     `${kind}Validator`,
     `${kind}List`,
     `${kind}Client`,
-    `new${kind}Client`,
+    `create${kind}Client`,
   ]) {
     e.names.add(reserved);
   }
@@ -372,8 +372,8 @@ export function versionToTypeScript(
   if (withClient)
     imports.push(
       v.scale
-        ? `import { type Client, type ClientOptions, newClient, type WithScale, withScale } from '@kubeloom/kclient';`
-        : `import { type Client, type ClientOptions, newClient } from '@kubeloom/kclient';`,
+        ? `import { type Client, type ClientOptions, createClient, type WithScale, withScale } from '@kubeloom/kclient';`
+        : `import { type Client, type ClientOptions, createClient } from '@kubeloom/kclient';`,
     );
   const descriptor: string[] = [
     `  group: ${JSON.stringify(r.group)},`,
@@ -416,8 +416,8 @@ export function versionToTypeScript(
     out += `\n/** A typed client for ${kind} (${notes.join('; ')}). */\n`;
     out += `export type ${kind}Client = ${v.scale ? `WithScale<${base}>` : base};\n`;
     out += `\n/** Creates a typed client for ${kind} (${r.plural}.${r.group}/${v.name}). */\n`;
-    const make = `newClient(kube, ${kind}Resource, options)`;
-    out += `export function new${kind}Client(kube: KubeClient, options?: ClientOptions<${kind}>): ${kind}Client {\n  return ${v.scale ? `withScale(${make})` : make};\n}\n`;
+    const make = `createClient(kube, ${kind}Resource, options)`;
+    out += `export function create${kind}Client(kube: KubeClient, options?: ClientOptions<${kind}>): ${kind}Client {\n  return ${v.scale ? `withScale(${make})` : make};\n}\n`;
   }
   return out;
 }

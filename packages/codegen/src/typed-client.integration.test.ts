@@ -29,7 +29,7 @@ interface GeneratedClient {
   updateStatus?(o: KubeObject): Promise<KubeObject>;
   delete(name: string, namespace?: string): Promise<void>;
   get(name: string, namespace?: string): KubeObject | undefined;
-  start(signal: AbortSignal): void;
+  run(signal: AbortSignal): Promise<void>;
   hasSynced(): boolean;
   getScale?(
     name: string,
@@ -86,7 +86,7 @@ afterAll(() => {
 
 function client(kind: string): { c: GeneratedClient; validator: ObjectValidator<unknown> } {
   const mod = modules.get(kind)!;
-  const make = mod[`new${kind}Client`] as (k: KubeClient, o?: object) => GeneratedClient;
+  const make = mod[`create${kind}Client`] as (k: KubeClient, o?: object) => GeneratedClient;
   return {
     c: make(kube, { fieldManager: 'codegen-test' }),
     validator: mod[`${kind}Validator`] as ObjectValidator<unknown>,
@@ -109,7 +109,7 @@ async function roundTrip(
   const local = validator.validate(obj);
   expect(local.errors).toEqual([]);
   expect(local.complete).toBe(true);
-  c.start(stop.signal);
+  void c.run(stop.signal);
   await waitFor(`${kind} informer synced`, () => c.hasSynced());
   const created = await c.create(obj);
   await waitFor(
