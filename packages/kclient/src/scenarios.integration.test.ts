@@ -21,7 +21,7 @@ describe('scenarios on the real API server', () => {
   it('delayed client: before the CRD, install, handlers and index, delete and reinstall', async () => {
     const { kube, stop } = harness();
     await delayedClientScenario(kube, stop.signal);
-  }, 90_000);
+  }, 180_000);
 
   it('delayed client on a CRD that is already served', async () => {
     const { kube, stop } = harness();

@@ -114,5 +114,5 @@ describe('P10: a CRD installed after start', () => {
     });
     await waitFor('the gadget to be selected', () => selected.get(`${ns}/p`)?.gadgets.length === 1);
     expect(selected.get(`${ns}/p`)?.gadgets).toEqual(['g1']);
-  }, 60_000);
+  }, 180_000);
 });

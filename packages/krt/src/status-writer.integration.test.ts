@@ -76,7 +76,8 @@ const crd: CRDObject = {
 };
 
 const FIELD_MANAGER = 'krt-status-writer';
-const TIMINGS = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 };
+// Short enough for a quick test, long enough that a loaded machine does not lose a renewal.
+const TIMINGS = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
 
 describe('status writer on the real control plane', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -170,29 +171,37 @@ describe('status writer on the real control plane', () => {
     expect(applied).toMatchObject({ operation: 'Apply', subresource: 'status' });
 
     // A spec change is reflected; a status changed upstream (another manager) is re-applied.
-    const a = await live('a');
-    await kube.api.update(Widget, { ...a, spec: { size: 5 } });
+    // Writes retry on conflict: the status writer may write between our read and our update.
+    await waitFor('the spec update of a', async () => {
+      const a = await live('a');
+      return kube.api.update(Widget, { ...a, spec: { size: 5 } });
+    });
     await waitFor('observedSize 5', async () => (await statusOf('a'))?.observedSize === 5);
-    const a2 = await live('a');
-    await kube.api.update(
-      Widget,
-      { ...a2, status: { phase: 'Tampered', observedSize: 99 } },
-      { subresource: 'status' },
-    );
+    await waitFor('the status of a to be tampered with', async () => {
+      const a2 = await live('a');
+      return kube.api.update(
+        Widget,
+        { ...a2, status: { phase: 'Tampered', observedSize: 99 } },
+        { subresource: 'status' },
+      );
+    });
     await waitFor('the tampered status to be re-applied', async () => {
       const s = await statusOf('a');
       return s?.phase === 'Ready' && s.observedSize === 5;
     });
 
     // The other replica takes the Lease over: this one stops writing.
-    const current = await kube.api.get<KubeObject & { spec: Record<string, unknown> }>(
-      builtins.Lease,
-      lease.name,
-      lease.namespace,
-    );
-    await kube.api.update(builtins.Lease, {
-      ...current,
-      spec: { ...current.spec, holderIdentity: 'other-replica' },
+    // The leader renews the Lease meanwhile: retry on conflict.
+    await waitFor('the Lease to name the other replica', async () => {
+      const current = await kube.api.get<KubeObject & { spec: Record<string, unknown> }>(
+        builtins.Lease,
+        lease.name,
+        lease.namespace,
+      );
+      return kube.api.update(builtins.Lease, {
+        ...current,
+        spec: { ...current.spec, holderIdentity: 'other-replica' },
+      });
     });
     const otherStop2 = new AbortController();
     otherRun = other.run(otherStop2.signal);
@@ -202,8 +211,10 @@ describe('status writer on the real control plane', () => {
     });
     await waitFor('this replica to stop writing', () => !w.isWriting() && !w.elector!.isLeader());
     const declined = w.stats().skippedNotLeader;
-    const b = await live('b');
-    await kube.api.update(Widget, { ...b, spec: { size: 7 } });
+    await waitFor('the spec update of b', async () => {
+      const b = await live('b');
+      return kube.api.update(Widget, { ...b, spec: { size: 7 } });
+    });
     await waitFor('the change to be declined', () => w.stats().skippedNotLeader > declined);
     expect((await statusOf('b'))?.observedSize).toBe(2);
 
@@ -213,5 +224,5 @@ describe('status writer on the real control plane', () => {
     await waitFor('the declined status to be written after the resync', async () => {
       return (await statusOf('b'))?.observedSize === 7;
     });
-  }, 60_000);
+  }, 180_000);
 });
