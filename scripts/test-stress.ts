@@ -10,7 +10,7 @@
  * with, per failing test, in how many runs it failed. Exits non-zero if any run failed. The busy
  * processes are stopped on exit, also on Ctrl-C.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -40,8 +40,11 @@ if (!Number.isInteger(runs) || runs < 1)
   throw new Error(`--runs must be a positive integer, got ${values.runs}`);
 if (!Number.isInteger(load) || load < 0) throw new Error(`--load must be an integer ≥ 0, got ${values.load}`);
 
-// Each busy process spins for ever; it is killed when this script ends.
+// Each busy process spins for ever; it is killed when this script ends. The suite runs in its own
+// process group, so a signal stops it with everything it started (control plane included, through
+// its own cleanup); the loop below awaits, so signal handlers run at once.
 const busy: ChildProcess[] = [];
+let current: ChildProcess | undefined;
 function stopBusy(): void {
   for (const child of busy.splice(0)) child.kill('SIGKILL');
 }
@@ -49,7 +52,14 @@ process.on('exit', stopBusy);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     stopBusy();
-    process.exit(130);
+    if (current?.pid !== undefined && current.exitCode === null) {
+      try {
+        process.kill(-current.pid, signal);
+      } catch {
+        // already gone
+      }
+      current.once('exit', () => process.exit(130));
+    } else process.exit(130);
   });
 }
 for (let i = 0; i < load; i++) {
@@ -58,6 +68,31 @@ for (let i = 0; i < load; i++) {
 console.log(
   `test:stress: ${runs} runs of the whole suite with ${load} busy processes on ${availableParallelism()} cores`,
 );
+
+/** One `pnpm test`, its output kept (stdout whole, stderr's tail) for the summary. */
+function runSuite(): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'test.ts'), ...vitestArgs], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    current = child;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr = (stderr + d).slice(-10_000);
+    });
+    child.once('error', reject);
+    child.once('close', (status) => {
+      current = undefined;
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
 
 interface JsonReport {
   testResults: Array<{
@@ -73,12 +108,7 @@ const lines: string[] = [];
 let failedRuns = 0;
 for (let run = 1; run <= runs; run++) {
   const started = Date.now();
-  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'test.ts'), ...vitestArgs], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const result = await runSuite();
   const seconds = Math.round((Date.now() - started) / 1000);
   const summary =
     (result.stdout ?? '')
