@@ -11,6 +11,7 @@ export {
   createEventTracker,
   type EventTracker,
   type EventTrackerOptions,
+  settle,
   trackerHandler,
 } from './event-tracker.ts';
 export { crdName, deleteCRD, type MakeCRDOptions, makeCRD, singularOf } from './make-crd.ts';

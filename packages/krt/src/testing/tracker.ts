@@ -2,6 +2,8 @@ import { createEventTracker, type EventTracker } from '@kubeloom/kclient/testing
 import type { EventStream, Registration } from '../core.ts';
 import { tryGetKey } from '../keys.ts';
 
+export { settle } from '@kubeloom/kclient/testing';
+
 /** Options of {@link createCollectionTracker}. */
 export interface CollectionTrackerOptions<T> {
   /** How an object is named in a record. Default: its krt key. */
@@ -22,18 +24,6 @@ export interface CollectionTracker extends EventTracker<string> {
   readonly registration: Registration;
   /** Unregisters: later events are not recorded. */
   stop(): void;
-}
-
-/** Resolves after pending microtasks and `turns` macrotask turns: lets krt's handler queues drain. */
-export function settle(turns = 1): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let n = turns;
-    const step = (): void => {
-      if (--n <= 0) resolve();
-      else setImmediate(step);
-    };
-    setImmediate(step);
-  });
 }
 
 /**
