@@ -184,7 +184,7 @@ export function readPermissions(ctx: ReadContext, doc: Doc): PolicyRuleModel[] {
 }
 
 /** The default plural of a lower-case kind (English rules, as kubebuilder applies them). */
-export function pluralize(singular: string): string {
+function pluralize(singular: string): string {
   if (/[^aeiou]y$/.test(singular)) return `${singular.slice(0, -1)}ies`;
   if (/(s|x|z|ch|sh)$/.test(singular)) return `${singular}es`;
   return `${singular}s`;

@@ -5,7 +5,7 @@ import { readCrds } from '../src/crd-reader.ts';
 import type { ResourceModel } from '../src/ir.ts';
 
 /** The corpus directory: $KUBELOOM_CRD_CORPUS or ../shared/crds beside the repository. */
-export const CORPUS =
+const CORPUS =
   process.env.KUBELOOM_CRD_CORPUS ?? path.resolve(import.meta.dirname, '../../../../shared/crds');
 
 /** The corpus files (`<project>/<file>.yaml`), sorted. Throws when the corpus is absent. */

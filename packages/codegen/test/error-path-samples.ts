@@ -6,7 +6,7 @@
 import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
 
 /** The `spec` schema of the probe resource. */
-export const ERROR_PATH_SPEC: JsonSchemaProps = {
+const ERROR_PATH_SPEC: JsonSchemaProps = {
   type: 'object',
   properties: {
     resources: {

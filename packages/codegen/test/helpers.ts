@@ -6,7 +6,7 @@ import { sortKeys } from '../src/internal/sort-keys.ts';
 import type { GeneratedFile } from '../src/ts-writer.ts';
 
 /** The package directory (for test output that must resolve the workspace packages). */
-export const PACKAGE_DIR = path.resolve(import.meta.dirname, '..');
+const PACKAGE_DIR = path.resolve(import.meta.dirname, '..');
 
 /** A fresh, git-ignored output directory under the package. */
 export function testOutputDir(name: string): string {

@@ -6,7 +6,7 @@ import type { LeaderElector } from '../src/leader-election.ts';
  * aborted, or `slow`: serve each request at once (a write lands) but hold its response for
  * {@link CuttableApi.slowMs} (an abort drops the response, not the write).
  */
-export type Link = 'up' | 'failing' | 'hanging' | 'slow';
+type Link = 'up' | 'failing' | 'hanging' | 'slow';
 
 /** An ApiClient whose link to the cluster a test can cut, per elector. */
 export interface CuttableApi {
@@ -65,7 +65,7 @@ export function cuttableApi(api: ApiClient): CuttableApi {
 }
 
 /** One stretch of time during which an elector led, by the time source `now`. */
-export interface Interval {
+interface Interval {
   readonly who: string;
   readonly start: number;
   end: number | undefined;

@@ -27,6 +27,6 @@ export async function closeFakes(): Promise<void> {
 }
 
 /** True when every started informer of `kube` stopped. */
-export function allStopped(kube: KubeClient): boolean {
+function allStopped(kube: KubeClient): boolean {
   return kube.informers().every((i) => i.health().state === 'stopped' || !i.isStarted());
 }

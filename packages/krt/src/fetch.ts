@@ -94,7 +94,7 @@ export function fetchOrList<T>(
  * fetch uses it); else the index; else the full list. Every candidate is then checked against
  * every filter the pre-selection did not answer.
  */
-export function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, spec: FilterSpec): T[] {
+function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, spec: FilterSpec): T[] {
   // `out` may be a shared candidate list until it is filtered: copy it before returning it.
   let out: readonly T[] | undefined;
   let owned = true;

@@ -1,11 +1,4 @@
-import {
-  createHash,
-  createPrivateKey,
-  generateKeyPairSync,
-  type KeyObject,
-  randomBytes,
-  sign,
-} from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { isIP } from 'node:net';
 import {
   bitString,
@@ -188,9 +181,4 @@ export function serviceAccountKeyPair(): { privateKeyPem: string; publicKeyPem: 
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
   };
-}
-
-/** Parses a PEM private key; exported for tests that want to check a pair. */
-export function parsePrivateKey(pem: string): KeyObject {
-  return createPrivateKey(pem);
 }

@@ -26,7 +26,7 @@ export interface CliOptions {
 export const RECIPE_DIRECTORY = path.resolve(import.meta.dirname, '..', 'control-plane');
 
 /** The usage text, naming the versions built and where they go. */
-export function usage(env: NodeJS.ProcessEnv = process.env): string {
+function usage(env: NodeJS.ProcessEnv = process.env): string {
   return [
     'Usage: kubeloom-testing <command>',
     '',

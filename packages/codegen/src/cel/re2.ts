@@ -38,7 +38,7 @@ interface Group {
  * Whether this JavaScript engine has RegExp modifiers (`(?i:…)`): V8 12.5, Node 23 and later.
  * Without them (Node 22), scoped flags are emulated in the translation.
  */
-export const HAS_REGEXP_MODIFIERS = ((): boolean => {
+const HAS_REGEXP_MODIFIERS = ((): boolean => {
   // Built from a variable: as a literal, the probe would be a syntax error where it fails.
   const probe = '(?i:a)';
   try {

@@ -58,7 +58,7 @@ export function parseDocComment(raw: string, startLine: number, startColumn: num
 }
 
 /** Escapes a description for a doc comment (the inverse of {@link parseDocComment}). */
-export function escapeDescription(text: string): string[] {
+function escapeDescription(text: string): string[] {
   return text.split('\n').map((l) => l.replaceAll('*/', '*\\/').replace(/^(\s*)@/, '$1\\@'));
 }
 

@@ -5,7 +5,7 @@ import type { SourceLocation } from '../ir.ts';
 const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
 
 /** Appends a map key to a document path: `.key`, or `["key"]` when the key is not a plain name. */
-export function appendYamlKey(path: string, key: string): string {
+function appendYamlKey(path: string, key: string): string {
   if (!PLAIN_KEY.test(key)) return `${path}[${JSON.stringify(key)}]`;
   return path ? `${path}.${key}` : key;
 }

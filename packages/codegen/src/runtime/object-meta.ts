@@ -90,7 +90,7 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const TOTAL_ANNOTATION_SIZE = 256 * 1024;
 
 /** Why `s` is not a qualified name (`[prefix/]name`), or an empty list. */
-export function qualifiedNameErrors(s: string): string[] {
+function qualifiedNameErrors(s: string): string[] {
   const parts = s.split('/');
   let name = s;
   const errs: string[] = [];

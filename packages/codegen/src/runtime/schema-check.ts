@@ -31,7 +31,7 @@ const FLOAT32_MAX = 3.4028234663852886e38;
  * kube-openapi `IsValueValidAgainstRange`: an integer must fit int32 (format `int32`) or int64
  * (any other format), a `float` number must fit float32.
  */
-export function inNumericRange(value: number, type: string, format: string | undefined): boolean {
+function inNumericRange(value: number, type: string, format: string | undefined): boolean {
   if (type === 'integer') {
     if (!Number.isInteger(value)) return false;
     if (format === 'int32') return value >= -INT32 && value < INT32;
@@ -58,7 +58,7 @@ function nearInteger(f: number): boolean {
  * against the truncated factor (so a factor below 1 rejects every integer), other values with
  * a relative tolerance.
  */
-export function isMultipleOf(data: number, factor: number): boolean {
+function isMultipleOf(data: number, factor: number): boolean {
   if (Number.isInteger(data)) {
     const f = Math.trunc(factor);
     return f > 0 && data % f === 0;
@@ -68,7 +68,7 @@ export function isMultipleOf(data: number, factor: number): boolean {
 }
 
 /** A schema error, with whether it blocks CEL evaluation on the apiserver. */
-export interface SchemaError extends ValidationError {
+interface SchemaError extends ValidationError {
   /** The apiserver skips CEL rules when such an error exists. */
   readonly blocking: boolean;
 }

@@ -69,7 +69,7 @@ export type Correlation =
     };
 
 /** The combined-message prefix of aggregate events (client-go's). */
-export const AGGREGATE_PREFIX = '(combined from similar events): ';
+const AGGREGATE_PREFIX = '(combined from similar events): ';
 
 class Lru<V> {
   readonly #max: number;

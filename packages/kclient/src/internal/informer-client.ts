@@ -35,7 +35,7 @@ export function resolveFilter<T extends KubeObject>(
 }
 
 /** A registration that never syncs (handler added to a stopped informer). */
-export function deadRegistration(): HandlerRegistration {
+function deadRegistration(): HandlerRegistration {
   return { hasSynced: () => false, remove: () => {} };
 }
 

@@ -10,7 +10,7 @@ import { INTERNAL } from './symbols.ts';
 import { SyncFlag } from './sync-flag.ts';
 
 /** Thrown when a collection is created without a stop signal. */
-export class MissingSignalError extends TypeError {
+class MissingSignalError extends TypeError {
   constructor(what: string) {
     super(
       `${what}: options.signal is required: every krt collection takes the AbortSignal that stops it ` +
@@ -21,7 +21,7 @@ export class MissingSignalError extends TypeError {
 }
 
 /** Validates the options every collection takes. */
-export function checkOptions(kind: string, opts: CollectionOptions | undefined): CollectionOptions {
+function checkOptions(kind: string, opts: CollectionOptions | undefined): CollectionOptions {
   if (opts === undefined || opts === null || typeof opts !== 'object') throw new MissingSignalError(kind);
   const s = opts.signal as unknown;
   if (s === undefined || s === null || typeof (s as AbortSignal).addEventListener !== 'function') {
@@ -37,7 +37,7 @@ function baseLogger(): Logger {
 }
 
 /** Wraps a one-event handler as a batch handler, keeping promise back-pressure. */
-export function singleToBatch<T>(h: EventHandler<T>): BatchHandler<T> {
+function singleToBatch<T>(h: EventHandler<T>): BatchHandler<T> {
   return (events) => {
     for (let i = 0; i < events.length; i++) {
       const r = h(events[i]!);

@@ -44,7 +44,7 @@ export interface CollectionInternals<T> {
 }
 
 /** A krt collection with its internals. */
-export type InternalCollection<T> = Collection<T> & { readonly [INTERNAL]: CollectionInternals<T> };
+type InternalCollection<T> = Collection<T> & { readonly [INTERNAL]: CollectionInternals<T> };
 
 let nextUid = 1;
 /** A fresh unique id. */

@@ -36,7 +36,7 @@ const EMPTY = '\u0001';
 /** Posting suffix of objects whose selector or labels cannot be read. */
 const BROKEN = '\u0002';
 /** The scope of a dependency that is not restricted to a namespace (not a valid namespace). */
-export const ANY_NAMESPACE = '\u0003';
+const ANY_NAMESPACE = '\u0003';
 
 /** The posting key of one pair in one scope (label keys and values never contain NUL). */
 function pairKey(scope: string, k: string, v: string): string {

@@ -9,7 +9,7 @@ import { labelDependants, labelRouteKeys, selectorDependants, selectorRouteKeys 
  * one pair of a label filter; by index key; else with the plain fetches (every change to the
  * source is checked against it).
  */
-export type RouteKind = 'key' | 'selector' | 'labels' | 'index' | 'plain';
+type RouteKind = 'key' | 'selector' | 'labels' | 'index' | 'plain';
 
 /**
  * One fetch recorded by a transformation: the subscription, the filters (to confirm that a
@@ -38,7 +38,7 @@ export function newDependency(sub: SourceSub, spec: FilterSpec): Dependency {
 }
 
 /** Routes `d` (see {@link RouteKind}) if not done yet, and returns its kind. */
-export function routed(d: Dependency): RouteKind {
+function routed(d: Dependency): RouteKind {
   if (d.kind !== undefined) return d.kind;
   const spec = d.spec;
   let kind: RouteKind;

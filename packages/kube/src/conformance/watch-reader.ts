@@ -1,7 +1,7 @@
 import type { WatchEvent } from '../api.ts';
 
 /** The default bound of every wait for a watch event. */
-export const WATCH_WAIT_MS = 10_000;
+const WATCH_WAIT_MS = 10_000;
 
 /**
  * Reads a watch stream with bounded waits: {@link WatchReader.next} bounds one read, the

@@ -8,7 +8,7 @@ import { KubeConfigError } from '../errors.ts';
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** The environment variables read while looking for a configuration. */
-export type KubeConfigEnv = Readonly<Record<string, string | undefined>>;
+type KubeConfigEnv = Readonly<Record<string, string | undefined>>;
 
 /** What {@link findKubeConfig} looks at, in order of precedence. */
 export interface KubeConfigSourceOptions {

@@ -15,7 +15,7 @@ function encodeLength(length: number): Buffer {
 }
 
 /** Encodes one TLV with the given tag byte. */
-export function tlv(tag: number, content: Buffer): Buffer {
+function tlv(tag: number, content: Buffer): Buffer {
   return Buffer.concat([Buffer.from([tag]), encodeLength(content.length), content]);
 }
 
@@ -71,7 +71,7 @@ export function bitString(value: Buffer, unusedBits = 0): Buffer {
 }
 
 /** GeneralizedTime, valid for any year (UTCTime would stop at 2049). */
-export function generalizedTime(date: Date): Buffer {
+function generalizedTime(date: Date): Buffer {
   const iso = date.toISOString(); // 2026-11-29T21:33:10.123Z
   const text = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
   return tlv(0x18, Buffer.from(text, 'ascii'));

@@ -33,7 +33,7 @@ const PATCH_MERGE_KEY: Record<string, string> = {
 const SET_LISTS = new Set(['finalizers']);
 
 /** How a list merges: item by item on keys, as a set of scalars, or as a whole. */
-export type ListKind =
+type ListKind =
   | { readonly type: 'map'; readonly keys: readonly string[] }
   | { readonly type: 'set' }
   | { readonly type: 'atomic' };
@@ -59,7 +59,7 @@ function portKeys(items: readonly unknown[]): readonly string[] {
 }
 
 /** The apply merge keys of a built-in list, from its field name; `undefined` for an atomic list. */
-export function mergeKeysFor(field: string, items: readonly unknown[]): readonly string[] | undefined {
+function mergeKeysFor(field: string, items: readonly unknown[]): readonly string[] | undefined {
   if (field === 'ports') return portKeys(items);
   return MERGE_KEYS[field];
 }

@@ -31,7 +31,7 @@ function sortedKey(key: Record<string, unknown>): string {
  * `shape` says they are atomic), lists merge by key or as sets where `shape` says so and are
  * leaves otherwise. Identity and system metadata are not tracked.
  */
-export function leafPaths(obj: JsonObject, scope: FieldScope, shape: Shape): Map<string, FieldPath> {
+function leafPaths(obj: JsonObject, scope: FieldScope, shape: Shape): Map<string, FieldPath> {
   const out = new Map<string, FieldPath>();
   const add = (p: FieldPath) => out.set(pathKey(p), p);
   const walk = (value: unknown, path: string[], here: Shape): void => {
@@ -100,7 +100,7 @@ function step(value: unknown, seg: string): unknown {
 }
 
 /** The value at a field path, or `undefined`. */
-export function valueAt(obj: unknown, path: FieldPath): unknown {
+function valueAt(obj: unknown, path: FieldPath): unknown {
   let cur = obj;
   for (const seg of path) {
     cur = step(cur, seg);
@@ -110,7 +110,7 @@ export function valueAt(obj: unknown, path: FieldPath): unknown {
 }
 
 /** Removes the value at a field path (in place). */
-export function deleteAt(obj: unknown, path: FieldPath): void {
+function deleteAt(obj: unknown, path: FieldPath): void {
   if (path.length === 0) return;
   const parent = valueAt(obj, path.slice(0, -1));
   const seg = path[path.length - 1]!;
@@ -125,7 +125,7 @@ export function deleteAt(obj: unknown, path: FieldPath): void {
 }
 
 /** Decodes a `fieldsV1` tree into leaf paths. */
-export function decodeFieldsV1(tree: unknown): Map<string, FieldPath> {
+function decodeFieldsV1(tree: unknown): Map<string, FieldPath> {
   const out = new Map<string, FieldPath>();
   const walk = (node: unknown, path: string[]): void => {
     if (!isObject(node)) return;
@@ -141,7 +141,7 @@ export function decodeFieldsV1(tree: unknown): Map<string, FieldPath> {
 }
 
 /** Encodes leaf paths as a `fieldsV1` tree (list items carry `.`, as the apiserver writes them). */
-export function encodeFieldsV1(fields: Iterable<FieldPath>): JsonObject {
+function encodeFieldsV1(fields: Iterable<FieldPath>): JsonObject {
   const root: JsonObject = {};
   for (const path of fields) {
     let node = root;

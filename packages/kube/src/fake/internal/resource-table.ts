@@ -37,7 +37,7 @@ export function storageKeyOf(d: { readonly group: string; readonly plural: strin
 }
 
 /** The versions a CRD object serves: each one's descriptor and `openAPIV3Schema`. */
-export function servedVersionsOfCrd(
+function servedVersionsOfCrd(
   crd: JsonObject,
 ): Array<{ descriptor: ResourceDescriptor; schema: JsonObject | undefined }> {
   const spec = isObject(crd.spec) ? crd.spec : {};
