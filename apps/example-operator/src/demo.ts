@@ -48,7 +48,7 @@ try {
   for (const color of ['red', 'green', 'blue']) {
     await kube.api.create(builtins.ConfigMap, { metadata: { name: color, namespace }, data: { color } });
   }
-  await kube.api.patch(builtins.ConfigMap, 'green', namespace, { data: { color: 'lime' } }, 'merge');
+  await kube.api.patch({ resource: builtins.ConfigMap, name: 'green', namespace }, { data: { color: 'lime' } }, { type: 'merge' });
   const deadline = Date.now() + 10_000;
   while (informer.store.size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 

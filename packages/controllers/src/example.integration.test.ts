@@ -169,11 +169,11 @@ async function scenario(kube: KubeClient, namespace: string): Promise<void> {
     // A new source, then a change to it.
     await api.create(builtins.ConfigMap, source('live', { b: '1' }));
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '1' }));
-    await api.patch(builtins.ConfigMap, 'live', namespace, { data: { b: '2' } }, 'merge');
+    await api.patch({ resource: builtins.ConfigMap, name: 'live', namespace }, { data: { b: '2' } }, { type: 'merge' });
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
 
     // Someone edits the mirror, then deletes it: the owner is re-queued and repairs it.
-    await api.patch(builtins.ConfigMap, mirrorName('live'), namespace, { data: { b: 'tampered' } }, 'merge');
+    await api.patch({ resource: builtins.ConfigMap, name: mirrorName('live'), namespace }, { data: { b: 'tampered' } }, { type: 'merge' });
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
     await api.delete(builtins.ConfigMap, mirrorName('live'), namespace);
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
@@ -182,13 +182,7 @@ async function scenario(kube: KubeClient, namespace: string): Promise<void> {
     await api.create(builtins.ConfigMap, source('plain', { c: '1' }, false));
 
     // Losing the label, or being deleted, removes the mirror.
-    await api.patch(
-      builtins.ConfigMap,
-      'live',
-      namespace,
-      { metadata: { labels: { [MIRROR_LABEL]: null } } },
-      'merge',
-    );
+    await api.patch({ resource: builtins.ConfigMap, name: 'live', namespace }, { metadata: { labels: { [MIRROR_LABEL]: null } } }, { type: 'merge' });
     await eventually(async () => expect(await mirrorData('live')).toBeUndefined());
     await api.delete(builtins.ConfigMap, 'before', namespace);
     await eventually(async () => expect(await mirrorData('before')).toBeUndefined());

@@ -199,15 +199,15 @@ export async function everyMethodScenario<T extends KubeObject>(
     await expect(client.update(a)).rejects.toBeInstanceOf(ConflictError);
 
     // patches
-    await client.patch('a', ns, 'merge', { metadata: { annotations: { merge: '1' } } });
+    await client.patch({ name: 'a', namespace: ns }, { metadata: { annotations: { merge: '1' } } }, { type: 'merge' });
     await both('update/a');
-    await client.patch('a', ns, 'json', [{ op: 'add', path: '/metadata/annotations/json', value: '2' }]);
+    await client.patch({ name: 'a', namespace: ns }, [{ op: 'add', path: '/metadata/annotations/json', value: '2' }], { type: 'json' });
     await both('update/a');
     if (resource.strategicMergePatch) {
-      await client.patch('a', ns, 'strategic', { metadata: { annotations: { strategic: '3' } } });
+      await client.patch({ name: 'a', namespace: ns }, { metadata: { annotations: { strategic: '3' } } }, { type: 'strategic' });
       await both('update/a');
     } else {
-      await expect(client.patch('a', ns, 'strategic', {})).rejects.toThrow(
+      await expect(client.patch({ name: 'a', namespace: ns }, {}, { type: 'strategic' })).rejects.toThrow(
         /strategic merge patch is not supported/,
       );
     }
@@ -234,7 +234,7 @@ export async function everyMethodScenario<T extends KubeObject>(
       const withStatus = { ...structuredClone(client.get('a', ns)!), status: { replicas: 3 } } as T;
       expect(statusOf(await client.updateStatus(withStatus)).replicas).toBe(3);
       await both('update/a');
-      await client.patchStatus('a', ns, 'merge', { status: { replicas: 4 } });
+      await client.patchStatus({ name: 'a', namespace: ns }, { status: { replicas: 4 } }, { type: 'merge' });
       await both('update/a');
       await client.applyStatus(
         {
@@ -248,7 +248,7 @@ export async function everyMethodScenario<T extends KubeObject>(
     } else {
       const cur = client.get('a', ns)!;
       await expect(client.updateStatus(cur)).rejects.toThrow(/no status subresource/);
-      await expect(client.patchStatus('a', ns, 'merge', {})).rejects.toThrow(/no status subresource/);
+      await expect(client.patchStatus({ name: 'a', namespace: ns }, {}, { type: 'merge' })).rejects.toThrow(/no status subresource/);
       await expect(
         client.applyStatus({ metadata: { name: 'a', namespace: ns } } as unknown as ApplyConfiguration<T>, {
           fieldManager: 'x',
@@ -257,15 +257,15 @@ export async function everyMethodScenario<T extends KubeObject>(
     }
 
     // an update across the object filter: out is a delete, back in is an add
-    await client.patch('a', ns, 'merge', { metadata: { labels: { visible: 'no' } } });
+    await client.patch({ name: 'a', namespace: ns }, { metadata: { labels: { visible: 'no' } } }, { type: 'merge' });
     await both('delete/a');
     expect(client.get('a', ns)).toBeUndefined();
-    await client.patch('a', ns, 'merge', { metadata: { labels: { visible: null } } });
+    await client.patch({ name: 'a', namespace: ns }, { metadata: { labels: { visible: null } } }, { type: 'merge' });
     await both('add/a');
 
     // shutdownHandler removes that handler only
     client.shutdownHandler(reg2);
-    await client.patch('b', ns, 'merge', { metadata: { annotations: { after: 'shutdownHandler' } } });
+    await client.patch({ name: 'b', namespace: ns }, { metadata: { annotations: { after: 'shutdownHandler' } } }, { type: 'merge' });
     await t1.waitOrdered('update/b');
     await t2.empty();
 
@@ -303,8 +303,8 @@ export async function everyMethodScenario<T extends KubeObject>(
     expect(client.get('b', ns)?.metadata?.finalizers).toEqual(['orphan']);
     expect(client.get('a', ns)?.metadata?.deletionTimestamp).toBeDefined();
     expect(client.get('a', ns)?.metadata?.finalizers).toEqual(['foregroundDeletion']);
-    await client.patch('b', ns, 'merge', { metadata: { finalizers: null } });
-    await client.patch('a', ns, 'merge', { metadata: { finalizers: null } });
+    await client.patch({ name: 'b', namespace: ns }, { metadata: { finalizers: null } }, { type: 'merge' });
+    await client.patch({ name: 'a', namespace: ns }, { metadata: { finalizers: null } }, { type: 'merge' });
     await deletesOf(t1, 'a', 'b');
     await deletesOf(t3, 'a', 'b');
     // Background: gone at once (h is filtered out: no events)

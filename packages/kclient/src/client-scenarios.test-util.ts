@@ -84,11 +84,11 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   await tracker.waitOrdered('update/live');
   cached.data = { v: 'stale' };
   await expect(cms.update(cached)).rejects.toBeInstanceOf(ConflictError);
-  await cms.patch('live', ns, 'merge', { data: { m: 'merge' } });
+  await cms.patch({ name: 'live', namespace: ns }, { data: { m: 'merge' } }, { type: 'merge' });
   await tracker.waitOrdered('update/live');
-  await cms.patch('live', ns, 'json', [{ op: 'add', path: '/data/j', value: 'json' }]);
+  await cms.patch({ name: 'live', namespace: ns }, [{ op: 'add', path: '/data/j', value: 'json' }], { type: 'json' });
   await tracker.waitOrdered('update/live');
-  await cms.patch('live', ns, 'strategic', { metadata: { labels: { tier: 'c' } } });
+  await cms.patch({ name: 'live', namespace: ns }, { metadata: { labels: { tier: 'c' } } }, { type: 'strategic' });
   await tracker.waitOrdered('update/live');
   expect(cms.get('live', ns)?.data).toEqual({ v: '1', m: 'merge', j: 'json' });
   expect(byTier.lookup('b')).toEqual([]);
@@ -96,7 +96,7 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
 
   // retryOnConflict: the first attempt writes a stale object, the second re-reads
   const stale = structuredClone(cms.get('live', ns)!);
-  await cms.patch('live', ns, 'merge', { data: { racer: 'x' } });
+  await cms.patch({ name: 'live', namespace: ns }, { data: { racer: 'x' } }, { type: 'merge' });
   let attempts = 0;
   await retryOnConflict(async () => {
     attempts++;
@@ -113,7 +113,7 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
 
   // updateStatus is refused for a kind without status
   await expect(cms.updateStatus(cached)).rejects.toThrow(/no status subresource/);
-  await expect(cms.patch('live', ns, 'apply' as never, {})).rejects.toThrow(/unknown patch type/);
+  await expect(cms.patch({ name: 'live', namespace: ns }, {}, { type: 'apply' as never })).rejects.toThrow(/unknown patch type/);
 
   // delete with a precondition
   const rv = cms.get('live', ns)!.metadata!.resourceVersion!;
@@ -132,7 +132,7 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   expect(cms.hasSynced()).toBe(true);
   otherReg.remove();
   cms.shutdownHandlers();
-  await cms.patch('pre', ns, 'merge', { data: { after: 'shutdown' } });
+  await cms.patch({ name: 'pre', namespace: ns }, { data: { after: 'shutdown' } }, { type: 'merge' });
   await waitFor('the patch in the cache', () => cms.get('pre', ns)?.data?.after === 'shutdown');
   await tracker.empty();
   await other.empty();
@@ -233,14 +233,14 @@ export async function deploymentScenario(kube: KubeClient, signal: AbortSignal):
   const afterStatus = await deploys.updateStatus(withStatus);
   expect(afterStatus.status?.replicas).toBe(3);
   await tracker.waitOrdered('update/web');
-  await deploys.patchStatus('web', ns, 'merge', { status: { replicas: 4 } });
+  await deploys.patchStatus({ name: 'web', namespace: ns }, { status: { replicas: 4 } }, { type: 'merge' });
   await tracker.waitOrdered('update/web');
   expect(deploys.get('web', ns)?.status?.replicas).toBe(4);
 
   // strategic merge: containers merge by name instead of replacing the list
-  await deploys.patch('web', ns, 'strategic', {
+  await deploys.patch({ name: 'web', namespace: ns }, {
     spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'busybox:1' }] } } },
-  });
+  }, { type: 'strategic' });
   await tracker.waitOrdered('update/web');
   expect(
     deploys
@@ -297,9 +297,9 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
     await widgets.create({ metadata: { name: 'w1', namespace: ns }, spec: { size: 1 } });
     await tracker.waitOrdered('add/w1');
     expect(widgets.get('w1', ns)).toMatchObject({ apiVersion: `${gvr.group}/v1`, kind: 'Widget' });
-    await widgets.patch('w1', ns, 'merge', { spec: { size: 2 } });
+    await widgets.patch({ name: 'w1', namespace: ns }, { spec: { size: 2 } }, { type: 'merge' });
     await tracker.waitOrdered('update/w1');
-    await expect(widgets.patch('w1', ns, 'strategic', { spec: {} })).rejects.toThrow(
+    await expect(widgets.patch({ name: 'w1', namespace: ns }, { spec: {} }, { type: 'strategic' })).rejects.toThrow(
       /strategic merge patch is not supported/,
     );
 
@@ -331,7 +331,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
     const current = await kube.api.get<KubeObject>(Widget, 'w1', ns);
     const written = await widgets.updateStatus({ ...current, status: { ready: true, phase: 'Started' } });
     expect(written.status).toEqual({ ready: true, phase: 'Started' });
-    await widgets.patchStatus('w1', ns, 'merge', { status: { phase: 'Done' } });
+    await widgets.patchStatus({ name: 'w1', namespace: ns }, { status: { phase: 'Done' } }, { type: 'merge' });
     await waitFor(
       'the status patch',
       () => (widgets.get('w1', ns)?.status as { phase?: string })?.phase === 'Done',
@@ -363,7 +363,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
     expect(Object.keys(m).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
     expect(m.metadata.labels).toEqual({ k: 'v' });
     expect(m.metadata.managedFields).toBeUndefined();
-    await untyped.patch('w2', ns, 'merge', { spec: { big: 'y' } });
+    await untyped.patch({ name: 'w2', namespace: ns }, { spec: { big: 'y' } }, { type: 'merge' });
     await waitFor('the untyped patch', () => (widgets.get('w2', ns)?.spec as { big?: string })?.big === 'y');
   } finally {
     await deleteCRD(kube, gvr);
@@ -386,7 +386,7 @@ export async function badInputScenario(kube: KubeClient, signal: AbortSignal): P
   expect(fields).toContain('metadata.name');
   expect((invalid as InvalidError).message).toMatch(/Not_A_DNS_Name/);
 
-  const missing = await cms.patch('nope', ns, 'merge', { data: { a: 'b' } }).catch((e: unknown) => e);
+  const missing = await cms.patch({ name: 'nope', namespace: ns }, { data: { a: 'b' } }, { type: 'merge' }).catch((e: unknown) => e);
   expect(missing).toBeInstanceOf(NotFoundError);
   expect(isNotFound(missing)).toBe(true);
   await expect(cms.delete('nope', ns)).rejects.toBeInstanceOf(NotFoundError);

@@ -61,13 +61,13 @@ describe('static object filter', () => {
     expect(deploys.list().map((d) => d.metadata?.name)).toEqual(['b']);
     expect(deploys.listUnfiltered('ns').length).toBe(2);
 
-    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 5 } }, 'merge');
+    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 5 } }, { type: 'merge' });
     await tracker.waitOrdered('add/a');
-    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 6 } }, 'merge');
+    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 6 } }, { type: 'merge' });
     await tracker.waitOrdered('update/a');
-    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 150 } }, 'merge');
+    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 150 } }, { type: 'merge' });
     await tracker.waitOrdered('delete/a');
-    await kube.api.patch(builtins.Deployment, 'a', 'ns', { spec: { minReadySeconds: 151 } }, 'merge');
+    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 151 } }, { type: 'merge' });
     await kube.api.delete(builtins.Deployment, 'a', 'ns');
     await kube.api.delete(builtins.Deployment, 'b', 'ns');
     await tracker.waitOrdered('delete/b'); // nothing for a: it was filtered out
@@ -244,7 +244,7 @@ describe('constructors', () => {
     // a namespaced kind without a namespace is refused before any request
     const requests = kube.cluster.requestCount('create') + kube.cluster.requestCount('patch');
     await expect(writer.create({ metadata: { name: 'b' } })).rejects.toThrow(/ConfigMap is namespaced/);
-    await expect(writer.patch('b', undefined, 'merge', {})).rejects.toThrow(/namespace is required/);
+    await expect(writer.patch({ name: 'b' }, {}, { type: 'merge' })).rejects.toThrow(/namespace is required/);
     await expect(writer.apply({ metadata: { name: 'b' } }, { fieldManager: 'me' })).rejects.toThrow(
       /namespaced/,
     );

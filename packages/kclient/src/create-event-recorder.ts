@@ -234,14 +234,7 @@ class Recorder implements EventRecorder {
     const signal = this.#stop.signal;
     if (patch) {
       try {
-        return await this.#kube.api.patch<EventBody & KubeObject>(
-          builtins.Event,
-          event.metadata.name,
-          event.metadata.namespace,
-          patch,
-          'merge',
-          { signal },
-        );
+        return await this.#kube.api.patch({ resource: builtins.Event, name: event.metadata.name, namespace: event.metadata.namespace }, patch, { type: 'merge', signal });
       } catch (err) {
         // the Event was deleted (or expired): create it again, with the count so far
         if (!isNotFound(err)) throw err;

@@ -30,7 +30,6 @@ export type {
   InformerIndex,
   PartialObjectMetadata,
   Patcher,
-  PatchKind,
   Reader,
   ReadWriter,
   ScaleClient,
@@ -38,6 +37,7 @@ export type {
   Untyped,
   WithScale,
   Writer,
+  WriterPatchOptions,
 } from './interfaces.ts';
 export {
   type LabelMatcher,

@@ -3,7 +3,9 @@ import type {
   HandlerRegistration,
   KubeObject,
   ObjectFilter,
+  ObjectKey,
   ObjectMeta,
+  PatchOptions,
   ResourceDescriptor,
   ResourceEventHandler,
   TransformFunc,
@@ -29,8 +31,12 @@ export interface Reader<T extends KubeObject = KubeObject> {
   list(namespace?: string, selector?: LabelSelector): T[];
 }
 
-/** The patch flavours of {@link Writer.patch}; server-side apply has its own methods. */
-export type PatchKind = 'merge' | 'json' | 'strategic';
+/**
+ * Options of {@link Writer.patch} and {@link Writer.patchStatus}: `@kubeloom/kube`'s
+ * `PatchOptions` (the `PatchType` plus write options) without `subresource`, which the method
+ * picks. The client's `fieldManager` applies when none is given.
+ */
+export type WriterPatchOptions = Omit<PatchOptions, 'subresource'>;
 
 /** Options of {@link Writer.apply} and {@link Writer.applyStatus}. */
 export interface ApplyOptions extends Omit<WriteOptions, 'fieldManager'> {
@@ -75,25 +81,16 @@ export interface Writer<T extends KubeObject = KubeObject> {
    */
   updateStatus(obj: T, opts?: WriteOptions): Promise<T>;
   /**
-   * Patches the object: `merge` (RFC 7386), `json` (RFC 6902, an array of operations) or
-   * `strategic` (built-in kinds only).
-   * @throws TypeError for `strategic` on a resource that does not support it (every CRD).
+   * Patches the object, e.g. `patch({ name, namespace }, { data: { a: '1' } }, { type: 'merge' })`:
+   * `merge` (RFC 7386), `json` (RFC 6902, an array of operations), `strategic` (built-in kinds
+   * only) or `apply` (server-side apply of `data` as given; {@link Writer.apply} is the typed
+   * form).
+   * @throws TypeError for a missing or unknown type, `strategic` on a resource that does not
+   * support it (every CRD), or `apply` without a field manager.
    */
-  patch(
-    name: string,
-    namespace: string | undefined,
-    type: PatchKind,
-    data: unknown,
-    opts?: WriteOptions,
-  ): Promise<T>;
+  patch(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<T>;
   /** {@link Writer.patch} on the status subresource. @throws TypeError without a status subresource. */
-  patchStatus(
-    name: string,
-    namespace: string | undefined,
-    type: PatchKind,
-    data: unknown,
-    opts?: WriteOptions,
-  ): Promise<T>;
+  patchStatus(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<T>;
   /**
    * Server-side apply: the server merges `config` into the object (creating it if needed) and
    * records `opts.fieldManager` as the owner of its fields. A field another manager owns fails
@@ -206,32 +203,15 @@ export type ScaleClient<T extends KubeObject = KubeObject> = WithScale<Client<T>
  */
 export interface Patcher {
   /** {@link Writer.patch}, discarding the result. */
-  patch(
-    name: string,
-    namespace: string | undefined,
-    type: PatchKind,
-    data: unknown,
-    opts?: WriteOptions,
-  ): Promise<void>;
+  patch(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<void>;
   /** {@link Writer.patchStatus}, discarding the result. */
-  patchStatus(
-    name: string,
-    namespace: string | undefined,
-    type: PatchKind,
-    data: unknown,
-    opts?: WriteOptions,
-  ): Promise<void>;
+  patchStatus(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<void>;
   /**
    * {@link Writer.applyStatus} of `config` (an apply configuration, typically `{ status: … }`)
-   * for the object `namespace/name`, discarding the result. `force` defaults to false, as in
+   * for the object `ref`, discarding the result. `force` defaults to false, as in
    * `Writer.applyStatus` (Istio's `ApplyStatus` always forces: pass `force: true` for that).
    */
-  applyStatus(
-    name: string,
-    namespace: string | undefined,
-    config: Readonly<Record<string, unknown>>,
-    opts: ApplyOptions,
-  ): Promise<void>;
+  applyStatus(ref: ObjectKey, config: Readonly<Record<string, unknown>>, opts: ApplyOptions): Promise<void>;
 }
 
 /** Reads and writes without handlers. */

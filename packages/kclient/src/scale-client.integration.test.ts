@@ -52,7 +52,7 @@ describe('the scale subresource on the real API server', () => {
       expect(Replicator.subresources).toEqual({ status: true, scale: true });
       const reps = createScaleClient(kube, Replicator, { namespace: ns });
       await reps.create({ metadata: { name: 'r', namespace: ns }, spec: { replicas: 2 } });
-      await reps.patchStatus('r', ns, 'merge', { status: { replicas: 1, selector: 'app=r' } });
+      await reps.patchStatus({ name: 'r', namespace: ns }, { status: { replicas: 1, selector: 'app=r' } }, { type: 'merge' });
       expect(await reps.getScale('r', ns)).toMatchObject({
         apiVersion: 'autoscaling/v1',
         kind: 'Scale',

@@ -35,9 +35,9 @@ describe('toPatcher', () => {
       const resource = kind === 'Deployment' ? builtins.Deployment : Widget;
       const name = kind === 'Deployment' ? 'd' : 'w';
       expect(
-        await p.patch(name, 'ns', 'merge', { metadata: { labels: { patched: 'yes' } } }),
+        await p.patch({ name, namespace: 'ns' }, { metadata: { labels: { patched: 'yes' } } }, { type: 'merge' }),
       ).toBeUndefined();
-      await p.patchStatus(name, 'ns', 'json', [{ op: 'add', path: '/status', value: { replicas: 1 } }]);
+      await p.patchStatus({ name, namespace: 'ns' }, [{ op: 'add', path: '/status', value: { replicas: 1 } }], { type: 'json' });
       await p.applyStatus(name, 'ns', { status: { readyReplicas: 1 } }, { fieldManager: 'status-writer' });
       const stored = kube.cluster.getObject<V1Deployment>(resource, name, 'ns')!;
       expect(stored.metadata?.labels).toEqual({ patched: 'yes' });

@@ -12,18 +12,18 @@ import type { ApplyConfiguration, Patcher, Writer } from './interfaces.ts';
  *   Gateway: toPatcher(gateways),
  *   HTTPRoute: toPatcher(routes),
  * };
- * await patchers[kind].applyStatus(name, ns, { status }, { fieldManager: 'my-ctrl', force: true });
+ * await patchers[kind].applyStatus({ name, namespace }, { status }, { fieldManager: 'my-ctrl', force: true });
  * ```
  */
 export function toPatcher<T extends KubeObject>(writer: Writer<T>): Patcher {
   return {
-    patch: async (name, namespace, type, data, opts) => {
-      await writer.patch(name, namespace, type, data, opts);
+    patch: async (ref, data, opts) => {
+      await writer.patch(ref, data, opts);
     },
-    patchStatus: async (name, namespace, type, data, opts) => {
-      await writer.patchStatus(name, namespace, type, data, opts);
+    patchStatus: async (ref, data, opts) => {
+      await writer.patchStatus(ref, data, opts);
     },
-    applyStatus: async (name, namespace, config, opts) => {
+    applyStatus: async ({ name, namespace }, config, opts) => {
       const metadata = (config.metadata ?? {}) as Record<string, unknown>;
       const full = { ...config, metadata: { ...metadata, name, namespace } } as ApplyConfiguration<T>;
       await writer.applyStatus(full, opts);

@@ -261,12 +261,7 @@ export function applyStatusWrite<I extends KubeObject, S>(
       status: status ?? {},
     };
     await ignoreNotFound(
-      kube.api.patch(resource, name, namespace, body, 'apply', {
-        fieldManager,
-        force: true,
-        subresource: 'status',
-        signal,
-      }),
+      kube.api.patch({ resource, name, namespace }, body, { type: 'apply', fieldManager, force: true, subresource: 'status', signal }),
     );
   };
 }

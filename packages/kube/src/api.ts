@@ -1,6 +1,6 @@
 import type { Status } from './errors.ts';
-import type { KubeObject } from './object.ts';
-import type { ResourceDescriptor } from './resource.ts';
+import type { KubeObject, ObjectKey } from './object.ts';
+import type { ResourceDescriptor, TypedResourceDescriptor } from './resource.ts';
 
 /** List metadata: the collection's resourceVersion and the continue token of a paginated list. */
 export interface ListMeta {
@@ -107,7 +107,12 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
   | { readonly type: 'MALFORMED'; readonly line: string; readonly error: string }
   | { readonly type: 'UNKNOWN'; readonly eventType: string; readonly raw: unknown };
 
-/** Patch flavours. `apply` is server-side apply (a full intended object, YAML or JSON). */
+/**
+ * How the server reads a patch (the `Content-Type` of the request): `merge` is a JSON merge patch
+ * (RFC 7386), `json` a JSON patch (RFC 6902, an array of operations), `strategic` a strategic
+ * merge patch (built-in kinds only, never custom resources) and `apply` server-side apply (a full
+ * intended object, YAML or JSON, owned by a `fieldManager`).
+ */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
 /** The content type of each {@link PatchType}. */
@@ -130,10 +135,30 @@ export interface WriteOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** Options for {@link ApiClient.patch}. */
+/**
+ * Options for {@link ApiClient.patch} (and the patch writes of kclient's clients): the
+ * {@link PatchType} plus the write options, e.g.
+ * `{ type: 'apply', fieldManager: 'my-controller', force: true }`.
+ */
 export interface PatchOptions extends WriteOptions {
-  /** Server-side apply only: take ownership of conflicting fields. */
+  /** How the server reads the patch data. */
+  readonly type: PatchType;
+  /** Server-side apply only: take ownership of fields another manager owns instead of failing with a conflict. */
   readonly force?: boolean | undefined;
+  /** Patch a subresource instead of the object, e.g. `status` or `scale`. */
+  readonly subresource?: string | undefined;
+}
+
+/**
+ * One object of a resource, as {@link ApiClient.patch} takes it: the resource descriptor (which
+ * also carries the object type), the name, and the namespace for namespaced resources (kube-rs's
+ * `ObjectRef`).
+ */
+export interface ObjectRef<T extends KubeObject = KubeObject> extends ObjectKey {
+  /** The object's resource; a typed descriptor types the result. */
+  readonly resource: TypedResourceDescriptor<T>;
+  /** The namespace; omit (or `undefined`) for cluster-scoped objects. */
+  readonly namespace?: string | undefined;
 }
 
 /** Options for {@link ApiClient.delete}. */
@@ -173,18 +198,22 @@ export interface RawRequest {
  *
  * Every method throws an {@link ApiError} subclass for an API failure (see the predicates in
  * `errors.ts`), never a raw HTTP error.
+ *
+ * The object type follows the resource descriptor: with a typed descriptor (`builtins.ConfigMap`,
+ * or what `@kubeloom/codegen` emits) `get` resolves with a `V1ConfigMap`, with an untyped
+ * {@link ResourceDescriptor} with a plain {@link KubeObject}.
  */
 export interface ApiClient {
   /** GET one object. @throws NotFoundError */
   get<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     name: string,
     namespace?: string,
     opts?: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined },
   ): Promise<T>;
   /** LIST, one page when `limit` is set. @throws GoneError when a continue token expired. */
   list<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     opts?: ListOptions,
   ): Promise<ObjectList<T>>;
   /**
@@ -195,29 +224,32 @@ export interface ApiClient {
    * or a transport error when the watch cannot be opened.
    */
   watch<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     opts?: WatchOptions,
   ): AsyncIterable<WatchEvent<T>>;
   /** POST a new object. @throws AlreadyExistsError, InvalidError */
-  create<T extends KubeObject>(resource: ResourceDescriptor, obj: T, opts?: WriteOptions): Promise<T>;
+  create<T extends KubeObject = KubeObject>(
+    resource: TypedResourceDescriptor<T>,
+    obj: T,
+    opts?: WriteOptions,
+  ): Promise<T>;
   /**
    * PUT an object (or its `status`/`scale` subresource). With `metadata.resourceVersion` set the
    * write is conditional. @throws ConflictError on a stale resourceVersion
    */
-  update<T extends KubeObject>(
-    resource: ResourceDescriptor,
+  update<T extends KubeObject = KubeObject>(
+    resource: TypedResourceDescriptor<T>,
     obj: T,
     opts?: WriteOptions & { readonly subresource?: string | undefined },
   ): Promise<T>;
-  /** PATCH an object (or a subresource). `apply` is server-side apply and needs `fieldManager`. */
-  patch<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace: string | undefined,
-    patch: unknown,
-    type: PatchType,
-    opts?: PatchOptions & { readonly subresource?: string | undefined },
-  ): Promise<T>;
+  /**
+   * PATCH an object (or a subresource): `api.patch({ resource, name, namespace }, data, { type })`.
+   * `type: 'apply'` is server-side apply and needs `fieldManager`; `strategic` is refused for
+   * resources without strategic merge patch (every custom resource).
+   * @throws TypeError for a missing or unknown `type`, `apply` without `fieldManager`, or a
+   * namespaced resource without a namespace; NotFoundError, ConflictError, InvalidError from the server.
+   */
+  patch<T extends KubeObject = KubeObject>(ref: ObjectRef<T>, data: unknown, opts: PatchOptions): Promise<T>;
   /** DELETE an object; resolves with what the server returned (the object, or a Status). */
   delete(
     resource: ResourceDescriptor,

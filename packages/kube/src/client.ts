@@ -6,7 +6,7 @@ import type { Logger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import type { ResourceRegistry } from './registry.ts';
-import type { ResourceDescriptor } from './resource.ts';
+import type { ResourceDescriptor, TypedResourceDescriptor } from './resource.ts';
 
 /** The server's `/version`. */
 export interface ServerVersionInfo {
@@ -86,10 +86,12 @@ export interface KubeClient {
   serverVersion(signal?: AbortSignal): Promise<ServerVersionInfo>;
   /**
    * The shared informer for a resource and options: one list/watch per (resource, namespace,
-   * label selector, field selector, transform), however many callers ask.
+   * label selector, field selector, transform), however many callers ask. The object type follows
+   * the descriptor: `kube.informer(builtins.ConfigMap)` is a `SharedInformer<V1ConfigMap>`, an
+   * untyped descriptor gives a `SharedInformer<KubeObject>`.
    */
   informer<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     opts?: InformerOptions,
   ): SharedInformer<T>;
   /** Every informer created so far. */

@@ -7,8 +7,8 @@ import {
   type ListOptions,
   type ObjectList,
   PATCH_CONTENT_TYPES,
+  type ObjectRef,
   type PatchOptions,
-  type PatchType,
   type RawRequest,
   type WatchEvent,
   WatchIdleTimeoutError,
@@ -20,6 +20,7 @@ import { ApiError, apiErrorFromStatus, type Status } from './errors.ts';
 import { LineDecoder } from './internal/line-decoder.ts';
 import {
   buildQuery,
+  checkPatchType,
   describe,
   type Query,
   requireNamespace,
@@ -27,7 +28,7 @@ import {
 } from './internal/request-helpers.ts';
 import { decodeWatchLine } from './internal/watch-events.ts';
 import type { KubeObject } from './object.ts';
-import { type ResourceDescriptor, resourcePath } from './resource.ts';
+import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } from './resource.ts';
 
 /** Options of {@link HttpApiClient}. */
 export interface HttpApiClientOptions {
@@ -205,7 +206,7 @@ export class HttpApiClient implements ApiClient {
 
   /** {@inheritDoc ApiClient.get} */
   async get<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     name: string,
     namespace?: string,
     opts: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined } = {},
@@ -225,7 +226,7 @@ export class HttpApiClient implements ApiClient {
 
   /** {@inheritDoc ApiClient.list} */
   async list<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     opts: ListOptions = {},
   ): Promise<ObjectList<T>> {
     const path = resourcePath(resource, { namespace: opts.namespace });
@@ -253,7 +254,7 @@ export class HttpApiClient implements ApiClient {
 
   /** {@inheritDoc ApiClient.watch} */
   watch<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     opts: WatchOptions = {},
   ): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.#watch<T>(resource, opts) };
@@ -341,8 +342,8 @@ export class HttpApiClient implements ApiClient {
   }
 
   /** {@inheritDoc ApiClient.create} */
-  async create<T extends KubeObject>(
-    resource: ResourceDescriptor,
+  async create<T extends KubeObject = KubeObject>(
+    resource: TypedResourceDescriptor<T>,
     obj: T,
     opts: WriteOptions = {},
   ): Promise<T> {
@@ -361,8 +362,8 @@ export class HttpApiClient implements ApiClient {
   }
 
   /** {@inheritDoc ApiClient.update} */
-  async update<T extends KubeObject>(
-    resource: ResourceDescriptor,
+  async update<T extends KubeObject = KubeObject>(
+    resource: TypedResourceDescriptor<T>,
     obj: T,
     opts: WriteOptions & { readonly subresource?: string | undefined } = {},
   ): Promise<T> {
@@ -384,13 +385,12 @@ export class HttpApiClient implements ApiClient {
 
   /** {@inheritDoc ApiClient.patch} */
   async patch<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace: string | undefined,
-    patch: unknown,
-    type: PatchType,
-    opts: PatchOptions & { readonly subresource?: string | undefined } = {},
+    ref: ObjectRef<T>,
+    data: unknown,
+    opts: PatchOptions,
   ): Promise<T> {
+    const { resource, name, namespace } = ref;
+    const type = checkPatchType(resource, name, opts);
     if (type === 'apply' && !opts.fieldManager) {
       throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
     }
@@ -406,7 +406,7 @@ export class HttpApiClient implements ApiClient {
       'PATCH',
       path,
       query,
-      patch,
+      data,
       PATCH_CONTENT_TYPES[type],
       opts.signal,
       `patch (${type}) ${describe(resource, name, namespace, opts.subresource)}`,

@@ -10,6 +10,7 @@ export {
   type ListMeta,
   type ListOptions,
   type ObjectList,
+  type ObjectRef,
   PATCH_CONTENT_TYPES,
   type PatchOptions,
   type PatchType,

@@ -11,7 +11,7 @@ import { consoleLogger, type Logger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import type { ResourceRegistry } from './registry.ts';
-import type { ResourceDescriptor } from './resource.ts';
+import type { ResourceDescriptor, TypedResourceDescriptor } from './resource.ts';
 import { InformerEngine, stripManagedFields } from './shared-informer.ts';
 
 /** What {@link kubeClientOver} builds a client from (see `KubeClientOptions`). */
@@ -101,7 +101,7 @@ class KubeClientImpl implements KubeClient {
   }
 
   informer<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     opts: InformerOptions = {},
   ): SharedInformer<T> {
     return this.#informerWithFilter(resource, opts, this.objectFilter) as unknown as SharedInformer<T>;

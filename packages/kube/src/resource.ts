@@ -1,3 +1,5 @@
+import type { KubeObject } from './object.ts';
+
 /** An API group, version and resource (the URL path segment, plural lower-case). */
 export interface GroupVersionResource {
   /** The API group; `''` for the core group. */
@@ -99,8 +101,13 @@ export interface TypedResourceDescriptor<T> extends ResourceDescriptor {
   readonly __object?: T;
 }
 
-/** The object type of a {@link TypedResourceDescriptor}. */
-export type ObjectOf<R> = R extends TypedResourceDescriptor<infer T> ? T : never;
+/**
+ * The object type a resource descriptor carries: `ObjectOf<typeof builtins.ConfigMap>` is
+ * `V1ConfigMap`. An untyped {@link ResourceDescriptor} (one built at run time, e.g. from
+ * discovery) carries none and falls back to a plain {@link KubeObject}, as the typed verbs do.
+ */
+export type ObjectOf<R extends ResourceDescriptor> =
+  R extends TypedResourceDescriptor<infer T> ? (unknown extends T ? KubeObject : T) : KubeObject;
 
 /** Declares a typed resource descriptor (what codegen emits for each CRD). */
 export function defineResource<T>(descriptor: ResourceDescriptor): TypedResourceDescriptor<T> {

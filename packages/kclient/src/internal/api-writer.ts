@@ -4,11 +4,14 @@ import {
   isNotFound,
   type KubeClient,
   type KubeObject,
+  type ObjectKey,
+  type PatchType,
   type ResourceDescriptor,
+  type TypedResourceDescriptor,
   type WriteOptions,
 } from '@kubeloom/kube';
 import type { V1Scale } from '@kubernetes/client-node';
-import type { ApplyConfiguration, ApplyOptions, PatchKind, Scaler, Writer } from '../interfaces.ts';
+import type { ApplyConfiguration, ApplyOptions, Scaler, Writer, WriterPatchOptions } from '../interfaces.ts';
 import type { LatestReader } from './latest-reader.ts';
 
 /** Where a writer gets its resource: known now, or resolved at the first write (untyped by GVR). */
@@ -22,6 +25,10 @@ export interface ApiWriterOptions {
   readonly fieldManager?: string | undefined;
   /** Runs before every write; throws to refuse it (delayed clients while the CRD is missing). */
   readonly guard?: ((verb: string) => void) | undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function withTypeMeta<O extends KubeObject>(r: ResourceDescriptor, obj: O): O {
@@ -48,10 +55,11 @@ function requireScale(r: ResourceDescriptor, verb: string): void {
   }
 }
 
-function requirePatchKind(r: ResourceDescriptor, type: PatchKind, name: string): void {
-  if (type !== 'merge' && type !== 'json' && type !== 'strategic') {
+function requirePatchType(r: ResourceDescriptor, opts: WriterPatchOptions | undefined, name: string): PatchType {
+  const type = opts?.type;
+  if (type !== 'merge' && type !== 'json' && type !== 'strategic' && type !== 'apply') {
     throw new TypeError(
-      `patch ${r.kind} ${name}: unknown patch type "${String(type)}" (merge, json or strategic; use apply for server-side apply)`,
+      `patch ${r.kind} ${name}: unknown patch type ${JSON.stringify(type)}; pass options with a type, e.g. patch({ name, namespace }, data, { type: 'merge' }) (merge, json, strategic or apply)`,
     );
   }
   if (type === 'strategic' && r.strategicMergePatch !== true) {
@@ -59,6 +67,7 @@ function requirePatchKind(r: ResourceDescriptor, type: PatchKind, name: string):
       `patch ${r.kind} ${name}: strategic merge patch is not supported for ${r.kind} (custom resources accept merge and json patches, or server-side apply)`,
     );
   }
+  return type;
 }
 
 function requireNamespace(
@@ -94,7 +103,8 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     if (typeof options.resource !== 'function') this.#resolved = options.resource;
   }
 
-  async #resource(verb: string): Promise<ResourceDescriptor> {
+  /** The resource, typed as this writer's objects (the descriptor carries `T`). */
+  async #resource(verb: string): Promise<TypedResourceDescriptor<T>> {
     this.#guard?.(verb);
     if (this.#resolved) return this.#resolved;
     const r = await (this.#source as () => Promise<ResourceDescriptor>)();
@@ -116,7 +126,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     const r = await this.#resource('get');
     requireNamespace(r, 'get', name, namespace);
     try {
-      return await this.#kube.api.get<T>(r, name, namespace, { signal });
+      return await this.#kube.api.get(r, name, namespace, { signal });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -137,52 +147,49 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
       obj.metadata?.name ?? obj.metadata?.generateName ?? '',
       obj.metadata?.namespace,
     );
-    return await this.#kube.api.create<T>(r, withTypeMeta(r, obj), this.#opts(opts));
+    return await this.#kube.api.create(r, withTypeMeta(r, obj), this.#opts(opts));
   }
 
   async update(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('update');
     requireNamespace(r, 'update', requireName(r, 'update', obj), obj.metadata?.namespace);
-    return await this.#kube.api.update<T>(r, withTypeMeta(r, obj), this.#opts(opts));
+    return await this.#kube.api.update(r, withTypeMeta(r, obj), this.#opts(opts));
   }
 
   async updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('updateStatus');
     requireStatus(r, 'updateStatus');
     requireNamespace(r, 'updateStatus', requireName(r, 'updateStatus', obj), obj.metadata?.namespace);
-    return await this.#kube.api.update<T>(r, withTypeMeta(r, obj), {
+    return await this.#kube.api.update(r, withTypeMeta(r, obj), {
       ...this.#opts(opts),
       subresource: 'status',
     });
   }
 
-  async patch(
-    name: string,
-    namespace: string | undefined,
-    type: PatchKind,
-    data: unknown,
-    opts?: WriteOptions,
-  ): Promise<T> {
-    const r = await this.#resource('patch');
-    requirePatchKind(r, type, name);
-    requireNamespace(r, 'patch', name, namespace);
-    return await this.#kube.api.patch<T>(r, name, namespace, data, type, this.#opts(opts));
+  async patch(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<T> {
+    return await this.#patch('patch', ref, data, opts, undefined);
   }
 
-  async patchStatus(
-    name: string,
-    namespace: string | undefined,
-    type: PatchKind,
+  async patchStatus(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<T> {
+    return await this.#patch('patchStatus', ref, data, opts, 'status');
+  }
+
+  async #patch(
+    verb: string,
+    { name, namespace }: ObjectKey,
     data: unknown,
-    opts?: WriteOptions,
+    opts: WriterPatchOptions,
+    subresource: string | undefined,
   ): Promise<T> {
-    const r = await this.#resource('patchStatus');
-    requireStatus(r, 'patchStatus');
-    requirePatchKind(r, type, name);
-    requireNamespace(r, 'patchStatus', name, namespace);
-    return await this.#kube.api.patch<T>(r, name, namespace, data, type, {
+    const r = await this.#resource(verb);
+    if (subresource) requireStatus(r, verb);
+    const type = requirePatchType(r, opts, name);
+    requireNamespace(r, verb, name, namespace);
+    const body = type === 'apply' && isPlainObject(data) ? withTypeMeta(r, data as KubeObject) : data;
+    return await this.#kube.api.patch({ resource: r, name, namespace }, body, {
       ...this.#opts(opts),
-      subresource: 'status',
+      type,
+      subresource,
     });
   }
 
@@ -208,8 +215,9 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
       throw new TypeError(`${verb} ${r.kind} ${name}: server-side apply needs opts.fieldManager`);
     }
     const body = withTypeMeta(r, config as KubeObject);
-    return await this.#kube.api.patch<T>(r, name, config.metadata.namespace, body, 'apply', {
+    return await this.#kube.api.patch({ resource: r, name, namespace: config.metadata.namespace }, body, {
       ...opts,
+      type: 'apply',
       force: opts.force === true,
       subresource,
     });
@@ -220,7 +228,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     namespace?: string,
     opts?: { readonly signal?: AbortSignal | undefined },
   ): Promise<V1Scale> {
-    const r = await this.#resource('getScale');
+    const r: ResourceDescriptor = await this.#resource('getScale');
     requireScale(r, 'getScale');
     requireNamespace(r, 'getScale', name, namespace);
     return await this.#kube.api.get<V1Scale>(r, name, namespace, {
@@ -235,7 +243,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     replicas: number,
     opts?: WriteOptions,
   ): Promise<V1Scale> {
-    const r = await this.#resource('updateScale');
+    const r: ResourceDescriptor = await this.#resource('updateScale');
     requireScale(r, 'updateScale');
     requireNamespace(r, 'updateScale', name, namespace);
     if (!Number.isInteger(replicas) || replicas < 0) {
@@ -243,8 +251,9 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
         `updateScale ${r.kind} ${name}: replicas must be a non-negative integer, got ${replicas}`,
       );
     }
-    return await this.#kube.api.patch<V1Scale>(r, name, namespace, { spec: { replicas } }, 'merge', {
+    return await this.#kube.api.patch<V1Scale>({ resource: r, name, namespace }, { spec: { replicas } }, {
       ...this.#opts(opts),
+      type: 'merge',
       subresource: 'scale',
     });
   }

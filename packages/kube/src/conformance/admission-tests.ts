@@ -74,7 +74,7 @@ export function admissionTests(ctx: ConformanceContext): void {
     });
     await api.create(builtins.ConfigMap, configMap(ns, 'ok'));
     const patched = await apiError(
-      api.patch(builtins.ConfigMap, 'ok', ns, { metadata: { annotations: { '/x': 'y' } } }, 'merge'),
+      api.patch({ resource: builtins.ConfigMap, name: 'ok', namespace: ns }, { metadata: { annotations: { '/x': 'y' } } }, { type: 'merge' }),
     );
     expect(patched.code).toBe(422);
     expect(patched.causes.map((c) => c.field)).toEqual(['metadata.annotations']);
@@ -118,7 +118,7 @@ export function admissionTests(ctx: ConformanceContext): void {
     });
     await api.create(builtins.ConfigMap, configMap(ns, 'c', { 'key.name_1-x': 'ok' }));
     const update = await apiError(
-      api.patch(builtins.ConfigMap, 'c', ns, { data: { 'no spaces': 'x' } }, 'merge'),
+      api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, { data: { 'no spaces': 'x' } }, { type: 'merge' }),
     );
     expect(sortedCauses(update)).toEqual([`data[no spaces]: Invalid value: "no spaces": ${KEY_RULE}`]);
   });
@@ -156,13 +156,7 @@ export function admissionTests(ctx: ConformanceContext): void {
     expect(s.data).toEqual({ a: 'eQ==', b: 'aGVsbG8=', keep: 'eg==' });
     expect(s.stringData).toBeUndefined();
     expect(s.type).toBe('Opaque');
-    const updated = (await api.patch(
-      builtins.Secret,
-      's',
-      ns,
-      { stringData: { c: 'new' } },
-      'merge',
-    )) as KubeObject & {
+    const updated = (await api.patch({ resource: builtins.Secret, name: 's', namespace: ns }, { stringData: { c: 'new' } }, { type: 'merge' })) as KubeObject & {
       data?: unknown;
     };
     expect(updated.data).toEqual({ a: 'eQ==', b: 'aGVsbG8=', c: 'bmV3', keep: 'eg==' });
@@ -174,7 +168,7 @@ export function admissionTests(ctx: ConformanceContext): void {
     await expect(api.get(builtins.ConfigMap, 'x')).rejects.toThrow(TypeError);
     await expect(api.create(builtins.ConfigMap, bare)).rejects.toThrow(TypeError);
     await expect(api.update(builtins.ConfigMap, bare)).rejects.toThrow(TypeError);
-    await expect(api.patch(builtins.ConfigMap, 'x', undefined, { data: {} }, 'merge')).rejects.toThrow(
+    await expect(api.patch({ resource: builtins.ConfigMap, name: 'x' }, { data: {} }, { type: 'merge' })).rejects.toThrow(
       TypeError,
     );
     await expect(api.delete(builtins.ConfigMap, 'x')).rejects.toThrow(

@@ -128,7 +128,7 @@ export function crudTests(ctx: ConformanceContext): void {
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
     const same = await api.update(builtins.ConfigMap, a);
     expect(same.metadata?.resourceVersion).toBe(a.metadata?.resourceVersion);
-    const patched = await api.patch(builtins.ConfigMap, 'a', ns, { data: { v: '1' } }, 'merge');
+    const patched = await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { v: '1' } }, { type: 'merge' });
     expect(patched.metadata?.resourceVersion).toBe(a.metadata?.resourceVersion);
   });
 
@@ -237,17 +237,11 @@ export function crudTests(ctx: ConformanceContext): void {
     expect(stillThere.metadata?.deletionTimestamp).toBeDefined();
     // No new finalizer may be added while deleting.
     const add = await apiError(
-      api.patch(
-        builtins.ConfigMap,
-        'f',
-        ns,
-        { metadata: { finalizers: ['example.com/hold', 'example.com/other'] } },
-        'merge',
-      ),
+      api.patch({ resource: builtins.ConfigMap, name: 'f', namespace: ns }, { metadata: { finalizers: ['example.com/hold', 'example.com/other'] } }, { type: 'merge' }),
     );
     expect(add.code).toBe(422);
     expect(add.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'metadata.finalizers' });
-    const last = await api.patch(builtins.ConfigMap, 'f', ns, { metadata: { finalizers: null } }, 'merge');
+    const last = await api.patch({ resource: builtins.ConfigMap, name: 'f', namespace: ns }, { metadata: { finalizers: null } }, { type: 'merge' });
     expect(last.metadata?.finalizers).toBeUndefined();
     expect((await apiError(api.get(builtins.ConfigMap, 'f', ns))).code).toBe(404);
   });
@@ -266,7 +260,7 @@ export function crudTests(ctx: ConformanceContext): void {
       propagationPolicy: 'Orphan',
     })) as KubeObject;
     expect(or.metadata?.finalizers).toEqual(['orphan']);
-    await api.patch(builtins.ConfigMap, 'fg', ns, { metadata: { finalizers: null } }, 'merge');
+    await api.patch({ resource: builtins.ConfigMap, name: 'fg', namespace: ns }, { metadata: { finalizers: null } }, { type: 'merge' });
     expect((await apiError(api.get(builtins.ConfigMap, 'fg', ns))).code).toBe(404);
   });
 
@@ -279,7 +273,7 @@ export function crudTests(ctx: ConformanceContext): void {
     );
     const marked = (await api.delete(Widget, 'w', ns)) as KubeObject;
     expect(marked.metadata?.generation).toBe(2);
-    await api.patch(Widget, 'w', ns, [{ op: 'remove', path: '/metadata/finalizers' }], 'json');
+    await api.patch({ resource: Widget, name: 'w', namespace: ns }, [{ op: 'remove', path: '/metadata/finalizers' }], { type: 'json' });
     expect((await apiError(api.get(Widget, 'w', ns))).code).toBe(404);
   });
 
@@ -307,7 +301,7 @@ export function crudTests(ctx: ConformanceContext): void {
     });
     expect(dryUpdate.data).toEqual({ v: '2' });
     expect((await api.get<ConfigMapObject>(builtins.ConfigMap, 'a', ns)).data).toEqual({ v: '1' });
-    await api.patch(builtins.ConfigMap, 'a', ns, { data: { v: '3' } }, 'merge', { dryRun: 'All' });
+    await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { v: '3' } }, { type: 'merge', dryRun: 'All' });
     await api.delete(builtins.ConfigMap, 'a', ns, { dryRun: 'All' });
     const after = await api.get<ConfigMapObject>(builtins.ConfigMap, 'a', ns);
     expect(after.data).toEqual({ v: '1' });

@@ -77,13 +77,7 @@ export function differencesTests(ctx: ConformanceContext): void {
       endpoints: [],
       ports: [{ name: 'a', port: 80, protocol: 'TCP' }],
     } as KubeObject);
-    const patched = (await api.patch(
-      builtins.EndpointSlice,
-      'es',
-      ns,
-      { ports: [{ name: 'b', port: 81, protocol: 'TCP' }] },
-      'strategic',
-    )) as KubeObject & { ports: Array<{ name: string }> };
+    const patched = (await api.patch({ resource: builtins.EndpointSlice, name: 'es', namespace: ns }, { ports: [{ name: 'b', port: 81, protocol: 'TCP' }] }, { type: 'strategic' })) as KubeObject & { ports: Array<{ name: string }> };
     expect(patched.ports.map((p) => p.name)).toEqual(kind === 'real' ? ['b'] : ['b', 'a']);
   });
 
@@ -96,7 +90,7 @@ export function differencesTests(ctx: ConformanceContext): void {
     else expect(fields).toEqual({ 'f:data': { 'f:k': {} } });
     const owned = configMap(ns, 'o');
     owned.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'u1' }];
-    const applied = await api.patch(builtins.ConfigMap, 'o', ns, owned, 'apply', { fieldManager: 'alice' });
+    const applied = await api.patch({ resource: builtins.ConfigMap, name: 'o', namespace: ns }, owned, { type: 'apply', fieldManager: 'alice' });
     const appliedFields = (applied.metadata?.managedFields?.[0]?.fieldsV1 ?? {}) as Record<
       string,
       Record<string, unknown>

@@ -197,9 +197,7 @@ export function listTests(ctx: ConformanceContext): void {
     await api.create(builtins.Pod, pod('scheduled', { nodeName: 'node-a' }));
     await api.create(builtins.Pod, pod('pending'));
     await api.create(builtins.Pod, pod('running'));
-    await api.patch(builtins.Pod, 'running', ns, { status: { phase: 'Running' } }, 'merge', {
-      subresource: 'status',
-    });
+    await api.patch({ resource: builtins.Pod, name: 'running', namespace: ns }, { status: { phase: 'Running' } }, { type: 'merge', subresource: 'status' });
     const sel = async (fieldSelector: string) =>
       names(await api.list(builtins.Pod, { namespace: ns, fieldSelector }));
     expect(await sel('spec.nodeName=node-a')).toEqual(['scheduled']);

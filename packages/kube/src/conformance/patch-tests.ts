@@ -19,13 +19,7 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { keep: '1', drop: '2' }, { x: 'y' }));
-    const patched = (await api.patch(
-      builtins.ConfigMap,
-      'a',
-      ns,
-      { data: { drop: null, add: '3' }, metadata: { labels: { z: 'w' } } },
-      'merge',
-    )) as KubeObject & {
+    const patched = (await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { drop: null, add: '3' }, metadata: { labels: { z: 'w' } } }, { type: 'merge' })) as KubeObject & {
       data: Record<string, string>;
     };
     expect(patched.data).toEqual({ keep: '1', add: '3' });
@@ -35,7 +29,7 @@ export function patchTests(ctx: ConformanceContext): void {
   it('merge patch of a missing object is 404', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const err = await apiError(api.patch(builtins.ConfigMap, 'missing', ns, { data: { a: 'b' } }, 'merge'));
+    const err = await apiError(api.patch({ resource: builtins.ConfigMap, name: 'missing', namespace: ns }, { data: { a: 'b' } }, { type: 'merge' }));
     expectStatus(err, { code: 404, reason: 'NotFound', message: 'configmaps "missing" not found' });
   });
 
@@ -43,15 +37,9 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
-    await api.patch(builtins.ConfigMap, 'a', ns, { data: { v: '1' } }, 'merge');
+    await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { v: '1' } }, { type: 'merge' });
     const err = await apiError(
-      api.patch(
-        builtins.ConfigMap,
-        'a',
-        ns,
-        { metadata: { resourceVersion: a.metadata?.resourceVersion }, data: { v: '2' } },
-        'merge',
-      ),
+      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { resourceVersion: a.metadata?.resourceVersion }, data: { v: '2' } }, { type: 'merge' }),
     );
     expect(err.reason).toBe('Conflict');
   });
@@ -60,30 +48,18 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { one: '1', two: '2' }));
-    const patched = (await api.patch(
-      builtins.ConfigMap,
-      'a',
-      ns,
-      [
+    const patched = (await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, [
         { op: 'test', path: '/data/one', value: '1' },
         { op: 'add', path: '/data/three', value: '3' },
         { op: 'replace', path: '/data/one', value: 'uno' },
         { op: 'remove', path: '/data/two' },
         { op: 'copy', from: '/data/three', path: '/data/copied' },
         { op: 'move', from: '/data/copied', path: '/data/moved' },
-      ],
-      'json',
-    )) as KubeObject & { data: Record<string, string> };
+      ], { type: 'json' })) as KubeObject & { data: Record<string, string> };
     expect(patched.data).toEqual({ one: 'uno', three: '3', moved: '3' });
     // Pointer escapes: ~1 is '/', ~0 is '~' (on a custom resource, whose spec accepts any key).
     await api.create(Widget, widget(ns, 'w', {}));
-    const escaped = (await api.patch(
-      Widget,
-      'w',
-      ns,
-      [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }],
-      'json',
-    )) as KubeObject & { spec: unknown };
+    const escaped = (await api.patch({ resource: Widget, name: 'w', namespace: ns }, [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }], { type: 'json' })) as KubeObject & { spec: unknown };
     expect(escaped.spec).toEqual({ 'a~b/c': 1 });
   });
 
@@ -92,7 +68,7 @@ export function patchTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     const err = await apiError(
-      api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { 'a~b/c': 'x' } } }, 'merge'),
+      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { labels: { 'a~b/c': 'x' } } }, { type: 'merge' }),
     );
     expect(err.code).toBe(422);
     expect(err.causes[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'metadata.labels' });
@@ -100,7 +76,7 @@ export function patchTests(ctx: ConformanceContext): void {
       /^ConfigMap "a" is invalid: metadata.labels: Invalid value: "a~b\/c": prefix part a lowercase RFC 1123 subdomain/,
     );
     const value = await apiError(
-      api.patch(builtins.ConfigMap, 'a', ns, { metadata: { labels: { ok: 'bad value!' } } }, 'merge'),
+      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { labels: { ok: 'bad value!' } } }, { type: 'merge' }),
     );
     expect(value.code).toBe(422);
     expect(value.causes).toEqual([
@@ -118,7 +94,7 @@ export function patchTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { one: '1' }));
     const failed = await apiError(
-      api.patch(builtins.ConfigMap, 'a', ns, [{ op: 'test', path: '/data/one', value: 'other' }], 'json'),
+      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, [{ op: 'test', path: '/data/one', value: 'other' }], { type: 'json' }),
     );
     expectStatus(failed, {
       code: 422,
@@ -126,7 +102,7 @@ export function patchTests(ctx: ConformanceContext): void {
       message: 'the server rejected our request due to an error in our request',
     });
     const missing = await apiError(
-      api.patch(builtins.ConfigMap, 'a', ns, [{ op: 'remove', path: '/data/none' }], 'json'),
+      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, [{ op: 'remove', path: '/data/none' }], { type: 'json' }),
     );
     expect(missing.code).toBe(422);
   });
@@ -135,11 +111,7 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.Deployment, deployment(ns, 'd'));
-    const patched = (await api.patch(
-      builtins.Deployment,
-      'd',
-      ns,
-      {
+    const patched = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, {
         spec: {
           template: {
             spec: {
@@ -156,9 +128,7 @@ export function patchTests(ctx: ConformanceContext): void {
             },
           },
         },
-      },
-      'strategic',
-    )) as Dep;
+      }, { type: 'strategic' })) as Dep;
     const containers = patched.spec.template.spec.containers;
     expect(containers.map((c) => c.name).sort()).toEqual(['extra', 'main']);
     const main = containers.find((c) => c.name === 'main')!;
@@ -171,7 +141,7 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(Widget, widget(ns, 'w'));
-    const err = await apiError(api.patch(Widget, 'w', ns, { spec: { a: 1 } }, 'strategic'));
+    const err = await apiError(api.patch({ resource: Widget, name: 'w', namespace: ns }, { spec: { a: 1 } }, { type: 'strategic' }));
     expectStatus(err, {
       code: 415,
       reason: 'UnsupportedMediaType',
@@ -180,7 +150,7 @@ export function patchTests(ctx: ConformanceContext): void {
     });
     // A descriptor that says so is refused by the typed verb before sending.
     await expect(
-      api.patch({ ...Widget, strategicMergePatch: false }, 'w', ns, { spec: { a: 1 } }, 'strategic'),
+      api.patch({ resource: { ...Widget, strategicMergePatch: false }, name: 'w', namespace: ns }, { spec: { a: 1 } }, { type: 'strategic' }),
     ).rejects.toThrow(TypeError);
   });
 
@@ -194,64 +164,32 @@ export function patchTests(ctx: ConformanceContext): void {
       spec: { containers: [{ name: 'c', image: 'example/c:1' }] },
     } as KubeObject);
     const conditions = (list: unknown[]) => ({ status: { conditions: list } });
-    await api.patch(
-      builtins.Pod,
-      'p',
-      ns,
-      conditions([
+    await api.patch({ resource: builtins.Pod, name: 'p', namespace: ns }, conditions([
         { type: 'A', status: 'True' },
         { type: 'B', status: 'False' },
-      ]),
-      'strategic',
-      { subresource: 'status' },
-    );
-    const pod = (await api.patch(
-      builtins.Pod,
-      'p',
-      ns,
-      conditions([
+      ]), { type: 'strategic', subresource: 'status' });
+    const pod = (await api.patch({ resource: builtins.Pod, name: 'p', namespace: ns }, conditions([
         { type: 'B', status: 'True' },
         { type: 'C', status: 'True' },
-      ]),
-      'strategic',
-      { subresource: 'status' },
-    )) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
+      ]), { type: 'strategic', subresource: 'status' })) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
     expect(pod.status.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['A=True', 'B=True', 'C=True']);
     const owner = (uid: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `owner-${uid}`, uid });
     const c = configMap(ns, 'c');
     c.metadata!.ownerReferences = [owner('u1')];
     c.metadata!.finalizers = ['a.example.com/x'];
     await api.create(builtins.ConfigMap, c);
-    const merged = await api.patch(
-      builtins.ConfigMap,
-      'c',
-      ns,
-      { metadata: { ownerReferences: [owner('u2')], finalizers: ['b.example.com/y'] } },
-      'strategic',
-    );
+    const merged = await api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, { metadata: { ownerReferences: [owner('u2')], finalizers: ['b.example.com/y'] } }, { type: 'strategic' });
     expect(merged.metadata?.ownerReferences?.map((o) => o.uid)).toEqual(['u2', 'u1']);
     expect(merged.metadata?.finalizers).toEqual(['b.example.com/y', 'a.example.com/x']);
-    const again = await api.patch(
-      builtins.ConfigMap,
-      'c',
-      ns,
-      {
+    const again = await api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, {
         metadata: { finalizers: ['a.example.com/x'], ownerReferences: [{ ...owner('u1'), name: 'renamed' }] },
-      },
-      'strategic',
-    );
+      }, { type: 'strategic' });
     expect(again.metadata?.finalizers).toEqual(['b.example.com/y', 'a.example.com/x']);
     expect(again.metadata?.ownerReferences?.map((o) => `${o.uid}=${o.name}`)).toEqual([
       'u2=owner-u2',
       'u1=renamed',
     ]);
-    const removed = await api.patch(
-      builtins.ConfigMap,
-      'c',
-      ns,
-      { metadata: { '$deleteFromPrimitiveList/finalizers': ['b.example.com/y'] } },
-      'strategic',
-    );
+    const removed = await api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, { metadata: { '$deleteFromPrimitiveList/finalizers': ['b.example.com/y'] } }, { type: 'strategic' });
     expect(removed.metadata?.finalizers).toEqual(['a.example.com/x']);
   });
 
@@ -274,32 +212,16 @@ export function patchTests(ctx: ConformanceContext): void {
         template: { spec: { volumes: Array<{ name: string }>; imagePullSecrets: Array<{ name: string }> } };
       };
     };
-    const merged = (await api.patch(
-      builtins.Deployment,
-      'd',
-      ns,
-      {
+    const merged = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, {
         spec: {
           template: { spec: { volumes: [{ name: 'v2', emptyDir: {} }], imagePullSecrets: [{ name: 's2' }] } },
         },
-      },
-      'strategic',
-    )) as Patched;
+      }, { type: 'strategic' })) as Patched;
     expect(merged.spec.template.spec.volumes.map((v) => v.name)).toEqual(['v2', 'v1']);
     expect(merged.spec.template.spec.imagePullSecrets.map((v) => v.name)).toEqual(['s2', 's1']);
-    const plain = (await api.patch(
-      builtins.Deployment,
-      'd',
-      ns,
-      { spec: { template: { spec: { containers: [{ name: 'main', image: 'example/main:2' }] } } } },
-      'strategic',
-    )) as Patched;
+    const plain = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, { spec: { template: { spec: { containers: [{ name: 'main', image: 'example/main:2' }] } } } }, { type: 'strategic' })) as Patched;
     expect(plain.spec.template.spec.containers.map((c) => c.name)).toEqual(['main', 'side']);
-    const ordered = (await api.patch(
-      builtins.Deployment,
-      'd',
-      ns,
-      {
+    const ordered = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, {
         spec: {
           template: {
             spec: {
@@ -308,20 +230,12 @@ export function patchTests(ctx: ConformanceContext): void {
             },
           },
         },
-      },
-      'strategic',
-    )) as Patched;
+      }, { type: 'strategic' })) as Patched;
     expect(ordered.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
       'side=example/side:1',
       'main=example/main:3',
     ]);
-    const retained = (await api.patch(
-      builtins.Deployment,
-      'd',
-      ns,
-      { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } },
-      'strategic',
-    )) as Patched;
+    const retained = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } }, { type: 'strategic' })) as Patched;
     expect(retained.spec.strategy).toEqual({ type: 'Recreate' });
   });
 }

@@ -25,8 +25,7 @@ export function createFakeApiClient(cluster: FakeCluster | FakeClusterOptions = 
     watch: (resource, opts) => c.watch(resource, opts, owner) as never,
     create: (resource, obj, opts) => c.create(resource, obj, opts) as never,
     update: (resource, obj, opts) => c.update(resource, obj, opts) as never,
-    patch: (resource, name, namespace, patch, type, opts) =>
-      c.patch(resource, name, namespace, patch, type, opts) as never,
+    patch: (ref, data, opts) => c.patch(ref, data, opts) as never,
     delete: (resource, name, namespace, opts) => c.delete(resource, name, namespace, opts),
     request: (req) => c.request(req),
     close: () => c.closeWatchesOf(owner),

@@ -2,8 +2,8 @@ import type {
   DeleteOptions,
   ListOptions,
   ObjectList,
+  ObjectRef,
   PatchOptions,
-  PatchType,
   RawRequest,
   WatchEvent,
   WatchOptions,
@@ -11,6 +11,7 @@ import type {
 } from '../api.ts';
 import type { ServerVersionInfo } from '../client.ts';
 import type { Status } from '../errors.ts';
+import { checkPatchType } from '../internal/request-helpers.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
 import type {
@@ -24,7 +25,7 @@ import { invalidSubject } from './internal/admission.ts';
 import { FaultInjection } from './internal/fault-injection.ts';
 import { type JsonObject, toJson } from './internal/json.ts';
 import { ObjectHistory } from './internal/object-history.ts';
-import { routeRequest } from './internal/request-router.ts';
+import { type RouteTarget, routeRequest } from './internal/request-router.ts';
 import { checkSubresource, requestKey, selectionOf, servedResource } from './internal/request-target.ts';
 import { ResourceTable } from './internal/resource-table.ts';
 import * as S from './internal/status.ts';
@@ -360,37 +361,36 @@ export class FakeCluster {
   }
 
   /**
-   * PATCH an object or its `status` subresource; `apply` is server-side apply. `raw` marks a
-   * patch routed from {@link FakeCluster.request}: without a field manager, a typed apply throws a
-   * TypeError before "sending" (as the HTTPS client does), a raw one gets the apiserver's 422.
+   * PATCH an object or a subresource (`opts.type`; `apply` is server-side apply). Before
+   * "sending" it refuses what the HTTPS client refuses with a TypeError (a missing or unknown
+   * type, apply without a field manager, strategic merge on a custom resource, no namespace for a
+   * namespaced resource); a raw PATCH through {@link FakeCluster.request} gets the apiserver's
+   * answers instead.
    */
-  async patch(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace: string | undefined,
-    body: unknown,
-    type: PatchType,
-    opts: PatchOptions & { readonly subresource?: string | undefined } = {},
-    raw = false,
-  ): Promise<KubeObject> {
-    if (!raw) {
-      // What the HTTPS client refuses before sending.
-      if (type === 'apply' && !opts.fieldManager)
-        throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
-      if (type === 'strategic' && resource.strategicMergePatch === false) {
-        throw new TypeError(
-          `patch ${resource.plural}/${name}: strategic merge patch is not supported for ${resource.kind} (custom resources accept merge, json and apply patches)`,
-        );
-      }
-      requireNamespace(resource, namespace, 'patch', name);
+  async patch(ref: ObjectRef, data: unknown, opts: PatchOptions): Promise<KubeObject> {
+    const { resource, name, namespace } = ref;
+    const type = checkPatchType(resource, name, opts);
+    if (type === 'apply' && !opts.fieldManager)
+      throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
+    if (type === 'strategic' && resource.strategicMergePatch === false) {
+      throw new TypeError(
+        `patch ${resource.plural}/${name}: strategic merge patch is not supported for ${resource.kind} (custom resources accept merge, json and apply patches)`,
+      );
     }
+    requireNamespace(resource, namespace, 'patch', name);
+    return await this.#patch(ref, data, opts);
+  }
+
+  /** PATCH as the apiserver sees it: no client-side checks. */
+  async #patch(ref: ObjectRef, data: unknown, opts: PatchOptions): Promise<KubeObject> {
+    const { resource, name, namespace } = ref;
     await this.#faults.enter(
       { verb: 'patch', resource, namespace, name, subresource: opts.subresource },
       opts.signal,
     );
     const served = servedResource(this.#table, resource);
     checkSubresource(served, opts.subresource);
-    return this.#writes.patch(served, name, namespace, body, type, opts);
+    return this.#writes.patch(served, { name, namespace }, data, opts);
   }
 
   /** DELETE an object: marks it when finalizers remain, removes it otherwise. */
@@ -428,7 +428,16 @@ export class FakeCluster {
   /** Discovery, `/version`, health endpoints, and resource paths routed to the typed verbs. */
   async request<T = unknown>(req: RawRequest): Promise<T> {
     await this.#faults.enter({ verb: 'request', method: req.method, path: req.path }, req.signal);
-    return (await routeRequest(this, this.#table, this.#version, req)) as T;
+    const target: RouteTarget = {
+      get: (resource, name, namespace, opts) => this.get(resource, name, namespace, opts),
+      list: (resource, opts) => this.list(resource, opts),
+      create: (resource, obj, opts) => this.create(resource, obj, opts),
+      update: (resource, obj, opts) => this.update(resource, obj, opts),
+      // A raw PATCH gets the apiserver's answers, not the typed client's TypeErrors.
+      patch: (ref, data, opts) => this.#patch(ref, data, opts),
+      delete: (resource, name, namespace, opts) => this.delete(resource, name, namespace, opts),
+    };
+    return (await routeRequest(target, this.#table, this.#version, req)) as T;
   }
 
   /** Opens a watch once iteration starts: counted, observed, delayed and failed like every request. */

@@ -1,4 +1,4 @@
-import type { WriteOptions } from '../api.ts';
+import type { PatchOptions, PatchType, WriteOptions } from '../api.ts';
 import type { ResourceDescriptor } from '../resource.ts';
 
 /** Query parameters of one request; undefined and empty values are left out. */
@@ -47,4 +47,20 @@ export function describe(
       ? `in ${namespace}`
       : '';
   return `${res}${obj ? ` ${obj}` : ''}${subresource ? ` (${subresource})` : ''}`;
+}
+
+const PATCH_TYPES: readonly PatchType[] = ['merge', 'json', 'strategic', 'apply'];
+
+/**
+ * The patch type of a patch request's options, checked: a missing or unknown `type` (a caller
+ * without types, or the old positional form) fails with a TypeError naming the valid ones.
+ */
+export function checkPatchType(r: ResourceDescriptor, name: string, opts: PatchOptions | undefined): PatchType {
+  const type = opts?.type;
+  if (!PATCH_TYPES.includes(type as PatchType)) {
+    throw new TypeError(
+      `patch ${r.plural}/${name}: unknown patch type ${JSON.stringify(type)}; pass options with a type, e.g. patch({ resource, name, namespace }, data, { type: 'merge' }) (one of ${PATCH_TYPES.join(', ')})`,
+    );
+  }
+  return type as PatchType;
 }

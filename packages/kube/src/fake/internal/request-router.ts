@@ -2,6 +2,7 @@ import type {
   DeleteOptions,
   ListOptions,
   ObjectList,
+  ObjectRef,
   PatchOptions,
   PatchType,
   RawRequest,
@@ -36,16 +37,8 @@ export interface RouteTarget {
     input: KubeObject,
     opts: WriteOptions & { readonly subresource?: string | undefined },
   ): Promise<KubeObject>;
-  /** PATCH, `raw` set. */
-  patch(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace: string | undefined,
-    body: unknown,
-    type: PatchType,
-    opts: PatchOptions & { readonly subresource?: string | undefined },
-    raw: boolean,
-  ): Promise<KubeObject>;
+  /** PATCH as the apiserver sees it (no client-side checks). */
+  patch(ref: ObjectRef, data: unknown, opts: PatchOptions): Promise<KubeObject>;
   /** DELETE. */
   delete(
     resource: ResourceDescriptor,
@@ -155,19 +148,12 @@ async function route(
           : ct.includes('apply-patch')
             ? 'apply'
             : 'merge';
-      return target.patch(
-        d,
-        name,
-        namespace,
-        req.body,
+      return target.patch({ resource: d, name, namespace }, req.body, {
+        ...write,
         type,
-        {
-          ...write,
-          force: s('force') === 'true',
-          subresource,
-        },
-        true,
-      );
+        force: s('force') === 'true',
+        subresource,
+      });
     }
     case 'DELETE':
       if (!name) throw S.toError(S.methodNotAllowed());

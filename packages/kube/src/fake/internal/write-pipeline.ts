@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { DeleteOptions, PatchOptions, PatchType, WriteOptions } from '../../api.ts';
+import type { DeleteOptions, PatchOptions, WriteOptions } from '../../api.ts';
 import type { Status } from '../../errors.ts';
-import type { KubeObject } from '../../object.ts';
+import type { KubeObject, ObjectKey } from '../../object.ts';
 import { apiVersionOf } from '../../resource.ts';
 import {
   admitToNamespace,
@@ -136,18 +136,14 @@ export class WritePipeline {
    * PATCH an existing object (or creates one, for `apply`): parses the body, applies the patch of
    * `type`, and runs the update pipeline.
    */
-  patch(
-    served: ServedResource,
-    name: string,
-    namespace: string | undefined,
-    body: unknown,
-    type: PatchType,
-    opts: PatchOptions & { readonly subresource?: string | undefined },
-  ): KubeObject {
+  patch(served: ServedResource, key: ObjectKey, body: unknown, opts: PatchOptions): KubeObject {
+    const { name } = key;
+    const { namespace } = key;
+    const { type } = opts;
     checkPatchRequest(served, type, opts);
     const patch = parseBody(body, type);
-    const key = requestKey(served, namespace, name);
-    const existing = this.#history.bucket(served.storageKey).get(key);
+    const storageKey = requestKey(served, namespace, name);
+    const existing = this.#history.bucket(served.storageKey).get(storageKey);
     const ctx = this.context(opts);
     if (type === 'apply') return this.#apply(served, existing, patch, name, namespace, opts, ctx);
     if (!existing) throw S.toError(S.notFound(served.descriptor, name));
@@ -365,7 +361,7 @@ export class WritePipeline {
     patch: unknown,
     name: string,
     namespace: string | undefined,
-    opts: PatchOptions & { readonly subresource?: string | undefined },
+    opts: PatchOptions,
     ctx: WriteContext,
   ): KubeObject {
     const d = served.descriptor;
