@@ -6,7 +6,6 @@
 
 import { builtins, createKubeClient, type KubeClient } from '@kubeloom/kube';
 import { type ControlPlane, startControlPlane } from '@kubeloom/testing';
-import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 
 const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
@@ -30,13 +29,13 @@ if (process.env.KUBECONFIG) {
 let namespace: string | undefined;
 try {
   const version = await kube.serverVersion();
-  const ns = await kube.api.create<V1Namespace>(builtins.Namespace, {
+  const ns = await kube.api.create(builtins.Namespace, {
     metadata: { generateName: 'kubeloom-demo-' },
   });
   namespace = ns.metadata!.name!;
   console.log(`server ${version.gitVersion}; created namespace ${namespace}`);
 
-  const informer = kube.informer<V1ConfigMap>(builtins.ConfigMap, { namespace });
+  const informer = kube.informer(builtins.ConfigMap, { namespace });
   informer.addEventHandler({
     onAdd: (cm, initial) =>
       console.log(`  informer: add ${cm.metadata?.name}${initial ? ' (initial list)' : ''}`),
@@ -48,11 +47,15 @@ try {
   for (const color of ['red', 'green', 'blue']) {
     await kube.api.create(builtins.ConfigMap, { metadata: { name: color, namespace }, data: { color } });
   }
-  await kube.api.patch({ resource: builtins.ConfigMap, name: 'green', namespace }, { data: { color: 'lime' } }, { type: 'merge' });
+  await kube.api.patch(
+    { resource: builtins.ConfigMap, name: 'green', namespace },
+    { data: { color: 'lime' } },
+    { type: 'merge' },
+  );
   const deadline = Date.now() + 10_000;
   while (informer.store.size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 
-  const list = await kube.api.list<V1ConfigMap>(builtins.ConfigMap, { namespace });
+  const list = await kube.api.list(builtins.ConfigMap, { namespace });
   console.log(`listed ${list.items.length} ConfigMaps in ${namespace}:`);
   for (const cm of list.items) console.log(`  ${cm.metadata?.name}: ${JSON.stringify(cm.data)}`);
   const h = informer.health();

@@ -2,7 +2,13 @@
 // cert-manager kind (corpus CRD → TS), and a CRD with the scale subresource.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createKubeClient, type KubeClient, type KubeObject, noopLogger } from '@kubeloom/kube';
+import {
+  createKubeClient,
+  defineResource,
+  type KubeClient,
+  type KubeObject,
+  noopLogger,
+} from '@kubeloom/kube';
 import {
   type CRDObject,
   createTestNamespace,
@@ -233,11 +239,14 @@ describe('generated typed clients on a real kube-apiserver', () => {
     expect(scale.spec?.replicas).toBe(2);
     const scaled = await c.updateScale!('w1', namespace, 5);
     expect(scaled.spec?.replicas).toBe(5);
-    const current = await kube.api.get<KubeObject & { spec: { size: number } }>(
-      { group: 'test.kubeloom.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true },
-      'w1',
-      namespace,
-    );
+    const WidgetResource = defineResource<KubeObject & { spec: { size: number } }>({
+      group: 'test.kubeloom.dev',
+      version: 'v1',
+      kind: 'Widget',
+      plural: 'widgets',
+      namespaced: true,
+    });
+    const current = await kube.api.get(WidgetResource, 'w1', namespace);
     expect(current.spec.size).toBe(5);
     await c.updateStatus!({ ...current, status: { size: 4, phase: 'Ready' } } as KubeObject);
     expect((await c.getScale!('w1', namespace)).status?.replicas).toBe(4);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
-  builtins,
   consoleLogger,
   isAlreadyExists,
   isConflict,
@@ -13,6 +12,7 @@ import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { type Timings, validateLeaderElection } from './internal/leader-election-options.ts';
 import {
   type LeaseJson,
+  LeaseResource,
   type LeaseSpecJson,
   microTime,
   recordLeaseDurationMs,
@@ -252,7 +252,7 @@ class Elector implements LeaderElector {
     const { api, lease: ref } = this.#opts;
     let lease: LeaseJson | undefined;
     try {
-      lease = await api.get<LeaseJson>(builtins.Lease, ref.name, ref.namespace, { signal });
+      lease = await api.get(LeaseResource, ref.name, ref.namespace, { signal });
     } catch (err) {
       if (!isNotFound(err)) return this.#failed('reading the Lease failed', err, leading, signal);
     }
@@ -267,8 +267,8 @@ class Elector implements LeaderElector {
       const sentAt = this.#clock.now();
       const now = microTime(this.#wallClock());
       try {
-        const created = await api.create<LeaseJson>(
-          builtins.Lease,
+        const created = await api.create(
+          LeaseResource,
           {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
@@ -326,7 +326,7 @@ class Elector implements LeaderElector {
     };
     const sentAt = this.#clock.now();
     try {
-      const updated = await api.update<LeaseJson>(builtins.Lease, withSpec(lease, nextSpec), { signal });
+      const updated = await api.update(LeaseResource, withSpec(lease, nextSpec), { signal });
       this.#observe(updated);
       return { outcome: 'acquired', sentAt };
     } catch (err) {
@@ -414,14 +414,14 @@ class Elector implements LeaderElector {
     const { api, lease: ref } = this.#opts;
     const request = timeoutSignal(clock, left, NEVER);
     try {
-      const lease = await api.get<LeaseJson>(builtins.Lease, ref.name, ref.namespace, {
+      const lease = await api.get(LeaseResource, ref.name, ref.namespace, {
         signal: request.signal,
       });
       if (lease.spec?.holderIdentity !== this.identity) return;
       const now = microTime(this.#wallClock());
       const { holderIdentity: _cleared, ...rest } = lease.spec;
-      const released = await api.update<LeaseJson>(
-        builtins.Lease,
+      const released = await api.update(
+        LeaseResource,
         withSpec(lease, { ...rest, leaseDurationSeconds: 1, acquireTime: now, renewTime: now }),
         { signal: request.signal },
       );

@@ -48,7 +48,7 @@ class MirrorController {
   constructor(kube: KubeClient, namespace: string) {
     this.#kube = kube;
     // The shared informer: every controller asking for ConfigMaps in this namespace shares one watch.
-    this.#configMaps = kube.informer<V1ConfigMap>(builtins.ConfigMap, { namespace });
+    this.#configMaps = kube.informer(builtins.ConfigMap, { namespace });
     // The queue carries keys, never objects: the reconciler reads the current state from the cache.
     this.#queue = createQueue({
       name: 'configmap-mirror',
@@ -148,7 +148,7 @@ async function scenario(kube: KubeClient, namespace: string): Promise<void> {
     data,
   });
   const mirrorData = async (name: string) =>
-    (await ignoreNotFound(api.get<V1ConfigMap>(builtins.ConfigMap, mirrorName(name), namespace)))?.data;
+    (await ignoreNotFound(api.get(builtins.ConfigMap, mirrorName(name), namespace)))?.data;
   // Every wait is bounded: vi.waitFor polls until the assertion passes or 10 s have passed.
   const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
 
@@ -169,11 +169,19 @@ async function scenario(kube: KubeClient, namespace: string): Promise<void> {
     // A new source, then a change to it.
     await api.create(builtins.ConfigMap, source('live', { b: '1' }));
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '1' }));
-    await api.patch({ resource: builtins.ConfigMap, name: 'live', namespace }, { data: { b: '2' } }, { type: 'merge' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 'live', namespace },
+      { data: { b: '2' } },
+      { type: 'merge' },
+    );
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
 
     // Someone edits the mirror, then deletes it: the owner is re-queued and repairs it.
-    await api.patch({ resource: builtins.ConfigMap, name: mirrorName('live'), namespace }, { data: { b: 'tampered' } }, { type: 'merge' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: mirrorName('live'), namespace },
+      { data: { b: 'tampered' } },
+      { type: 'merge' },
+    );
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
     await api.delete(builtins.ConfigMap, mirrorName('live'), namespace);
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
@@ -182,7 +190,11 @@ async function scenario(kube: KubeClient, namespace: string): Promise<void> {
     await api.create(builtins.ConfigMap, source('plain', { c: '1' }, false));
 
     // Losing the label, or being deleted, removes the mirror.
-    await api.patch({ resource: builtins.ConfigMap, name: 'live', namespace }, { metadata: { labels: { [MIRROR_LABEL]: null } } }, { type: 'merge' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 'live', namespace },
+      { metadata: { labels: { [MIRROR_LABEL]: null } } },
+      { type: 'merge' },
+    );
     await eventually(async () => expect(await mirrorData('live')).toBeUndefined());
     await api.delete(builtins.ConfigMap, 'before', namespace);
     await eventually(async () => expect(await mirrorData('before')).toBeUndefined());

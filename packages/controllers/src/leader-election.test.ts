@@ -6,7 +6,7 @@ import { deferred, flushMicrotasks } from '../test/deferred.ts';
 import { cuttableApi, intervalRecorder, leaders } from '../test/lease-harness.ts';
 import type { Clock } from './clock.ts';
 import { createLeaderElector } from './create-leader-elector.ts';
-import type { LeaseJson } from './internal/lease.ts';
+import { LeaseResource } from './internal/lease.ts';
 import { LeaderElectionConfigError, type LeaderElectionOptions } from './leader-election.ts';
 import { prometheusMetrics } from './prometheus-metrics.ts';
 
@@ -23,7 +23,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const readLease = () => api.get<LeaseJson>(builtins.Lease, LEASE.name, LEASE.namespace);
+const readLease = () => api.get(LeaseResource, LEASE.name, LEASE.namespace);
 const base = (overrides: Partial<LeaderElectionOptions> = {}): LeaderElectionOptions => ({
   api,
   lease: LEASE,
@@ -191,7 +191,7 @@ describe('createLeaderElector: one elector', () => {
   });
 
   it('leaves no timers behind when stopped as a candidate', async () => {
-    await api.create(builtins.Lease, leaseHeldBy('other'));
+    await api.create(LeaseResource, leaseHeldBy('other'));
     const e = createLeaderElector(base({ identity: 'a' }));
     const ac = new AbortController();
     const run = e.run(ac.signal);
@@ -284,7 +284,7 @@ describe('createLeaderElector: one elector', () => {
 
   for (const verb of ['create', 'update'] as const) {
     it(`does not start leading when stopped during the acquiring ${verb}, and hands the Lease back`, async () => {
-      if (verb === 'update') await api.create(builtins.Lease, leaseHeldBy('')); // released: free to take
+      if (verb === 'update') await api.create(LeaseResource, leaseHeldBy('')); // released: free to take
       const ac = new AbortController();
       // The write reaches the apiserver, and the stop lands before its response is handled.
       const racing: ApiClient = {
@@ -340,7 +340,7 @@ describe('createLeaderElector: one elector', () => {
     const run = e.run(ac.signal);
     await started.promise;
     const lease = await readLease();
-    await api.update(builtins.Lease, { ...lease, metadata: { ...lease.metadata, labels: { team: 'x' } } });
+    await api.update(LeaseResource, { ...lease, metadata: { ...lease.metadata, labels: { team: 'x' } } });
     await vi.advanceTimersByTimeAsync(20_000);
     expect(e.isLeader()).toBe(true);
     expect((await readLease()).metadata?.labels).toEqual({ team: 'x' });
@@ -354,7 +354,7 @@ describe('createLeaderElector: one elector', () => {
     const run = e.run(new AbortController().signal);
     const signal = await started.promise;
     const lease = await readLease();
-    await api.update(builtins.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    await api.update(LeaseResource, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
     await vi.advanceTimersByTimeAsync(2000);
     expect(signal.aborted).toBe(true);
     await run;
@@ -368,7 +368,7 @@ describe('createLeaderElector: one elector', () => {
     const e = createLeaderElector(base({ identity: 'a', onStartedLeading: (s) => started.resolve(s) }));
     const run = e.run(new AbortController().signal);
     const signal = await started.promise;
-    await api.delete(builtins.Lease, LEASE.name, LEASE.namespace);
+    await api.delete(LeaseResource, LEASE.name, LEASE.namespace);
     await vi.advanceTimersByTimeAsync(2000);
     expect(signal.aborted).toBe(true);
     await run;
@@ -532,12 +532,12 @@ describe('createLeaderElector: several electors', () => {
   });
 
   it('waits a full own lease duration even when someone shortens leaseDurationSeconds in the record', async () => {
-    await api.create(builtins.Lease, leaseHeldBy('ghost'));
+    await api.create(LeaseResource, leaseHeldBy('ghost'));
     const { rec, controllers, runs } = start(['a']);
     await vi.advanceTimersByTimeAsync(500);
     const lease = await readLease();
     const editedAt = now();
-    await api.update(builtins.Lease, { ...lease, spec: { ...lease.spec, leaseDurationSeconds: 1 } });
+    await api.update(LeaseResource, { ...lease, spec: { ...lease.spec, leaseDurationSeconds: 1 } });
     const deadline = now() + 20_000;
     while (rec.intervals.length < 1 && now() < deadline) await vi.advanceTimersByTimeAsync(100);
     expect(rec.intervals).toHaveLength(1);
@@ -548,7 +548,7 @@ describe('createLeaderElector: several electors', () => {
   });
 
   it('respects a longer lease duration written by the holder', async () => {
-    await api.create(builtins.Lease, leaseHeldBy('slow-leader', 60));
+    await api.create(LeaseResource, leaseHeldBy('slow-leader', 60));
     const { rec, controllers, runs } = start(['a']);
     await vi.advanceTimersByTimeAsync(59_000);
     expect(rec.intervals).toHaveLength(0);

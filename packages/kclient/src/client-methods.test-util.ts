@@ -199,12 +199,24 @@ export async function everyMethodScenario<T extends KubeObject>(
     await expect(client.update(a)).rejects.toBeInstanceOf(ConflictError);
 
     // patches
-    await client.patch({ name: 'a', namespace: ns }, { metadata: { annotations: { merge: '1' } } }, { type: 'merge' });
+    await client.patch(
+      { name: 'a', namespace: ns },
+      { metadata: { annotations: { merge: '1' } } },
+      { type: 'merge' },
+    );
     await both('update/a');
-    await client.patch({ name: 'a', namespace: ns }, [{ op: 'add', path: '/metadata/annotations/json', value: '2' }], { type: 'json' });
+    await client.patch(
+      { name: 'a', namespace: ns },
+      [{ op: 'add', path: '/metadata/annotations/json', value: '2' }],
+      { type: 'json' },
+    );
     await both('update/a');
     if (resource.strategicMergePatch) {
-      await client.patch({ name: 'a', namespace: ns }, { metadata: { annotations: { strategic: '3' } } }, { type: 'strategic' });
+      await client.patch(
+        { name: 'a', namespace: ns },
+        { metadata: { annotations: { strategic: '3' } } },
+        { type: 'strategic' },
+      );
       await both('update/a');
     } else {
       await expect(client.patch({ name: 'a', namespace: ns }, {}, { type: 'strategic' })).rejects.toThrow(
@@ -248,7 +260,9 @@ export async function everyMethodScenario<T extends KubeObject>(
     } else {
       const cur = client.get('a', ns)!;
       await expect(client.updateStatus(cur)).rejects.toThrow(/no status subresource/);
-      await expect(client.patchStatus({ name: 'a', namespace: ns }, {}, { type: 'merge' })).rejects.toThrow(/no status subresource/);
+      await expect(client.patchStatus({ name: 'a', namespace: ns }, {}, { type: 'merge' })).rejects.toThrow(
+        /no status subresource/,
+      );
       await expect(
         client.applyStatus({ metadata: { name: 'a', namespace: ns } } as unknown as ApplyConfiguration<T>, {
           fieldManager: 'x',
@@ -257,15 +271,27 @@ export async function everyMethodScenario<T extends KubeObject>(
     }
 
     // an update across the object filter: out is a delete, back in is an add
-    await client.patch({ name: 'a', namespace: ns }, { metadata: { labels: { visible: 'no' } } }, { type: 'merge' });
+    await client.patch(
+      { name: 'a', namespace: ns },
+      { metadata: { labels: { visible: 'no' } } },
+      { type: 'merge' },
+    );
     await both('delete/a');
     expect(client.get('a', ns)).toBeUndefined();
-    await client.patch({ name: 'a', namespace: ns }, { metadata: { labels: { visible: null } } }, { type: 'merge' });
+    await client.patch(
+      { name: 'a', namespace: ns },
+      { metadata: { labels: { visible: null } } },
+      { type: 'merge' },
+    );
     await both('add/a');
 
     // shutdownHandler removes that handler only
     client.shutdownHandler(reg2);
-    await client.patch({ name: 'b', namespace: ns }, { metadata: { annotations: { after: 'shutdownHandler' } } }, { type: 'merge' });
+    await client.patch(
+      { name: 'b', namespace: ns },
+      { metadata: { annotations: { after: 'shutdownHandler' } } },
+      { type: 'merge' },
+    );
     await t1.waitOrdered('update/b');
     await t2.empty();
 

@@ -86,9 +86,15 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   await expect(cms.update(cached)).rejects.toBeInstanceOf(ConflictError);
   await cms.patch({ name: 'live', namespace: ns }, { data: { m: 'merge' } }, { type: 'merge' });
   await tracker.waitOrdered('update/live');
-  await cms.patch({ name: 'live', namespace: ns }, [{ op: 'add', path: '/data/j', value: 'json' }], { type: 'json' });
+  await cms.patch({ name: 'live', namespace: ns }, [{ op: 'add', path: '/data/j', value: 'json' }], {
+    type: 'json',
+  });
   await tracker.waitOrdered('update/live');
-  await cms.patch({ name: 'live', namespace: ns }, { metadata: { labels: { tier: 'c' } } }, { type: 'strategic' });
+  await cms.patch(
+    { name: 'live', namespace: ns },
+    { metadata: { labels: { tier: 'c' } } },
+    { type: 'strategic' },
+  );
   await tracker.waitOrdered('update/live');
   expect(cms.get('live', ns)?.data).toEqual({ v: '1', m: 'merge', j: 'json' });
   expect(byTier.lookup('b')).toEqual([]);
@@ -100,10 +106,7 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   let attempts = 0;
   await retryOnConflict(async () => {
     attempts++;
-    const base =
-      attempts === 1
-        ? stale
-        : structuredClone(await kube.api.get<V1ConfigMap>(builtins.ConfigMap, 'live', ns));
+    const base = attempts === 1 ? stale : structuredClone(await kube.api.get(builtins.ConfigMap, 'live', ns));
     base.data = { ...base.data, n: String(attempts) };
     return await cms.update(base);
   });
@@ -113,7 +116,9 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
 
   // updateStatus is refused for a kind without status
   await expect(cms.updateStatus(cached)).rejects.toThrow(/no status subresource/);
-  await expect(cms.patch({ name: 'live', namespace: ns }, {}, { type: 'apply' as never })).rejects.toThrow(/unknown patch type/);
+  await expect(cms.patch({ name: 'live', namespace: ns }, {}, { type: 'apply' as never })).rejects.toThrow(
+    /unknown patch type/,
+  );
 
   // delete with a precondition
   const rv = cms.get('live', ns)!.metadata!.resourceVersion!;
@@ -238,9 +243,13 @@ export async function deploymentScenario(kube: KubeClient, signal: AbortSignal):
   expect(deploys.get('web', ns)?.status?.replicas).toBe(4);
 
   // strategic merge: containers merge by name instead of replacing the list
-  await deploys.patch({ name: 'web', namespace: ns }, {
-    spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'busybox:1' }] } } },
-  }, { type: 'strategic' });
+  await deploys.patch(
+    { name: 'web', namespace: ns },
+    {
+      spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'busybox:1' }] } } },
+    },
+    { type: 'strategic' },
+  );
   await tracker.waitOrdered('update/web');
   expect(
     deploys
@@ -299,9 +308,9 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
     expect(widgets.get('w1', ns)).toMatchObject({ apiVersion: `${gvr.group}/v1`, kind: 'Widget' });
     await widgets.patch({ name: 'w1', namespace: ns }, { spec: { size: 2 } }, { type: 'merge' });
     await tracker.waitOrdered('update/w1');
-    await expect(widgets.patch({ name: 'w1', namespace: ns }, { spec: {} }, { type: 'strategic' })).rejects.toThrow(
-      /strategic merge patch is not supported/,
-    );
+    await expect(
+      widgets.patch({ name: 'w1', namespace: ns }, { spec: {} }, { type: 'strategic' }),
+    ).rejects.toThrow(/strategic merge patch is not supported/);
 
     // status: the main resource ignores status, the subresource ignores spec
     await widgets.apply(
@@ -328,10 +337,14 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
       { metadata: { name: 'w1', namespace: ns }, status: { ready: false } },
       { fieldManager: 'other', force: true },
     );
-    const current = await kube.api.get<KubeObject>(Widget, 'w1', ns);
+    const current = await kube.api.get(Widget, 'w1', ns);
     const written = await widgets.updateStatus({ ...current, status: { ready: true, phase: 'Started' } });
     expect(written.status).toEqual({ ready: true, phase: 'Started' });
-    await widgets.patchStatus({ name: 'w1', namespace: ns }, { status: { phase: 'Done' } }, { type: 'merge' });
+    await widgets.patchStatus(
+      { name: 'w1', namespace: ns },
+      { status: { phase: 'Done' } },
+      { type: 'merge' },
+    );
     await waitFor(
       'the status patch',
       () => (widgets.get('w1', ns)?.status as { phase?: string })?.phase === 'Done',
@@ -386,7 +399,9 @@ export async function badInputScenario(kube: KubeClient, signal: AbortSignal): P
   expect(fields).toContain('metadata.name');
   expect((invalid as InvalidError).message).toMatch(/Not_A_DNS_Name/);
 
-  const missing = await cms.patch({ name: 'nope', namespace: ns }, { data: { a: 'b' } }, { type: 'merge' }).catch((e: unknown) => e);
+  const missing = await cms
+    .patch({ name: 'nope', namespace: ns }, { data: { a: 'b' } }, { type: 'merge' })
+    .catch((e: unknown) => e);
   expect(missing).toBeInstanceOf(NotFoundError);
   expect(isNotFound(missing)).toBe(true);
   await expect(cms.delete('nope', ns)).rejects.toBeInstanceOf(NotFoundError);

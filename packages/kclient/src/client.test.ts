@@ -61,13 +61,29 @@ describe('static object filter', () => {
     expect(deploys.list().map((d) => d.metadata?.name)).toEqual(['b']);
     expect(deploys.listUnfiltered('ns').length).toBe(2);
 
-    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 5 } }, { type: 'merge' });
+    await kube.api.patch(
+      { resource: builtins.Deployment, name: 'a', namespace: 'ns' },
+      { spec: { minReadySeconds: 5 } },
+      { type: 'merge' },
+    );
     await tracker.waitOrdered('add/a');
-    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 6 } }, { type: 'merge' });
+    await kube.api.patch(
+      { resource: builtins.Deployment, name: 'a', namespace: 'ns' },
+      { spec: { minReadySeconds: 6 } },
+      { type: 'merge' },
+    );
     await tracker.waitOrdered('update/a');
-    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 150 } }, { type: 'merge' });
+    await kube.api.patch(
+      { resource: builtins.Deployment, name: 'a', namespace: 'ns' },
+      { spec: { minReadySeconds: 150 } },
+      { type: 'merge' },
+    );
     await tracker.waitOrdered('delete/a');
-    await kube.api.patch({ resource: builtins.Deployment, name: 'a', namespace: 'ns' }, { spec: { minReadySeconds: 151 } }, { type: 'merge' });
+    await kube.api.patch(
+      { resource: builtins.Deployment, name: 'a', namespace: 'ns' },
+      { spec: { minReadySeconds: 151 } },
+      { type: 'merge' },
+    );
     await kube.api.delete(builtins.Deployment, 'a', 'ns');
     await kube.api.delete(builtins.Deployment, 'b', 'ns');
     await tracker.waitOrdered('delete/b'); // nothing for a: it was filtered out

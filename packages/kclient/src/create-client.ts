@@ -24,11 +24,11 @@ import { METADATA_TRANSFORM_NAME, toPartialObjectMetadata } from './partial-obje
 
 function buildInformerClient<T extends KubeObject>(
   kube: KubeClient,
-  resource: ResourceDescriptor,
+  resource: TypedResourceDescriptor<T>,
   options: ClientOptions<T>,
   writeResource: ResourceSource = resource,
 ): InformerClient<T> {
-  const informer = kube.informer<T>(resource, {
+  const informer = kube.informer(resource, {
     namespace: options.namespace || undefined,
     labelSelector: labelSelectorString(options.labelSelector),
     fieldSelector: options.fieldSelector || undefined,

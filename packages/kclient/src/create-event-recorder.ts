@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   builtins,
+  defineResource,
   isAlreadyExists,
   isNotFound,
   isTimeout,
@@ -14,6 +15,9 @@ import {
 } from '@kubeloom/kube';
 import type { EventRecorder, EventRecorderOptions, EventSeverity } from './event-recorder.ts';
 import { type EventBody, EventCorrelator, type InvolvedObject } from './internal/event-correlator.ts';
+
+/** The Event resource, typed as the body the recorder writes. */
+const EventResource = defineResource<EventBody>(builtins.Event);
 
 interface Pending {
   readonly event: EventBody;
@@ -234,17 +238,17 @@ class Recorder implements EventRecorder {
     const signal = this.#stop.signal;
     if (patch) {
       try {
-        return await this.#kube.api.patch({ resource: builtins.Event, name: event.metadata.name, namespace: event.metadata.namespace }, patch, { type: 'merge', signal });
+        const { name, namespace } = event.metadata;
+        return await this.#kube.api.patch({ resource: EventResource, name, namespace }, patch, {
+          type: 'merge',
+          signal,
+        });
       } catch (err) {
         // the Event was deleted (or expired): create it again, with the count so far
         if (!isNotFound(err)) throw err;
       }
     }
     const { resourceVersion: _rv, ...metadata } = event.metadata;
-    return await this.#kube.api.create<EventBody & KubeObject>(
-      builtins.Event,
-      { ...event, metadata },
-      { signal },
-    );
+    return await this.#kube.api.create(EventResource, { ...event, metadata }, { signal });
   }
 }

@@ -1,4 +1,4 @@
-import { builtins, type KubeObject } from '@kubeloom/kube';
+import { builtins } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
 import { createEventRecorder } from './create-event-recorder.ts';
@@ -9,26 +9,18 @@ afterEach(async () => {
   for (const h of harnesses.splice(0)) await h.close();
 });
 
-interface StoredEvent extends KubeObject {
-  involvedObject: { kind?: string; name?: string; namespace?: string; uid?: string };
-  reason: string;
-  message: string;
-  type: string;
-  count: number;
-}
-
 describe('EventRecorder on the real API server', () => {
   it('creates, deduplicates and aggregates core/v1 Events; cluster-scoped objects report in default', async () => {
     const h = realKube();
     harnesses.push(h);
     const { kube } = h;
     const ns = await newNamespace(kube);
-    const cm = await kube.api.create<KubeObject>(builtins.ConfigMap, {
+    const cm = await kube.api.create(builtins.ConfigMap, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'subject', namespace: ns },
     });
-    const namespace = await kube.api.get<KubeObject>(builtins.Namespace, ns);
+    const namespace = await kube.api.get(builtins.Namespace, ns);
     const recorder = createEventRecorder(kube, { component: 'kclient-it', maxSimilarEvents: 3 });
     recorder.write(cm, 'Normal', 'Synced', 'all good');
     recorder.write(cm, 'Normal', 'Synced', 'all good');
@@ -44,7 +36,7 @@ describe('EventRecorder on the real API server', () => {
     );
     await recorder.shutdown();
 
-    const inNs = (await kube.api.list<StoredEvent>(builtins.Event, { namespace: ns })).items;
+    const inNs = (await kube.api.list(builtins.Event, { namespace: ns })).items;
     const summary = inNs
       .map(
         (e) =>
@@ -58,9 +50,9 @@ describe('EventRecorder on the real API server', () => {
       'Warning/Failed/second/1/ConfigMap/subject',
     ]);
     expect(inNs.every((e) => e.involvedObject.uid === cm.metadata?.uid)).toBe(true);
-    const inDefault = (
-      await kube.api.list<StoredEvent>(builtins.Event, { namespace: 'default' })
-    ).items.filter((e) => e.involvedObject.name === ns);
+    const inDefault = (await kube.api.list(builtins.Event, { namespace: 'default' })).items.filter(
+      (e) => e.involvedObject.name === ns,
+    );
     expect(inDefault.map((e) => [e.involvedObject.kind, e.reason, e.count])).toEqual([
       ['Namespace', 'Observed', 1],
     ]);

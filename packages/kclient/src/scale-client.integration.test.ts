@@ -1,6 +1,5 @@
-import { builtins, type KubeObject } from '@kubeloom/kube';
+import { builtins } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
-import type { V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
 import { deploymentKind } from './client-methods.test-util.ts';
@@ -36,7 +35,7 @@ describe('the scale subresource on the real API server', () => {
     });
     const scaled = await deploys.updateScale('web', ns, 3);
     expect(scaled.spec?.replicas).toBe(3);
-    expect((await kube.api.get<V1Deployment>(builtins.Deployment, 'web', ns)).spec?.replicas).toBe(3);
+    expect((await kube.api.get(builtins.Deployment, 'web', ns)).spec?.replicas).toBe(3);
     expect((await deploys.getScale('web', ns)).spec?.replicas).toBe(3);
     // the cache follows
     void deploys.run(stop.signal);
@@ -52,7 +51,11 @@ describe('the scale subresource on the real API server', () => {
       expect(Replicator.subresources).toEqual({ status: true, scale: true });
       const reps = createScaleClient(kube, Replicator, { namespace: ns });
       await reps.create({ metadata: { name: 'r', namespace: ns }, spec: { replicas: 2 } });
-      await reps.patchStatus({ name: 'r', namespace: ns }, { status: { replicas: 1, selector: 'app=r' } }, { type: 'merge' });
+      await reps.patchStatus(
+        { name: 'r', namespace: ns },
+        { status: { replicas: 1, selector: 'app=r' } },
+        { type: 'merge' },
+      );
       expect(await reps.getScale('r', ns)).toMatchObject({
         apiVersion: 'autoscaling/v1',
         kind: 'Scale',
@@ -61,13 +64,13 @@ describe('the scale subresource on the real API server', () => {
       });
       const scaled = await reps.updateScale('r', ns, 5);
       expect(scaled.spec?.replicas).toBe(5);
-      expect((await kube.api.get<KubeObject & { spec?: unknown }>(Replicator, 'r', ns)).spec).toEqual({
+      expect((await kube.api.get(Replicator, 'r', ns)).spec).toEqual({
         replicas: 5,
       });
       const delayed = withScale(createDelayedClient(kube, Replicator));
       expect((await delayed.getScale('r', ns)).spec?.replicas).toBe(5);
       await delayed.updateScale('r', ns, 0); // a Scale omits zero replicas: read the object
-      expect((await kube.api.get<KubeObject & { spec?: unknown }>(Replicator, 'r', ns)).spec).toEqual({
+      expect((await kube.api.get(Replicator, 'r', ns)).spec).toEqual({
         replicas: 0,
       });
     } finally {

@@ -20,14 +20,18 @@ import { deleteCRD, makeCRD } from './testing/make-crd.ts';
  */
 export async function newNamespace(kube: KubeClient, labels: Record<string, string> = {}): Promise<string> {
   if (kube.kubeConfig) return await createTestNamespace(kube.kubeConfig, 'kclient', labels);
-  const ns = await kube.api.create<KubeObject>(builtins.Namespace, {
+  const ns = await kube.api.create(builtins.Namespace, {
     metadata: { generateName: 'kclient-', labels: { 'kubeloom.dev/test': 'true', ...labels } },
   });
   return ns.metadata!.name!;
 }
 
 async function relabel(kube: KubeClient, ns: string, labels: Record<string, string | null>): Promise<void> {
-  await kube.api.patch({ resource: builtins.Namespace, name: ns }, { metadata: { labels } }, { type: 'merge' });
+  await kube.api.patch(
+    { resource: builtins.Namespace, name: ns },
+    { metadata: { labels } },
+    { type: 'merge' },
+  );
 }
 
 const names = (objs: readonly KubeObject[]): string[] => objs.map((o) => o.metadata?.name ?? '').sort();
@@ -73,7 +77,9 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
   const refused = await gadgets.create({ metadata: { name: 'a', namespace: ns } }).catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(ResourceNotServedError);
   expect((refused as Error).message).toMatch(new RegExp(`gadgets\\.${gvr.group.replace(/\./g, '\\.')}`));
-  await expect(gadgets.patch({ name: 'a', namespace: ns }, {}, { type: 'merge' })).rejects.toBeInstanceOf(ResourceNotServedError);
+  await expect(gadgets.patch({ name: 'a', namespace: ns }, {}, { type: 'merge' })).rejects.toBeInstanceOf(
+    ResourceNotServedError,
+  );
   await expect(
     gadgets.applyStatus({ metadata: { name: 'a', namespace: ns } }, { fieldManager: 'x' }),
   ).rejects.toBeInstanceOf(ResourceNotServedError);
@@ -220,7 +226,11 @@ export async function dynamicFilterScenario(kube: KubeClient, signal: AbortSigna
   await tracker.waitOrdered('delete/a1');
   await nsTracker.waitOrdered(`delete/${nsA}`);
   await kube.api.create(builtins.ConfigMap, { metadata: { name: 'a2', namespace: nsA } });
-  await kube.api.patch({ resource: builtins.ConfigMap, name: 'b1', namespace: nsB }, { data: { touched: 'yes' } }, { type: 'merge' });
+  await kube.api.patch(
+    { resource: builtins.ConfigMap, name: 'b1', namespace: nsB },
+    { data: { touched: 'yes' } },
+    { type: 'merge' },
+  );
   await tracker.waitOrdered('update/b1'); // a2 produced nothing before this
   expect(cms.get('a2', nsA)).toBeUndefined();
 
@@ -239,11 +249,23 @@ export async function dynamicFilterScenario(kube: KubeClient, signal: AbortSigna
   byLabel.addEventHandler(trackerHandler(labelTracker));
   await kube.waitForCacheSync('byLabel', signal, () => byLabel.hasSynced());
   await labelTracker.empty();
-  await kube.api.patch({ resource: builtins.ConfigMap, name: 'a1', namespace: nsA }, { metadata: { labels: { keep: 'true' } } }, { type: 'merge' });
+  await kube.api.patch(
+    { resource: builtins.ConfigMap, name: 'a1', namespace: nsA },
+    { metadata: { labels: { keep: 'true' } } },
+    { type: 'merge' },
+  );
   await labelTracker.waitOrdered('add/a1');
-  await kube.api.patch({ resource: builtins.ConfigMap, name: 'a1', namespace: nsA }, { data: { x: '1' } }, { type: 'merge' });
+  await kube.api.patch(
+    { resource: builtins.ConfigMap, name: 'a1', namespace: nsA },
+    { data: { x: '1' } },
+    { type: 'merge' },
+  );
   await labelTracker.waitOrdered('update/a1');
-  await kube.api.patch({ resource: builtins.ConfigMap, name: 'a1', namespace: nsA }, { metadata: { labels: { keep: 'false' } } }, { type: 'merge' });
+  await kube.api.patch(
+    { resource: builtins.ConfigMap, name: 'a1', namespace: nsA },
+    { metadata: { labels: { keep: 'false' } } },
+    { type: 'merge' },
+  );
   await labelTracker.waitOrdered('delete/a1');
   await tracker.waitOrdered('update/a1', 'update/a1', 'update/a1');
   filter.close();

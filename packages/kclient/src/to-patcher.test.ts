@@ -35,10 +35,22 @@ describe('toPatcher', () => {
       const resource = kind === 'Deployment' ? builtins.Deployment : Widget;
       const name = kind === 'Deployment' ? 'd' : 'w';
       expect(
-        await p.patch({ name, namespace: 'ns' }, { metadata: { labels: { patched: 'yes' } } }, { type: 'merge' }),
+        await p.patch(
+          { name, namespace: 'ns' },
+          { metadata: { labels: { patched: 'yes' } } },
+          { type: 'merge' },
+        ),
       ).toBeUndefined();
-      await p.patchStatus({ name, namespace: 'ns' }, [{ op: 'add', path: '/status', value: { replicas: 1 } }], { type: 'json' });
-      await p.applyStatus(name, 'ns', { status: { readyReplicas: 1 } }, { fieldManager: 'status-writer' });
+      await p.patchStatus(
+        { name, namespace: 'ns' },
+        [{ op: 'add', path: '/status', value: { replicas: 1 } }],
+        { type: 'json' },
+      );
+      await p.applyStatus(
+        { name, namespace: 'ns' },
+        { status: { readyReplicas: 1 } },
+        { fieldManager: 'status-writer' },
+      );
       const stored = kube.cluster.getObject<V1Deployment>(resource, name, 'ns')!;
       expect(stored.metadata?.labels).toEqual({ patched: 'yes' });
       expect(stored.status).toEqual({ replicas: 1, readyReplicas: 1 });
@@ -47,11 +59,10 @@ describe('toPatcher', () => {
       );
       // force is the writer's: off by default, so another manager's field is a conflict
       await expect(
-        p.applyStatus(name, 'ns', { status: { readyReplicas: 2 } }, { fieldManager: 'other' }),
+        p.applyStatus({ name, namespace: 'ns' }, { status: { readyReplicas: 2 } }, { fieldManager: 'other' }),
       ).rejects.toBeInstanceOf(ConflictError);
       await p.applyStatus(
-        name,
-        'ns',
+        { name, namespace: 'ns' },
         { status: { readyReplicas: 2 } },
         { fieldManager: 'other', force: true },
       );

@@ -261,7 +261,13 @@ export function applyStatusWrite<I extends KubeObject, S>(
       status: status ?? {},
     };
     await ignoreNotFound(
-      kube.api.patch({ resource, name, namespace }, body, { type: 'apply', fieldManager, force: true, subresource: 'status', signal }),
+      kube.api.patch({ resource, name, namespace }, body, {
+        type: 'apply',
+        fieldManager,
+        force: true,
+        subresource: 'status',
+        signal,
+      }),
     );
   };
 }

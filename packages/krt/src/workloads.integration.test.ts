@@ -97,7 +97,7 @@ describe('krt on the real control plane', () => {
     const nextIp = () => `10.1.${ipN >> 8}.${ipN++ & 255}`;
 
     const createPod = async (name: string) => {
-      const created = await kube.api.create<V1Pod>(builtins.Pod, {
+      const created = await kube.api.create(builtins.Pod, {
         metadata: { name, namespace: ns, labels: { app: pick(apps) } },
         spec: { containers: [{ name: 'c', image: 'registry.invalid/x:1' }] },
       });
@@ -120,8 +120,8 @@ describe('krt on the real control plane', () => {
     expect(await workloads.waitUntilSynced(signal)).toBe(true);
 
     const matches = async (): Promise<boolean> => {
-      const livePods = (await kube.api.list<V1Pod>(builtins.Pod, { namespace: ns })).items;
-      const liveSvcs = (await kube.api.list<V1Service>(builtins.Service, { namespace: ns })).items;
+      const livePods = (await kube.api.list(builtins.Pod, { namespace: ns })).items;
+      const liveSvcs = (await kube.api.list(builtins.Service, { namespace: ns })).items;
       const want = expectedWorkloads(livePods, liveSvcs);
       const have = Object.fromEntries(workloads.list().map((w) => [w.key, w]));
       return JSON.stringify(sortKeys(have)) === JSON.stringify(sortKeys(want));
@@ -131,8 +131,8 @@ describe('krt on the real control plane', () => {
     let podN = 12;
     let svcN = 3;
     for (let round = 0; round < 60; round++) {
-      const livePods = (await kube.api.list<V1Pod>(builtins.Pod, { namespace: ns })).items;
-      const liveSvcs = (await kube.api.list<V1Service>(builtins.Service, { namespace: ns })).items;
+      const livePods = (await kube.api.list(builtins.Pod, { namespace: ns })).items;
+      const liveSvcs = (await kube.api.list(builtins.Service, { namespace: ns })).items;
       const r = random();
       if (r < 0.3 && livePods.length > 0) {
         const p = pick(livePods);

@@ -149,7 +149,11 @@ try {
     Array.from({ length: N_UPDATES }, (_, i) => i),
     32,
     (i) =>
-      kube!.api.patch({ resource: builtins.ConfigMap, name: names[i % names.length]!, namespace: 'bench-watch' }, { data: { v: String(i), pad: 'p'.repeat(200) } }, { type: 'merge' }),
+      kube!.api.patch(
+        { resource: builtins.ConfigMap, name: names[i % names.length]!, namespace: 'bench-watch' },
+        { data: { v: String(i), pad: 'p'.repeat(200) } },
+        { type: 'merge' },
+      ),
   );
   console.log(
     `\n| watch: ${fmt(N_UPDATES)} updates replayed | events/s delivered to a handler | × client-node | client CPU µs / event | × client-node |`,

@@ -6,7 +6,7 @@ import type { Logger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import type { ResourceRegistry } from './registry.ts';
-import type { ResourceDescriptor, TypedResourceDescriptor } from './resource.ts';
+import type { TypedResourceDescriptor } from './resource.ts';
 
 /** The server's `/version`. */
 export interface ServerVersionInfo {

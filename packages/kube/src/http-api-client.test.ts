@@ -110,8 +110,16 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
       { metadata: { name: 'x', namespace: 'ns' } },
       { fieldManager: 'me', dryRun: 'All' },
     );
-    await api.patch({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' }, { data: { a: '1' } }, { type: 'apply', fieldManager: 'me', force: true });
-    await api.patch({ resource: builtins.Deployment, name: 'd', namespace: 'ns' }, { status: {} }, { type: 'merge', subresource: 'status' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 'x', namespace: 'ns' },
+      { data: { a: '1' } },
+      { type: 'apply', fieldManager: 'me', force: true },
+    );
+    await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: 'ns' },
+      { status: {} },
+      { type: 'merge', subresource: 'status' },
+    );
     await api.delete(builtins.ConfigMap, 'x', 'ns', {
       preconditions: { resourceVersion: '7' },
       propagationPolicy: 'Foreground',
@@ -274,7 +282,9 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     await expect(api.create(builtins.ConfigMap, { metadata: { name: 'x' } })).rejects.toThrow(
       /create configmaps\/x/,
     );
-    await expect(api.patch({ resource: builtins.ConfigMap, name: 'x' }, {}, { type: 'merge' })).rejects.toThrow(TypeError);
+    await expect(
+      api.patch({ resource: builtins.ConfigMap, name: 'x' }, {}, { type: 'merge' }),
+    ).rejects.toThrow(TypeError);
     await api.get(builtins.Namespace, 'default');
     await api.list(builtins.ConfigMap);
     expect(seen.map((r) => r.url)).toEqual(['/api/v1/namespaces/default', '/api/v1/configmaps']);
@@ -320,9 +330,9 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
 
   it('refuses server-side apply without a field manager and strategic merge on custom resources', async () => {
     handler = (_req, res) => json(res, 200, {});
-    await expect(api.patch({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' }, {}, { type: 'apply' })).rejects.toThrow(
-      /needs a fieldManager/,
-    );
+    await expect(
+      api.patch({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' }, {}, { type: 'apply' }),
+    ).rejects.toThrow(/needs a fieldManager/);
     const crd = {
       ...builtins.ConfigMap,
       group: 'example.com',
@@ -330,9 +340,9 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
       plural: 'widgets',
       strategicMergePatch: false,
     };
-    await expect(api.patch({ resource: crd, name: 'x', namespace: 'ns' }, {}, { type: 'strategic' })).rejects.toThrow(
-      /strategic merge patch is not supported for Widget/,
-    );
+    await expect(
+      api.patch({ resource: crd, name: 'x', namespace: 'ns' }, {}, { type: 'strategic' }),
+    ).rejects.toThrow(/strategic merge patch is not supported for Widget/);
     expect(seen).toHaveLength(0);
   });
 });

@@ -58,8 +58,16 @@ describe('a throwing custom indexer on the real control plane', () => {
     // Through the watch: a new object the indexer throws on, an object that starts failing, one
     // that stops failing, a delete of a failing one, and an ordinary object after all of them.
     await create('unlabelled-2');
-    await direct.api.patch({ resource: builtins.ConfigMap, name: 'web-1', namespace }, { metadata: { labels: null } }, { type: 'merge' });
-    await direct.api.patch({ resource: builtins.ConfigMap, name: 'unlabelled-1', namespace }, { metadata: { labels: { app: 'db' } } }, { type: 'merge' });
+    await direct.api.patch(
+      { resource: builtins.ConfigMap, name: 'web-1', namespace },
+      { metadata: { labels: null } },
+      { type: 'merge' },
+    );
+    await direct.api.patch(
+      { resource: builtins.ConfigMap, name: 'unlabelled-1', namespace },
+      { metadata: { labels: { app: 'db' } } },
+      { type: 'merge' },
+    );
     await direct.api.delete(builtins.ConfigMap, 'unlabelled-2', namespace);
     await create('web-2', 'web');
     await waitFor('the event after the failing ones', () => events.includes('add web-2'));

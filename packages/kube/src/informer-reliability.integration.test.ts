@@ -75,7 +75,11 @@ function churn(
       const roll = random();
       try {
         if (roll < 0.5) {
-          await kube.api.patch({ resource: builtins.ConfigMap, name, namespace }, { data: { v: String(writes) } }, { type: 'merge' });
+          await kube.api.patch(
+            { resource: builtins.ConfigMap, name, namespace },
+            { data: { v: String(writes) } },
+            { type: 'merge' },
+          );
         } else if (roll < 0.8) {
           await kube.api.create(builtins.ConfigMap, {
             metadata: { name, namespace },
@@ -302,7 +306,11 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
       await proxy.waitForWatches(1, { namespace });
       proxy.resetStats();
       const stall = proxy.stall({ watch: true, namespace });
-      await direct.api.patch({ resource: builtins.ConfigMap, name: 'change', namespace }, { data: { v: '1' } }, { type: 'merge' });
+      await direct.api.patch(
+        { resource: builtins.ConfigMap, name: 'change', namespace },
+        { data: { v: '1' } },
+        { type: 'merge' },
+      );
       await direct.api.delete(builtins.ConfigMap, 'vanish', namespace);
       await direct.api.create(builtins.ConfigMap, { metadata: { name: 'new', namespace } });
       // Push the revision forward, then wait (bounded) until the compactor has passed the

@@ -48,7 +48,11 @@ describe('informer against the real apiserver', () => {
       metadata: { name: 'live', namespace: ns },
       data: { i: 'a' },
     });
-    await kube.api.patch({ resource: builtins.ConfigMap, name: 'live', namespace: ns }, { data: { i: 'b' } }, { type: 'merge' });
+    await kube.api.patch(
+      { resource: builtins.ConfigMap, name: 'live', namespace: ns },
+      { data: { i: 'b' } },
+      { type: 'merge' },
+    );
     await kube.api.delete(builtins.ConfigMap, 'live', ns);
     await waitFor('the delete event', () => events.includes('delete:live'));
     expect(events.slice(7)).toEqual(['add:live:false', 'update:live:b', 'delete:live']);

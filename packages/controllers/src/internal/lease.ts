@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kubeloom/kube';
+import { builtins, defineResource, type KubeObject } from '@kubeloom/kube';
 
 /** The spec of a coordination.k8s.io/v1 Lease, as JSON (times are RFC 3339 strings with microseconds). */
 export interface LeaseSpecJson {
@@ -14,6 +14,12 @@ export interface LeaseSpecJson {
 export interface LeaseJson extends KubeObject {
   spec?: LeaseSpecJson;
 }
+
+/**
+ * The Lease resource typed as its JSON: client-node's `V1Lease` (what `builtins.Lease` carries)
+ * types the times as `Date`, while the API sends RFC 3339 strings.
+ */
+export const LeaseResource = defineResource<LeaseJson>(builtins.Lease);
 
 /** `metav1.MicroTime` text: RFC 3339 in UTC with exactly six fractional digits. */
 export function microTime(date: Date): string {

@@ -55,7 +55,11 @@ function requireScale(r: ResourceDescriptor, verb: string): void {
   }
 }
 
-function requirePatchType(r: ResourceDescriptor, opts: WriterPatchOptions | undefined, name: string): PatchType {
+function requirePatchType(
+  r: ResourceDescriptor,
+  opts: WriterPatchOptions | undefined,
+  name: string,
+): PatchType {
   const type = opts?.type;
   if (type !== 'merge' && type !== 'json' && type !== 'strategic' && type !== 'apply') {
     throw new TypeError(
@@ -251,11 +255,15 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
         `updateScale ${r.kind} ${name}: replicas must be a non-negative integer, got ${replicas}`,
       );
     }
-    return await this.#kube.api.patch<V1Scale>({ resource: r, name, namespace }, { spec: { replicas } }, {
-      ...this.#opts(opts),
-      type: 'merge',
-      subresource: 'scale',
-    });
+    return await this.#kube.api.patch<V1Scale>(
+      { resource: r, name, namespace },
+      { spec: { replicas } },
+      {
+        ...this.#opts(opts),
+        type: 'merge',
+        subresource: 'scale',
+      },
+    );
   }
 
   async delete(name: string, namespace?: string, opts?: DeleteOptions): Promise<void> {

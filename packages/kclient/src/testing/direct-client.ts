@@ -31,7 +31,7 @@ export function createDirectClient<T extends KubeObject>(
     get: (name, namespace) =>
       must(`get ${resource.kind} ${namespace ? `${namespace}/` : ''}${name}`, async () => {
         try {
-          return await kube.api.get<T>(resource, name, namespace);
+          return await kube.api.get(resource, name, namespace);
         } catch (err) {
           if (isNotFound(err)) return undefined;
           throw err;
@@ -42,7 +42,7 @@ export function createDirectClient<T extends KubeObject>(
         const items: T[] = [];
         let cont: string | undefined;
         do {
-          const page = await kube.api.list<T>(resource, {
+          const page = await kube.api.list(resource, {
             namespace,
             labelSelector: labelSelectorString(selector),
             limit: 500,

@@ -74,7 +74,11 @@ export function admissionTests(ctx: ConformanceContext): void {
     });
     await api.create(builtins.ConfigMap, configMap(ns, 'ok'));
     const patched = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'ok', namespace: ns }, { metadata: { annotations: { '/x': 'y' } } }, { type: 'merge' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'ok', namespace: ns },
+        { metadata: { annotations: { '/x': 'y' } } },
+        { type: 'merge' },
+      ),
     );
     expect(patched.code).toBe(422);
     expect(patched.causes.map((c) => c.field)).toEqual(['metadata.annotations']);
@@ -118,7 +122,11 @@ export function admissionTests(ctx: ConformanceContext): void {
     });
     await api.create(builtins.ConfigMap, configMap(ns, 'c', { 'key.name_1-x': 'ok' }));
     const update = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, { data: { 'no spaces': 'x' } }, { type: 'merge' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'c', namespace: ns },
+        { data: { 'no spaces': 'x' } },
+        { type: 'merge' },
+      ),
     );
     expect(sortedCauses(update)).toEqual([`data[no spaces]: Invalid value: "no spaces": ${KEY_RULE}`]);
   });
@@ -156,7 +164,11 @@ export function admissionTests(ctx: ConformanceContext): void {
     expect(s.data).toEqual({ a: 'eQ==', b: 'aGVsbG8=', keep: 'eg==' });
     expect(s.stringData).toBeUndefined();
     expect(s.type).toBe('Opaque');
-    const updated = (await api.patch({ resource: builtins.Secret, name: 's', namespace: ns }, { stringData: { c: 'new' } }, { type: 'merge' })) as KubeObject & {
+    const updated = (await api.patch(
+      { resource: builtins.Secret, name: 's', namespace: ns },
+      { stringData: { c: 'new' } },
+      { type: 'merge' },
+    )) as KubeObject & {
       data?: unknown;
     };
     expect(updated.data).toEqual({ a: 'eQ==', b: 'aGVsbG8=', c: 'bmV3', keep: 'eg==' });
@@ -168,9 +180,9 @@ export function admissionTests(ctx: ConformanceContext): void {
     await expect(api.get(builtins.ConfigMap, 'x')).rejects.toThrow(TypeError);
     await expect(api.create(builtins.ConfigMap, bare)).rejects.toThrow(TypeError);
     await expect(api.update(builtins.ConfigMap, bare)).rejects.toThrow(TypeError);
-    await expect(api.patch({ resource: builtins.ConfigMap, name: 'x' }, { data: {} }, { type: 'merge' })).rejects.toThrow(
-      TypeError,
-    );
+    await expect(
+      api.patch({ resource: builtins.ConfigMap, name: 'x' }, { data: {} }, { type: 'merge' }),
+    ).rejects.toThrow(TypeError);
     await expect(api.delete(builtins.ConfigMap, 'x')).rejects.toThrow(
       'delete configmaps/x: ConfigMap is namespaced, so a namespace is required (set metadata.namespace or pass one)',
     );

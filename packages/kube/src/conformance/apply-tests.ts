@@ -34,7 +34,11 @@ export function applyTests(ctx: ConformanceContext): void {
   it('apply creates a missing object and records the manager in managedFields', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const created = (await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a' }), { type: 'apply', fieldManager: 'alice' })) as CM;
+    const created = (await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { k: 'a' }),
+      { type: 'apply', fieldManager: 'alice' },
+    )) as CM;
     expect(created.data).toEqual({ k: 'a' });
     expect(created.metadata?.uid).toBeDefined();
     expect(managers(created)).toEqual([{ manager: 'alice', operation: 'Apply' }]);
@@ -44,9 +48,11 @@ export function applyTests(ctx: ConformanceContext): void {
   it('apply without a fieldManager: the typed verb refuses before sending; the apiserver answers 422 Invalid', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await expect(api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a' }), { type: 'apply' })).rejects.toThrow(
-      TypeError,
-    );
+    await expect(
+      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a' }), {
+        type: 'apply',
+      }),
+    ).rejects.toThrow(TypeError);
     const err = await apiError(
       api.request({
         method: 'PATCH',
@@ -77,9 +83,16 @@ export function applyTests(ctx: ConformanceContext): void {
   it('a field owned by another manager with a different value is a 409 conflict with causes; force takes it over', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a', j: '1' }), { type: 'apply', fieldManager: 'alice' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { k: 'a', j: '1' }),
+      { type: 'apply', fieldManager: 'alice' },
+    );
     const one = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b', j: '1' }), { type: 'apply', fieldManager: 'bob' }),
+      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b', j: '1' }), {
+        type: 'apply',
+        fieldManager: 'bob',
+      }),
     );
     expectStatus(one, {
       code: 409,
@@ -90,7 +103,10 @@ export function applyTests(ctx: ConformanceContext): void {
       },
     });
     const two = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b', j: '2' }), { type: 'apply', fieldManager: 'bob' }),
+      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b', j: '2' }), {
+        type: 'apply',
+        fieldManager: 'bob',
+      }),
     );
     expectStatus(two, {
       code: 409,
@@ -98,7 +114,11 @@ export function applyTests(ctx: ConformanceContext): void {
       message: 'Apply failed with 2 conflicts: conflicts with "alice":\n- .data.j\n- .data.k',
     });
     expect(two.causes.map((c) => c.field)).toEqual(['.data.j', '.data.k']);
-    const forced = (await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b' }), { type: 'apply', fieldManager: 'bob', force: true })) as CM;
+    const forced = (await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { k: 'b' }),
+      { type: 'apply', fieldManager: 'bob', force: true },
+    )) as CM;
     expect(forced.data).toEqual({ k: 'b', j: '1' });
     const owners = Object.fromEntries(
       (forced.metadata?.managedFields ?? []).map((m) => [m.manager, m.fieldsV1]),
@@ -109,9 +129,21 @@ export function applyTests(ctx: ConformanceContext): void {
   it('the same value is shared ownership, not a conflict; a field dropped from the config is removed unless co-owned', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { shared: 'x', mine: '1' }, { app: 'a' }), { type: 'apply', fieldManager: 'alice' });
-    await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { shared: 'x' }), { type: 'apply', fieldManager: 'bob' });
-    const dropped = (await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', {}), { type: 'apply', fieldManager: 'alice' })) as CM;
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { shared: 'x', mine: '1' }, { app: 'a' }),
+      { type: 'apply', fieldManager: 'alice' },
+    );
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { shared: 'x' }),
+      { type: 'apply', fieldManager: 'bob' },
+    );
+    const dropped = (await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', {}),
+      { type: 'apply', fieldManager: 'alice' },
+    )) as CM;
     // alice no longer applies shared, mine or the label: mine and the label go, shared stays (bob owns it).
     expect(dropped.data).toEqual({ shared: 'x' });
     expect(dropped.metadata?.labels ?? {}).toEqual({});
@@ -120,12 +152,19 @@ export function applyTests(ctx: ConformanceContext): void {
   it('an update by another manager that changes a field makes it the owner; apply then conflicts with "<manager>" using <version>', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const applied = await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a' }), { type: 'apply', fieldManager: 'alice' });
+    const applied = await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { k: 'a' }),
+      { type: 'apply', fieldManager: 'alice' },
+    );
     await api.update(builtins.ConfigMap, { ...applied, data: { k: 'a', z: '3' } } as KubeObject, {
       fieldManager: 'carol',
     });
     const err = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { z: '4' }), { type: 'apply', fieldManager: 'alice' }),
+      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { z: '4' }), {
+        type: 'apply',
+        fieldManager: 'alice',
+      }),
     );
     expectStatus(err, {
       code: 409,
@@ -150,8 +189,15 @@ export function applyTests(ctx: ConformanceContext): void {
         spec,
         status,
       }) as KubeObject;
-    await api.patch({ resource: Widget, name: 'w', namespace: ns }, body({ ignored: true }, { size: 1 }), { type: 'apply', fieldManager: 'ctl' });
-    const st = (await api.patch({ resource: Widget, name: 'w', namespace: ns }, body({ ready: true }, { size: 5 }), { type: 'apply', fieldManager: 'ctl-status', subresource: 'status' })) as KubeObject & { spec: unknown; status: unknown };
+    await api.patch({ resource: Widget, name: 'w', namespace: ns }, body({ ignored: true }, { size: 1 }), {
+      type: 'apply',
+      fieldManager: 'ctl',
+    });
+    const st = (await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      body({ ready: true }, { size: 5 }),
+      { type: 'apply', fieldManager: 'ctl-status', subresource: 'status' },
+    )) as KubeObject & { spec: unknown; status: unknown };
     expect(st.spec).toEqual({ size: 1 });
     expect(st.status).toEqual({ ready: true });
     expect(managers(st)).toEqual([
@@ -172,14 +218,20 @@ export function applyTests(ctx: ConformanceContext): void {
         template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'a', image: 'a:1' }] } },
       },
     } as KubeObject;
-    await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, full, { type: 'apply', fieldManager: 'one' });
+    await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, full, {
+      type: 'apply',
+      fieldManager: 'one',
+    });
     const partial = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'd', namespace: ns },
       spec: { template: { spec: { containers: [{ name: 'b', image: 'b:1' }] } } },
     } as KubeObject;
-    const merged = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, partial, { type: 'apply', fieldManager: 'two' })) as KubeObject & {
+    const merged = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, partial, {
+      type: 'apply',
+      fieldManager: 'two',
+    })) as KubeObject & {
       spec: { template: { spec: { containers: Array<{ name: string; image: string }> } } };
     };
     expect(merged.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
@@ -200,15 +252,27 @@ export function applyTests(ctx: ConformanceContext): void {
           template: { ...(withSelector ? { metadata: { labels: { app: 'd' } } } : {}), spec: { containers } },
         },
       }) as KubeObject;
-    await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, dep(
+    await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      dep(
         [
           { name: 'a', image: 'a:1' },
           { name: 'b', image: 'b:1' },
         ],
         true,
-      ), { type: 'apply', fieldManager: 'one' });
-    await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, dep([{ name: 'c', image: 'c:1' }], false), { type: 'apply', fieldManager: 'two' });
-    const after = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, dep([{ name: 'a', image: 'a:2' }], true), { type: 'apply', fieldManager: 'one' })) as KubeObject & {
+      ),
+      { type: 'apply', fieldManager: 'one' },
+    );
+    await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      dep([{ name: 'c', image: 'c:1' }], false),
+      { type: 'apply', fieldManager: 'two' },
+    );
+    const after = (await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      dep([{ name: 'a', image: 'a:2' }], true),
+      { type: 'apply', fieldManager: 'one' },
+    )) as KubeObject & {
       spec: { template: { spec: { containers: Array<{ name: string; image: string }> } } };
     };
     expect(after.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
@@ -220,12 +284,24 @@ export function applyTests(ctx: ConformanceContext): void {
   it('dryRun apply answers the result without persisting it, when creating and when changing', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const dryCreate = (await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a' }), { type: 'apply', fieldManager: 'alice', dryRun: 'All' })) as CM;
+    const dryCreate = (await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { k: 'a' }),
+      { type: 'apply', fieldManager: 'alice', dryRun: 'All' },
+    )) as CM;
     expect(dryCreate.data).toEqual({ k: 'a' });
     expect(managers(dryCreate)).toEqual([{ manager: 'alice', operation: 'Apply' }]);
     expect((await apiError(api.get(builtins.ConfigMap, 's', ns))).code).toBe(404);
-    const applied = await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a' }), { type: 'apply', fieldManager: 'alice' });
-    const dryChange = (await api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b' }), { type: 'apply', fieldManager: 'alice', dryRun: 'All' })) as CM;
+    const applied = await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { k: 'a' }),
+      { type: 'apply', fieldManager: 'alice' },
+    );
+    const dryChange = (await api.patch(
+      { resource: builtins.ConfigMap, name: 's', namespace: ns },
+      cm(ns, 's', { k: 'b' }),
+      { type: 'apply', fieldManager: 'alice', dryRun: 'All' },
+    )) as CM;
     expect(dryChange.data).toEqual({ k: 'b' });
     const after = (await api.get(builtins.ConfigMap, 's', ns)) as CM;
     expect(after.data).toEqual({ k: 'a' });
@@ -247,8 +323,16 @@ export function applyTests(ctx: ConformanceContext): void {
           ...(ownerReferences ? { ownerReferences } : {}),
         },
       }) as KubeObject;
-    await api.patch({ resource: builtins.ConfigMap, name: 'o', namespace: ns }, config(['a.example.com/x'], [owner('u1')]), { type: 'apply', fieldManager: 'alice' });
-    const both = await api.patch({ resource: builtins.ConfigMap, name: 'o', namespace: ns }, config(['b.example.com/y'], [owner('u2')]), { type: 'apply', fieldManager: 'bob' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 'o', namespace: ns },
+      config(['a.example.com/x'], [owner('u1')]),
+      { type: 'apply', fieldManager: 'alice' },
+    );
+    const both = await api.patch(
+      { resource: builtins.ConfigMap, name: 'o', namespace: ns },
+      config(['b.example.com/y'], [owner('u2')]),
+      { type: 'apply', fieldManager: 'bob' },
+    );
     expect(both.metadata?.finalizers).toEqual(['a.example.com/x', 'b.example.com/y']);
     expect(both.metadata?.ownerReferences?.map((o) => o.uid)).toEqual(['u1', 'u2']);
     const fields = Object.fromEntries(
@@ -260,7 +344,10 @@ export function applyTests(ctx: ConformanceContext): void {
     expect(
       (fields.bob as { 'f:metadata': { 'f:finalizers': unknown } })['f:metadata']['f:finalizers'],
     ).toEqual({ 'v:"b.example.com/y"': {} });
-    const aliceLeft = await api.patch({ resource: builtins.ConfigMap, name: 'o', namespace: ns }, config(), { type: 'apply', fieldManager: 'alice' });
+    const aliceLeft = await api.patch({ resource: builtins.ConfigMap, name: 'o', namespace: ns }, config(), {
+      type: 'apply',
+      fieldManager: 'alice',
+    });
     expect(aliceLeft.metadata?.finalizers).toEqual(['b.example.com/y']);
     expect(aliceLeft.metadata?.ownerReferences?.map((o) => o.uid)).toEqual(['u2']);
   });
@@ -282,8 +369,16 @@ export function applyTests(ctx: ConformanceContext): void {
           },
         },
       }) as KubeObject;
-    await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, dep({ volumes: [{ name: 'v1', emptyDir: {} }], imagePullSecrets: [{ name: 's1' }] }, true), { type: 'apply', fieldManager: 'one' });
-    const merged = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, dep({ volumes: [{ name: 'v2', emptyDir: {} }], imagePullSecrets: [{ name: 's2' }] }, false), { type: 'apply', fieldManager: 'two' })) as KubeObject & { spec: { template: { spec: PodSpec } } };
+    await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      dep({ volumes: [{ name: 'v1', emptyDir: {} }], imagePullSecrets: [{ name: 's1' }] }, true),
+      { type: 'apply', fieldManager: 'one' },
+    );
+    const merged = (await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      dep({ volumes: [{ name: 'v2', emptyDir: {} }], imagePullSecrets: [{ name: 's2' }] }, false),
+      { type: 'apply', fieldManager: 'two' },
+    )) as KubeObject & { spec: { template: { spec: PodSpec } } };
     expect(merged.spec.template.spec.volumes?.map((v) => v.name)).toEqual(['v1', 'v2']);
     expect(merged.spec.template.spec.imagePullSecrets?.map((v) => v.name)).toEqual(['s1', 's2']);
     await api.create(builtins.Pod, {
@@ -299,8 +394,16 @@ export function applyTests(ctx: ConformanceContext): void {
         metadata: { name: 'p', namespace: ns },
         status: { conditions },
       }) as KubeObject;
-    await api.patch({ resource: builtins.Pod, name: 'p', namespace: ns }, podStatus([{ type: 'A', status: 'True' }]), { type: 'apply', fieldManager: 'one', subresource: 'status' });
-    const pod = (await api.patch({ resource: builtins.Pod, name: 'p', namespace: ns }, podStatus([{ type: 'B', status: 'False' }]), { type: 'apply', fieldManager: 'two', subresource: 'status' })) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
+    await api.patch(
+      { resource: builtins.Pod, name: 'p', namespace: ns },
+      podStatus([{ type: 'A', status: 'True' }]),
+      { type: 'apply', fieldManager: 'one', subresource: 'status' },
+    );
+    const pod = (await api.patch(
+      { resource: builtins.Pod, name: 'p', namespace: ns },
+      podStatus([{ type: 'B', status: 'False' }]),
+      { type: 'apply', fieldManager: 'two', subresource: 'status' },
+    )) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
     expect(pod.status.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['A=True', 'B=False']);
   });
 

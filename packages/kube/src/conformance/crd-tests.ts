@@ -72,7 +72,10 @@ export function crdTests(ctx: ConformanceContext): void {
         spec,
       }) as KubeObject;
     const apply = (manager: string, spec: Lister['spec']) =>
-      api.patch({ resource: Lister, name: 'l', namespace: ns }, config(spec), { type: 'apply', fieldManager: manager });
+      api.patch({ resource: Lister, name: 'l', namespace: ns }, config(spec), {
+        type: 'apply',
+        fieldManager: manager,
+      });
     await apply('one', { ports: [{ name: 'a', port: 1 }], tags: ['x'], args: ['p'], selector: { k: 'v' } });
     const merged = await apply('two', { ports: [{ name: 'b', port: 2 }], tags: ['y'] });
     expect(merged.spec).toEqual({

@@ -128,7 +128,11 @@ export function crudTests(ctx: ConformanceContext): void {
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
     const same = await api.update(builtins.ConfigMap, a);
     expect(same.metadata?.resourceVersion).toBe(a.metadata?.resourceVersion);
-    const patched = await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { v: '1' } }, { type: 'merge' });
+    const patched = await api.patch(
+      { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+      { data: { v: '1' } },
+      { type: 'merge' },
+    );
     expect(patched.metadata?.resourceVersion).toBe(a.metadata?.resourceVersion);
   });
 
@@ -237,11 +241,19 @@ export function crudTests(ctx: ConformanceContext): void {
     expect(stillThere.metadata?.deletionTimestamp).toBeDefined();
     // No new finalizer may be added while deleting.
     const add = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'f', namespace: ns }, { metadata: { finalizers: ['example.com/hold', 'example.com/other'] } }, { type: 'merge' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'f', namespace: ns },
+        { metadata: { finalizers: ['example.com/hold', 'example.com/other'] } },
+        { type: 'merge' },
+      ),
     );
     expect(add.code).toBe(422);
     expect(add.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'metadata.finalizers' });
-    const last = await api.patch({ resource: builtins.ConfigMap, name: 'f', namespace: ns }, { metadata: { finalizers: null } }, { type: 'merge' });
+    const last = await api.patch(
+      { resource: builtins.ConfigMap, name: 'f', namespace: ns },
+      { metadata: { finalizers: null } },
+      { type: 'merge' },
+    );
     expect(last.metadata?.finalizers).toBeUndefined();
     expect((await apiError(api.get(builtins.ConfigMap, 'f', ns))).code).toBe(404);
   });
@@ -260,7 +272,11 @@ export function crudTests(ctx: ConformanceContext): void {
       propagationPolicy: 'Orphan',
     })) as KubeObject;
     expect(or.metadata?.finalizers).toEqual(['orphan']);
-    await api.patch({ resource: builtins.ConfigMap, name: 'fg', namespace: ns }, { metadata: { finalizers: null } }, { type: 'merge' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 'fg', namespace: ns },
+      { metadata: { finalizers: null } },
+      { type: 'merge' },
+    );
     expect((await apiError(api.get(builtins.ConfigMap, 'fg', ns))).code).toBe(404);
   });
 
@@ -273,7 +289,11 @@ export function crudTests(ctx: ConformanceContext): void {
     );
     const marked = (await api.delete(Widget, 'w', ns)) as KubeObject;
     expect(marked.metadata?.generation).toBe(2);
-    await api.patch({ resource: Widget, name: 'w', namespace: ns }, [{ op: 'remove', path: '/metadata/finalizers' }], { type: 'json' });
+    await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      [{ op: 'remove', path: '/metadata/finalizers' }],
+      { type: 'json' },
+    );
     expect((await apiError(api.get(Widget, 'w', ns))).code).toBe(404);
   });
 
@@ -300,10 +320,14 @@ export function crudTests(ctx: ConformanceContext): void {
       dryRun: 'All',
     });
     expect(dryUpdate.data).toEqual({ v: '2' });
-    expect((await api.get<ConfigMapObject>(builtins.ConfigMap, 'a', ns)).data).toEqual({ v: '1' });
-    await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { v: '3' } }, { type: 'merge', dryRun: 'All' });
+    expect((await api.get(builtins.ConfigMap, 'a', ns)).data).toEqual({ v: '1' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+      { data: { v: '3' } },
+      { type: 'merge', dryRun: 'All' },
+    );
     await api.delete(builtins.ConfigMap, 'a', ns, { dryRun: 'All' });
-    const after = await api.get<ConfigMapObject>(builtins.ConfigMap, 'a', ns);
+    const after = await api.get(builtins.ConfigMap, 'a', ns);
     expect(after.data).toEqual({ v: '1' });
     expect(after.metadata?.resourceVersion).toBe(real.metadata?.resourceVersion);
   });

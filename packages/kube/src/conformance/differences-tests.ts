@@ -1,3 +1,4 @@
+import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import { createFakeApiClient } from '../fake/index.ts';
@@ -77,7 +78,11 @@ export function differencesTests(ctx: ConformanceContext): void {
       endpoints: [],
       ports: [{ name: 'a', port: 80, protocol: 'TCP' }],
     } as KubeObject);
-    const patched = (await api.patch({ resource: builtins.EndpointSlice, name: 'es', namespace: ns }, { ports: [{ name: 'b', port: 81, protocol: 'TCP' }] }, { type: 'strategic' })) as KubeObject & { ports: Array<{ name: string }> };
+    const patched = (await api.patch(
+      { resource: builtins.EndpointSlice, name: 'es', namespace: ns },
+      { ports: [{ name: 'b', port: 81, protocol: 'TCP' }] },
+      { type: 'strategic' },
+    )) as KubeObject & { ports: Array<{ name: string }> };
     expect(patched.ports.map((p) => p.name)).toEqual(kind === 'real' ? ['b'] : ['b', 'a']);
   });
 
@@ -90,7 +95,10 @@ export function differencesTests(ctx: ConformanceContext): void {
     else expect(fields).toEqual({ 'f:data': { 'f:k': {} } });
     const owned = configMap(ns, 'o');
     owned.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'u1' }];
-    const applied = await api.patch({ resource: builtins.ConfigMap, name: 'o', namespace: ns }, owned, { type: 'apply', fieldManager: 'alice' });
+    const applied = await api.patch({ resource: builtins.ConfigMap, name: 'o', namespace: ns }, owned, {
+      type: 'apply',
+      fieldManager: 'alice',
+    });
     const appliedFields = (applied.metadata?.managedFields?.[0]?.fieldsV1 ?? {}) as Record<
       string,
       Record<string, unknown>
@@ -118,9 +126,7 @@ export function differencesTests(ctx: ConformanceContext): void {
 
   it('DIFFERENCE: CRD status (real: the create answers no conditions, Established comes later; fake: Established and NamesAccepted at once)', async () => {
     const { api, kind, uninstallCrd } = ctx.target;
-    const crd = structuredClone(ctx.fx.ephemeralCrd) as KubeObject & {
-      spec: { names: Record<string, unknown> };
-    };
+    const crd = structuredClone(ctx.fx.ephemeralCrd) as V1CustomResourceDefinition;
     crd.metadata!.name = `freshes.${group}`;
     crd.spec.names = { plural: 'freshes', singular: 'fresh', kind: 'Fresh', listKind: 'FreshList' };
     try {
@@ -135,9 +141,7 @@ export function differencesTests(ctx: ConformanceContext): void {
 
   it('DIFFERENCE: CRD deletion (real: answers the CRD, Terminating behind the customresourcecleanup finalizer, gone a moment later; fake: answers Success and is gone at once)', async () => {
     const { api, kind, installCrd, uninstallCrd } = ctx.target;
-    const crd = structuredClone(ctx.fx.ephemeralCrd) as KubeObject & {
-      spec: { names: Record<string, unknown> };
-    };
+    const crd = structuredClone(ctx.fx.ephemeralCrd) as V1CustomResourceDefinition;
     crd.metadata!.name = `doomeds.${group}`;
     crd.spec.names = { plural: 'doomeds', singular: 'doomed', kind: 'Doomed', listKind: 'DoomedList' };
     await installCrd(crd);

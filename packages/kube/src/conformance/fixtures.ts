@@ -4,7 +4,7 @@ import type { WatchEvent } from '../api.ts';
 import type { Status } from '../errors.ts';
 import { ApiError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
-import { defineResource, type ResourceDescriptor } from '../resource.ts';
+import { defineResource, type TypedResourceDescriptor } from '../resource.ts';
 
 /** The suffix of every conformance CRD group; each suite prefixes a unique label. */
 export const GROUP_SUFFIX = 'conformance.kubeloom.dev';
@@ -14,18 +14,21 @@ export function uniqueGroup(): string {
   return `r${randomBytes(5).toString('hex')}.${GROUP_SUFFIX}`;
 }
 
+/** A custom object as plain JSON: any `spec` and `status`. */
+export type CustomObject = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
+
 /** The custom resources of one suite, in its own API group. */
 export interface Fixtures {
   /** The suite's API group, e.g. `r0a1b2c3d4.conformance.kubeloom.dev`. */
   readonly group: string;
   /** A namespaced custom resource with a status subresource and a schema that preserves unknown fields. */
-  readonly Widget: ResourceDescriptor;
+  readonly Widget: TypedResourceDescriptor<CustomObject>;
   /** A cluster-scoped custom resource without subresources. */
-  readonly Gadget: ResourceDescriptor;
+  readonly Gadget: TypedResourceDescriptor<CustomObject>;
   /** A namespaced custom resource the tests install and delete. */
-  readonly Ephemeral: ResourceDescriptor;
+  readonly Ephemeral: TypedResourceDescriptor<CustomObject>;
   /** A namespaced custom resource whose schema declares list and map types (see {@link Fixtures.listerCrd}). */
-  readonly Lister: ResourceDescriptor;
+  readonly Lister: TypedResourceDescriptor<CustomObject>;
   /** The CRD of {@link Fixtures.Widget}, installed by the suite. */
   readonly widgetCrd: KubeObject;
   /** The CRD of {@link Fixtures.Gadget}, installed by the suite. */
@@ -43,7 +46,7 @@ export interface Fixtures {
     name: string,
     spec?: Record<string, unknown>,
     extra?: Record<string, unknown>,
-  ): KubeObject;
+  ): CustomObject;
 }
 
 const PRESERVE = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -121,7 +124,7 @@ export function createFixtures(group: string): Fixtures {
     status: boolean,
     shortNames?: string[],
   ) =>
-    defineResource({
+    defineResource<CustomObject>({
       group,
       version: 'v1',
       kind,
@@ -149,7 +152,7 @@ export function createFixtures(group: string): Fixtures {
         metadata: { name, namespace },
         spec,
         ...extra,
-      }) as KubeObject,
+      }) as CustomObject,
   };
 }
 

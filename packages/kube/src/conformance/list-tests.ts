@@ -197,7 +197,11 @@ export function listTests(ctx: ConformanceContext): void {
     await api.create(builtins.Pod, pod('scheduled', { nodeName: 'node-a' }));
     await api.create(builtins.Pod, pod('pending'));
     await api.create(builtins.Pod, pod('running'));
-    await api.patch({ resource: builtins.Pod, name: 'running', namespace: ns }, { status: { phase: 'Running' } }, { type: 'merge', subresource: 'status' });
+    await api.patch(
+      { resource: builtins.Pod, name: 'running', namespace: ns },
+      { status: { phase: 'Running' } },
+      { type: 'merge', subresource: 'status' },
+    );
     const sel = async (fieldSelector: string) =>
       names(await api.list(builtins.Pod, { namespace: ns, fieldSelector }));
     expect(await sel('spec.nodeName=node-a')).toEqual(['scheduled']);

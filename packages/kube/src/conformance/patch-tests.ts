@@ -1,3 +1,4 @@
+import type { V1Deployment } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
@@ -19,7 +20,11 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { keep: '1', drop: '2' }, { x: 'y' }));
-    const patched = (await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { drop: null, add: '3' }, metadata: { labels: { z: 'w' } } }, { type: 'merge' })) as KubeObject & {
+    const patched = (await api.patch(
+      { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+      { data: { drop: null, add: '3' }, metadata: { labels: { z: 'w' } } },
+      { type: 'merge' },
+    )) as KubeObject & {
       data: Record<string, string>;
     };
     expect(patched.data).toEqual({ keep: '1', add: '3' });
@@ -29,7 +34,13 @@ export function patchTests(ctx: ConformanceContext): void {
   it('merge patch of a missing object is 404', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const err = await apiError(api.patch({ resource: builtins.ConfigMap, name: 'missing', namespace: ns }, { data: { a: 'b' } }, { type: 'merge' }));
+    const err = await apiError(
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'missing', namespace: ns },
+        { data: { a: 'b' } },
+        { type: 'merge' },
+      ),
+    );
     expectStatus(err, { code: 404, reason: 'NotFound', message: 'configmaps "missing" not found' });
   });
 
@@ -37,9 +48,17 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
-    await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { v: '1' } }, { type: 'merge' });
+    await api.patch(
+      { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+      { data: { v: '1' } },
+      { type: 'merge' },
+    );
     const err = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { resourceVersion: a.metadata?.resourceVersion }, data: { v: '2' } }, { type: 'merge' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { metadata: { resourceVersion: a.metadata?.resourceVersion }, data: { v: '2' } },
+        { type: 'merge' },
+      ),
     );
     expect(err.reason).toBe('Conflict');
   });
@@ -48,18 +67,26 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { one: '1', two: '2' }));
-    const patched = (await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, [
+    const patched = (await api.patch(
+      { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+      [
         { op: 'test', path: '/data/one', value: '1' },
         { op: 'add', path: '/data/three', value: '3' },
         { op: 'replace', path: '/data/one', value: 'uno' },
         { op: 'remove', path: '/data/two' },
         { op: 'copy', from: '/data/three', path: '/data/copied' },
         { op: 'move', from: '/data/copied', path: '/data/moved' },
-      ], { type: 'json' })) as KubeObject & { data: Record<string, string> };
+      ],
+      { type: 'json' },
+    )) as KubeObject & { data: Record<string, string> };
     expect(patched.data).toEqual({ one: 'uno', three: '3', moved: '3' });
     // Pointer escapes: ~1 is '/', ~0 is '~' (on a custom resource, whose spec accepts any key).
     await api.create(Widget, widget(ns, 'w', {}));
-    const escaped = (await api.patch({ resource: Widget, name: 'w', namespace: ns }, [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }], { type: 'json' })) as KubeObject & { spec: unknown };
+    const escaped = (await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }],
+      { type: 'json' },
+    )) as KubeObject & { spec: unknown };
     expect(escaped.spec).toEqual({ 'a~b/c': 1 });
   });
 
@@ -68,7 +95,11 @@ export function patchTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     const err = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { labels: { 'a~b/c': 'x' } } }, { type: 'merge' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { metadata: { labels: { 'a~b/c': 'x' } } },
+        { type: 'merge' },
+      ),
     );
     expect(err.code).toBe(422);
     expect(err.causes[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'metadata.labels' });
@@ -76,7 +107,11 @@ export function patchTests(ctx: ConformanceContext): void {
       /^ConfigMap "a" is invalid: metadata.labels: Invalid value: "a~b\/c": prefix part a lowercase RFC 1123 subdomain/,
     );
     const value = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { labels: { ok: 'bad value!' } } }, { type: 'merge' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { metadata: { labels: { ok: 'bad value!' } } },
+        { type: 'merge' },
+      ),
     );
     expect(value.code).toBe(422);
     expect(value.causes).toEqual([
@@ -94,7 +129,11 @@ export function patchTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a', { one: '1' }));
     const failed = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, [{ op: 'test', path: '/data/one', value: 'other' }], { type: 'json' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        [{ op: 'test', path: '/data/one', value: 'other' }],
+        { type: 'json' },
+      ),
     );
     expectStatus(failed, {
       code: 422,
@@ -102,7 +141,11 @@ export function patchTests(ctx: ConformanceContext): void {
       message: 'the server rejected our request due to an error in our request',
     });
     const missing = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, [{ op: 'remove', path: '/data/none' }], { type: 'json' }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        [{ op: 'remove', path: '/data/none' }],
+        { type: 'json' },
+      ),
     );
     expect(missing.code).toBe(422);
   });
@@ -111,7 +154,9 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.Deployment, deployment(ns, 'd'));
-    const patched = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, {
+    const patched = (await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      {
         spec: {
           template: {
             spec: {
@@ -128,7 +173,9 @@ export function patchTests(ctx: ConformanceContext): void {
             },
           },
         },
-      }, { type: 'strategic' })) as Dep;
+      },
+      { type: 'strategic' },
+    )) as Dep;
     const containers = patched.spec.template.spec.containers;
     expect(containers.map((c) => c.name).sort()).toEqual(['extra', 'main']);
     const main = containers.find((c) => c.name === 'main')!;
@@ -141,7 +188,9 @@ export function patchTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(Widget, widget(ns, 'w'));
-    const err = await apiError(api.patch({ resource: Widget, name: 'w', namespace: ns }, { spec: { a: 1 } }, { type: 'strategic' }));
+    const err = await apiError(
+      api.patch({ resource: Widget, name: 'w', namespace: ns }, { spec: { a: 1 } }, { type: 'strategic' }),
+    );
     expectStatus(err, {
       code: 415,
       reason: 'UnsupportedMediaType',
@@ -150,7 +199,11 @@ export function patchTests(ctx: ConformanceContext): void {
     });
     // A descriptor that says so is refused by the typed verb before sending.
     await expect(
-      api.patch({ resource: { ...Widget, strategicMergePatch: false }, name: 'w', namespace: ns }, { spec: { a: 1 } }, { type: 'strategic' }),
+      api.patch(
+        { resource: { ...Widget, strategicMergePatch: false }, name: 'w', namespace: ns },
+        { spec: { a: 1 } },
+        { type: 'strategic' },
+      ),
     ).rejects.toThrow(TypeError);
   });
 
@@ -164,47 +217,62 @@ export function patchTests(ctx: ConformanceContext): void {
       spec: { containers: [{ name: 'c', image: 'example/c:1' }] },
     } as KubeObject);
     const conditions = (list: unknown[]) => ({ status: { conditions: list } });
-    await api.patch({ resource: builtins.Pod, name: 'p', namespace: ns }, conditions([
+    await api.patch(
+      { resource: builtins.Pod, name: 'p', namespace: ns },
+      conditions([
         { type: 'A', status: 'True' },
         { type: 'B', status: 'False' },
-      ]), { type: 'strategic', subresource: 'status' });
-    const pod = (await api.patch({ resource: builtins.Pod, name: 'p', namespace: ns }, conditions([
+      ]),
+      { type: 'strategic', subresource: 'status' },
+    );
+    const pod = (await api.patch(
+      { resource: builtins.Pod, name: 'p', namespace: ns },
+      conditions([
         { type: 'B', status: 'True' },
         { type: 'C', status: 'True' },
-      ]), { type: 'strategic', subresource: 'status' })) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
+      ]),
+      { type: 'strategic', subresource: 'status' },
+    )) as KubeObject & { status: { conditions: Array<{ type: string; status: string }> } };
     expect(pod.status.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['A=True', 'B=True', 'C=True']);
     const owner = (uid: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `owner-${uid}`, uid });
     const c = configMap(ns, 'c');
     c.metadata!.ownerReferences = [owner('u1')];
     c.metadata!.finalizers = ['a.example.com/x'];
     await api.create(builtins.ConfigMap, c);
-    const merged = await api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, { metadata: { ownerReferences: [owner('u2')], finalizers: ['b.example.com/y'] } }, { type: 'strategic' });
+    const merged = await api.patch(
+      { resource: builtins.ConfigMap, name: 'c', namespace: ns },
+      { metadata: { ownerReferences: [owner('u2')], finalizers: ['b.example.com/y'] } },
+      { type: 'strategic' },
+    );
     expect(merged.metadata?.ownerReferences?.map((o) => o.uid)).toEqual(['u2', 'u1']);
     expect(merged.metadata?.finalizers).toEqual(['b.example.com/y', 'a.example.com/x']);
-    const again = await api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, {
+    const again = await api.patch(
+      { resource: builtins.ConfigMap, name: 'c', namespace: ns },
+      {
         metadata: { finalizers: ['a.example.com/x'], ownerReferences: [{ ...owner('u1'), name: 'renamed' }] },
-      }, { type: 'strategic' });
+      },
+      { type: 'strategic' },
+    );
     expect(again.metadata?.finalizers).toEqual(['b.example.com/y', 'a.example.com/x']);
     expect(again.metadata?.ownerReferences?.map((o) => `${o.uid}=${o.name}`)).toEqual([
       'u2=owner-u2',
       'u1=renamed',
     ]);
-    const removed = await api.patch({ resource: builtins.ConfigMap, name: 'c', namespace: ns }, { metadata: { '$deleteFromPrimitiveList/finalizers': ['b.example.com/y'] } }, { type: 'strategic' });
+    const removed = await api.patch(
+      { resource: builtins.ConfigMap, name: 'c', namespace: ns },
+      { metadata: { '$deleteFromPrimitiveList/finalizers': ['b.example.com/y'] } },
+      { type: 'strategic' },
+    );
     expect(removed.metadata?.finalizers).toEqual(['a.example.com/x']);
   });
 
   it('strategic merge patch: volumes and imagePullSecrets by name; $setElementOrder orders a list; $retainKeys clears unlisted keys', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const d = deployment(ns, 'd') as Dep & {
-      spec: {
-        strategy?: unknown;
-        template: { spec: { volumes?: unknown[]; imagePullSecrets?: unknown[] } };
-      };
-    };
-    d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } };
-    d.spec.template.spec.volumes = [{ name: 'v1', emptyDir: {} }];
-    d.spec.template.spec.imagePullSecrets = [{ name: 's1' }];
+    const d = deployment(ns, 'd') as V1Deployment;
+    d.spec!.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } };
+    d.spec!.template.spec!.volumes = [{ name: 'v1', emptyDir: {} }];
+    d.spec!.template.spec!.imagePullSecrets = [{ name: 's1' }];
     await api.create(builtins.Deployment, d);
     type Patched = Dep & {
       spec: {
@@ -212,16 +280,26 @@ export function patchTests(ctx: ConformanceContext): void {
         template: { spec: { volumes: Array<{ name: string }>; imagePullSecrets: Array<{ name: string }> } };
       };
     };
-    const merged = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, {
+    const merged = (await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      {
         spec: {
           template: { spec: { volumes: [{ name: 'v2', emptyDir: {} }], imagePullSecrets: [{ name: 's2' }] } },
         },
-      }, { type: 'strategic' })) as Patched;
+      },
+      { type: 'strategic' },
+    )) as Patched;
     expect(merged.spec.template.spec.volumes.map((v) => v.name)).toEqual(['v2', 'v1']);
     expect(merged.spec.template.spec.imagePullSecrets.map((v) => v.name)).toEqual(['s2', 's1']);
-    const plain = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, { spec: { template: { spec: { containers: [{ name: 'main', image: 'example/main:2' }] } } } }, { type: 'strategic' })) as Patched;
+    const plain = (await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      { spec: { template: { spec: { containers: [{ name: 'main', image: 'example/main:2' }] } } } },
+      { type: 'strategic' },
+    )) as Patched;
     expect(plain.spec.template.spec.containers.map((c) => c.name)).toEqual(['main', 'side']);
-    const ordered = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, {
+    const ordered = (await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      {
         spec: {
           template: {
             spec: {
@@ -230,12 +308,18 @@ export function patchTests(ctx: ConformanceContext): void {
             },
           },
         },
-      }, { type: 'strategic' })) as Patched;
+      },
+      { type: 'strategic' },
+    )) as Patched;
     expect(ordered.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
       'side=example/side:1',
       'main=example/main:3',
     ]);
-    const retained = (await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } }, { type: 'strategic' })) as Patched;
+    const retained = (await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } },
+      { type: 'strategic' },
+    )) as Patched;
     expect(retained.spec.strategy).toEqual({ type: 'Recreate' });
   });
 }

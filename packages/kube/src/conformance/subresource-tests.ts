@@ -1,3 +1,4 @@
+import type { V1Deployment } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { builtins } from '../builtins.ts';
 import type { KubeObject } from '../object.ts';
@@ -17,9 +18,9 @@ export function subresourceTests(ctx: ConformanceContext): void {
       widget(ns, 'w', { size: 1 }, { status: { ready: true } }),
     )) as WithStatus;
     expect(w.status).toBeUndefined();
-    const d = deployment(ns, 'd') as WithStatus;
+    const d = deployment(ns, 'd') as V1Deployment;
     d.status = { replicas: 5 };
-    const created = (await api.create(builtins.Deployment, d)) as WithStatus;
+    const created = await api.create(builtins.Deployment, d);
     expect(created.status).toEqual({});
   });
 
@@ -52,7 +53,11 @@ export function subresourceTests(ctx: ConformanceContext): void {
     );
     const got = (await api.get(Widget, 'w', ns, { subresource: 'status' })) as WithStatus;
     expect(got.status).toEqual({ ready: true });
-    const patched = (await api.patch({ resource: Widget, name: 'w', namespace: ns }, { status: { ready: false }, spec: { size: 7 } }, { type: 'merge', subresource: 'status' })) as WithStatus;
+    const patched = (await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      { status: { ready: false }, spec: { size: 7 } },
+      { type: 'merge', subresource: 'status' },
+    )) as WithStatus;
     expect(patched.status).toEqual({ ready: false });
     expect(patched.spec).toEqual({ size: 2 });
   });
@@ -84,15 +89,31 @@ export function subresourceTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await api.create(Widget, widget(ns, 'w', { size: 1 }));
-    const labelled = await api.patch({ resource: Widget, name: 'w', namespace: ns }, { metadata: { labels: { a: 'b' } } }, { type: 'merge' });
+    const labelled = await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      { metadata: { labels: { a: 'b' } } },
+      { type: 'merge' },
+    );
     expect(labelled.metadata?.generation).toBe(1);
-    const spec = await api.patch({ resource: Widget, name: 'w', namespace: ns }, { spec: { size: 2 } }, { type: 'merge' });
+    const spec = await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      { spec: { size: 2 } },
+      { type: 'merge' },
+    );
     expect(spec.metadata?.generation).toBe(2);
-    const status = await api.patch({ resource: Widget, name: 'w', namespace: ns }, { status: { ok: true } }, { type: 'merge', subresource: 'status' });
+    const status = await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      { status: { ok: true } },
+      { type: 'merge', subresource: 'status' },
+    );
     expect(status.metadata?.generation).toBe(2);
     const d = await api.create(builtins.Deployment, deployment(ns, 'd'));
     expect(d.metadata?.generation).toBe(1);
-    const scaled = await api.patch({ resource: builtins.Deployment, name: 'd', namespace: ns }, { spec: { replicas: 3 } }, { type: 'merge' });
+    const scaled = await api.patch(
+      { resource: builtins.Deployment, name: 'd', namespace: ns },
+      { spec: { replicas: 3 } },
+      { type: 'merge' },
+    );
     expect(scaled.metadata?.generation).toBe(2);
   });
 
@@ -112,14 +133,22 @@ export function subresourceTests(ctx: ConformanceContext): void {
       dryRun: 'All',
     })) as WithStatus;
     expect(dryUpdate.status).toEqual({ ready: true });
-    const dryPatch = (await api.patch({ resource: Widget, name: 'w', namespace: ns }, { status: { n: 1 } }, { type: 'merge', subresource: 'status', dryRun: 'All' })) as WithStatus;
+    const dryPatch = (await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      { status: { n: 1 } },
+      { type: 'merge', subresource: 'status', dryRun: 'All' },
+    )) as WithStatus;
     expect(dryPatch.status).toEqual({ n: 1 });
-    const dryApply = (await api.patch({ resource: Widget, name: 'w', namespace: ns }, {
+    const dryApply = (await api.patch(
+      { resource: Widget, name: 'w', namespace: ns },
+      {
         apiVersion: w.apiVersion,
         kind: 'Widget',
         metadata: { name: 'w', namespace: ns },
         status: { applied: true },
-      }, { type: 'apply', subresource: 'status', fieldManager: 'ctl', dryRun: 'All' })) as WithStatus;
+      },
+      { type: 'apply', subresource: 'status', fieldManager: 'ctl', dryRun: 'All' },
+    )) as WithStatus;
     expect(dryApply.status).toEqual({ applied: true });
     const after = (await api.get(Widget, 'w', ns)) as WithStatus;
     expect(after.status).toBeUndefined();

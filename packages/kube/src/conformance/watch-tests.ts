@@ -100,9 +100,21 @@ export function watchTests(ctx: ConformanceContext): void {
     try {
       await api.create(builtins.ConfigMap, configMap(ns, 'other', {}, { app: 'db' }));
       await api.create(builtins.ConfigMap, configMap(ns, 'a'));
-      await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { labels: { app: 'web' } } }, { type: 'merge' });
-      await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { data: { v: '1' } }, { type: 'merge' });
-      const left = await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { metadata: { labels: { app: 'db' } } }, { type: 'merge' });
+      await api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { metadata: { labels: { app: 'web' } } },
+        { type: 'merge' },
+      );
+      await api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { data: { v: '1' } },
+        { type: 'merge' },
+      );
+      const left = await api.patch(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { metadata: { labels: { app: 'db' } } },
+        { type: 'merge' },
+      );
       const events = await w.take(3);
       expect(events.map(summary)).toEqual(['ADDED a', 'MODIFIED a', 'DELETED a']);
       const last = events[2] as { object: KubeObject };
@@ -144,7 +156,11 @@ export function watchTests(ctx: ConformanceContext): void {
     });
     try {
       await api.delete(builtins.ConfigMap, 'f', ns);
-      const released = await api.patch({ resource: builtins.ConfigMap, name: 'f', namespace: ns }, { metadata: { finalizers: null } }, { type: 'merge' });
+      const released = await api.patch(
+        { resource: builtins.ConfigMap, name: 'f', namespace: ns },
+        { metadata: { finalizers: null } },
+        { type: 'merge' },
+      );
       const events = await w.take(2);
       expect(events.map(summary)).toEqual(['MODIFIED f', 'DELETED f']);
       const deleted = (events[1] as { object: KubeObject }).object;

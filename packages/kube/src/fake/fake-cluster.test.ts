@@ -359,7 +359,10 @@ describe('FakeCluster patches and requests', () => {
   it('accepts server-side apply configurations as YAML text', async () => {
     const api = createFakeApiClient();
     const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  namespace: ns\ndata:\n  k: v\n';
-    const obj = await api.patch({ resource: builtins.ConfigMap, name: 'y', namespace: 'ns' }, yaml, { type: 'apply', fieldManager: 'me' });
+    const obj = await api.patch({ resource: builtins.ConfigMap, name: 'y', namespace: 'ns' }, yaml, {
+      type: 'apply',
+      fieldManager: 'me',
+    });
     expect((obj as KubeObject & { data: unknown }).data).toEqual({ k: 'v' });
   });
 
@@ -394,7 +397,11 @@ describe('FakeCluster patches and requests', () => {
     expect(a.metadata?.managedFields).toMatchObject([
       { manager: 'default-writer', operation: 'Update', fieldsV1: { 'f:data': { 'f:x': {} } } },
     ]);
-    const b = await api.patch({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' }, { data: { x: '2', y: '3' } }, { type: 'merge', fieldManager: 'other' });
+    const b = await api.patch(
+      { resource: builtins.ConfigMap, name: 'a', namespace: 'ns' },
+      { data: { x: '2', y: '3' } },
+      { type: 'merge', fieldManager: 'other' },
+    );
     expect(b.metadata?.managedFields).toMatchObject([
       { manager: 'other', fieldsV1: { 'f:data': { 'f:x': {}, 'f:y': {} } } },
     ]);

@@ -55,7 +55,11 @@ const PATCH_TYPES: readonly PatchType[] = ['merge', 'json', 'strategic', 'apply'
  * The patch type of a patch request's options, checked: a missing or unknown `type` (a caller
  * without types, or the old positional form) fails with a TypeError naming the valid ones.
  */
-export function checkPatchType(r: ResourceDescriptor, name: string, opts: PatchOptions | undefined): PatchType {
+export function checkPatchType(
+  r: ResourceDescriptor,
+  name: string,
+  opts: PatchOptions | undefined,
+): PatchType {
   const type = opts?.type;
   if (!PATCH_TYPES.includes(type as PatchType)) {
     throw new TypeError(
