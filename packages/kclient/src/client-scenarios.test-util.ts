@@ -116,8 +116,8 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
 
   // updateStatus is refused for a kind without status
   await expect(cms.updateStatus(cached)).rejects.toThrow(/no status subresource/);
-  await expect(cms.patch({ name: 'live', namespace: ns }, {}, { type: 'apply' as never })).rejects.toThrow(
-    /unknown patch type/,
+  await expect(cms.patch({ name: 'live', namespace: ns }, {}, { type: 'bogus' as never })).rejects.toThrow(
+    /unknown patch type "bogus"/,
   );
 
   // delete with a precondition
@@ -406,6 +406,15 @@ export async function badInputScenario(kube: KubeClient, signal: AbortSignal): P
   expect(isNotFound(missing)).toBe(true);
   await expect(cms.delete('nope', ns)).rejects.toBeInstanceOf(NotFoundError);
   await expect(cms.update({ metadata: { namespace: ns } })).rejects.toThrow(/metadata.name is required/);
+
+  // server-side apply through patch: the same shape; the body gets apiVersion/kind, a manager is required
+  const ref = { name: 'applied', namespace: ns };
+  const body = { metadata: ref, data: { k: 'v' } };
+  await expect(cms.patch(ref, body, { type: 'apply' })).rejects.toThrow(/needs a fieldManager/);
+  await expect(cms.patch(ref, body, undefined as never)).rejects.toThrow(/unknown patch type undefined/);
+  const applied = await cms.patch(ref, body, { type: 'apply', fieldManager: 'kclient-apply' });
+  expect(applied.data).toEqual({ k: 'v' });
+  expect(applied.metadata?.managedFields?.map((m) => m.manager)).toEqual(['kclient-apply']);
   expect(() => createClient(kube, builtins.ConfigMap, { labelSelector: 'a in ()' })).toThrow(
     /invalid label selector/,
   );

@@ -343,6 +343,13 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
     await expect(
       api.patch({ resource: crd, name: 'x', namespace: 'ns' }, {}, { type: 'strategic' }),
     ).rejects.toThrow(/strategic merge patch is not supported for Widget/);
+    // a missing or unknown type (an untyped caller, or the old positional form) names the valid ones
+    await expect(
+      api.patch({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' }, {}, undefined as never),
+    ).rejects.toThrow(/patch configmaps\/x: unknown patch type undefined.*merge, json, strategic, apply/);
+    await expect(
+      api.patch({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' }, {}, { type: 'yaml' as never }),
+    ).rejects.toThrow(/unknown patch type "yaml"/);
     expect(seen).toHaveLength(0);
   });
 });
