@@ -15,7 +15,7 @@ export function uniqueGroup(): string {
 }
 
 /** A custom object as plain JSON: any `spec` and `status`. */
-export type CustomObject = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
+type CustomObject = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 
 /** The custom resources of one suite, in its own API group. */
 export interface Fixtures {
