@@ -171,30 +171,25 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
   }
 
   async patch(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<T> {
-    return await this.#patch('patch', ref, data, opts, undefined);
+    return await this.#patch(ref, data, { ...opts, subresource: undefined });
   }
 
   async patchStatus(ref: ObjectKey, data: unknown, opts: WriterPatchOptions): Promise<T> {
-    return await this.#patch('patchStatus', ref, data, opts, 'status');
+    return await this.#patch(ref, data, { ...opts, subresource: 'status' });
   }
 
   async #patch(
-    verb: string,
     { name, namespace }: ObjectKey,
     data: unknown,
-    opts: WriterPatchOptions,
-    subresource: string | undefined,
+    opts: WriterPatchOptions & { readonly subresource: 'status' | undefined },
   ): Promise<T> {
+    const verb = opts.subresource ? 'patchStatus' : 'patch';
     const r = await this.#resource(verb);
-    if (subresource) requireStatus(r, verb);
+    if (opts.subresource) requireStatus(r, verb);
     const type = requirePatchType(r, opts, name);
     requireNamespace(r, verb, name, namespace);
     const body = type === 'apply' && isPlainObject(data) ? withTypeMeta(r, data as KubeObject) : data;
-    return await this.#kube.api.patch({ resource: r, name, namespace }, body, {
-      ...this.#opts(opts),
-      type,
-      subresource,
-    });
+    return await this.#kube.api.patch({ resource: r, name, namespace }, body, { ...this.#opts(opts), type });
   }
 
   async apply(config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T> {

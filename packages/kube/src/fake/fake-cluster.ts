@@ -429,13 +429,13 @@ export class FakeCluster {
   async request<T = unknown>(req: RawRequest): Promise<T> {
     await this.#faults.enter({ verb: 'request', method: req.method, path: req.path }, req.signal);
     const target: RouteTarget = {
-      get: (resource, name, namespace, opts) => this.get(resource, name, namespace, opts),
+      get: (...args) => this.get(...args),
       list: (resource, opts) => this.list(resource, opts),
       create: (resource, obj, opts) => this.create(resource, obj, opts),
       update: (resource, obj, opts) => this.update(resource, obj, opts),
       // A raw PATCH gets the apiserver's answers, not the typed client's TypeErrors.
       patch: (ref, data, opts) => this.#patch(ref, data, opts),
-      delete: (resource, name, namespace, opts) => this.delete(resource, name, namespace, opts),
+      delete: (...args) => this.delete(...args),
     };
     return (await routeRequest(target, this.#table, this.#version, req)) as T;
   }
