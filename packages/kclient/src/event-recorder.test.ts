@@ -1,4 +1,4 @@
-import { builtins, type KubeObject, recordingLogger } from '@kubeloom/kube';
+import { builtins, defineResource, type KubeObject, recordingLogger } from '@kubeloom/kube';
 import type { FakeKubeClient } from '@kubeloom/kube/fake';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEventRecorder } from './create-event-recorder.ts';
@@ -50,11 +50,14 @@ function setup(options: Partial<EventRecorderOptions> = {}) {
 }
 
 /** The order of creation: names end in a timestamp made unique per recorder. */
+/** The Event resource, typed as the recorder's JSON. */
+const StoredEvents = defineResource<StoredEvent>(builtins.Event);
+
 const createdAt = (e: StoredEvent): bigint => BigInt(`0x${e.metadata?.name?.split('.').at(-1) ?? '0'}`);
 
 function listEvents(kube: FakeKubeClient, namespace: string): StoredEvent[] {
   return kube.cluster
-    .listObjects<StoredEvent>(builtins.Event, namespace)
+    .listObjects(StoredEvents, namespace)
     .sort((a, b) => (createdAt(a) < createdAt(b) ? -1 : 1));
 }
 

@@ -13,7 +13,7 @@ import type { ServerVersionInfo } from '../client.ts';
 import type { Status } from '../errors.ts';
 import { checkPatchType } from '../internal/request-helpers.ts';
 import type { KubeObject } from '../object.ts';
-import type { ResourceDescriptor } from '../resource.ts';
+import type { ResourceDescriptor, TypedResourceDescriptor } from '../resource.ts';
 import type {
   FailureOptions,
   FakeClusterOptions,
@@ -125,9 +125,9 @@ export class FakeCluster {
     return String(this.#history.compacted);
   }
 
-  /** A copy of one stored object, or undefined. */
+  /** A copy of one stored object (typed by the descriptor), or undefined. */
   getObject<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+    resource: TypedResourceDescriptor<T>,
     name: string,
     namespace?: string,
   ): T | undefined {
@@ -140,7 +140,10 @@ export class FakeCluster {
   }
 
   /** Copies of every stored object of a resource (optionally in one namespace), in key order. */
-  listObjects<T extends KubeObject = KubeObject>(resource: ResourceDescriptor, namespace?: string): T[] {
+  listObjects<T extends KubeObject = KubeObject>(
+    resource: TypedResourceDescriptor<T>,
+    namespace?: string,
+  ): T[] {
     const served = this.#table.lookup(resource.group, resource.version, resource.plural);
     if (!served) return [];
     return [...this.#history.bucket(served.storageKey).entries()]
