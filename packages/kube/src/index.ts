@@ -62,6 +62,11 @@ export {
   toApiError,
   UnauthorizedError,
 } from './errors.ts';
+export {
+  type FieldRequirement,
+  type ParsedFieldSelector,
+  parseFieldSelector,
+} from './field-selector.ts';
 export { ConnectionError, HttpApiClient, type HttpApiClientOptions } from './http-api-client.ts';
 export {
   extractTombstone,
@@ -76,6 +81,13 @@ export {
   type TransformFunc,
 } from './informer.ts';
 export { InformerCrdWatcher } from './informer-crd-watcher.ts';
+export {
+  type LabelRequirement,
+  type LabelSet,
+  type ParsedLabelSelector,
+  parseLabelSelector,
+  type SelectorOperator,
+} from './label-selector.ts';
 export {
   consoleLogger,
   type LogFields,
@@ -115,6 +127,7 @@ export {
   resourcePath,
   type TypedResourceDescriptor,
 } from './resource.ts';
+export { SelectorError, type SelectorKind } from './selector-error.ts';
 export { serializeError } from './serialize-error.ts';
 export { stripManagedFields } from './shared-informer.ts';
 export { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';

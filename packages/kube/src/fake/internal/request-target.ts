@@ -1,7 +1,8 @@
 import type { ResourceDescriptor } from '../../resource.ts';
 import type { JsonObject } from './json.ts';
 import type { ResourceTable, ServedResource } from './resource-table.ts';
-import { type ObjectPredicate, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.ts';
+import { SelectorError } from '../../selector-error.ts';
+import { fieldSelectorOf, labelSelectorPredicate, type ObjectPredicate } from './selectors.ts';
 import * as S from './status.ts';
 import { objectKeyOf } from './stored-object.ts';
 
@@ -52,12 +53,12 @@ export function selectionOf(
   },
 ): Selection {
   let labels: ObjectPredicate;
-  let fields: ReturnType<typeof parseFieldSelector>;
+  let fields: ReturnType<typeof fieldSelectorOf>;
   try {
-    labels = parseLabelSelector(opts.labelSelector);
-    fields = parseFieldSelector(opts.fieldSelector, served.descriptor.group, served.descriptor.plural);
+    labels = labelSelectorPredicate(opts.labelSelector);
+    fields = fieldSelectorOf(opts.fieldSelector, served.descriptor.group, served.descriptor.plural);
   } catch (err) {
-    if (err instanceof SelectorError) throw S.toError(S.badRequest(err.message));
+    if (err instanceof SelectorError) throw S.toError(S.badRequest(err.detail));
     throw err;
   }
   const namespaced = served.descriptor.namespaced;
