@@ -1,3 +1,4 @@
+import { SelectorError } from '@kubeloom/kube';
 import { describe, expect, it } from 'vitest';
 import { labelMatcher, labelSelectorString } from './label-selector.ts';
 
@@ -47,18 +48,28 @@ describe('labelMatcher', () => {
     expect(labelMatcher(undefined)({ a: 'b' })).toBe(true);
   });
 
-  it('rejects invalid selectors with the offending part', () => {
-    expect(() => labelMatcher('a in ()')).toThrow(/"a in \(\)" needs at least one value/);
-    expect(() => labelMatcher('a,,b')).toThrow(/empty requirement/);
-    expect(() => labelMatcher('a=b=c')).toThrow(/cannot parse "a=b=c"/);
-    expect(() => labelMatcher('n>x')).toThrow(/non-integer/);
-    expect(() => labelMatcher({ matchExpressions: [{ key: 'a', operator: 'In' }] })).toThrow(/needs values/);
+  it('accepts what the apiserver accepts: `in ()` is the empty value', () => {
+    expect(labelMatcher('a in ()')({ a: '' })).toBe(true);
+    expect(labelMatcher('a in ()')({ a: 'x' })).toBe(false);
+  });
+
+  it('rejects what the apiserver rejects, with its message', () => {
+    expect(() => labelMatcher('a,,b')).toThrow(
+      new SelectorError('label', 'a,,b', "found ',', expected: identifier after ','"),
+    );
+    expect(() => labelMatcher('a=b=c')).toThrow(/found '=', expected: ',' or 'end of string'/);
+    expect(() => labelMatcher('n>x')).toThrow(/the value must be an integer/);
+    expect(() => labelMatcher('-a')).toThrow(/name part must consist of alphanumeric characters/);
+    expect(() => labelMatcher({ matchExpressions: [{ key: 'a', operator: 'In' }] })).toThrow(
+      /values set can't be empty/,
+    );
     expect(() =>
       labelMatcher({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }),
-    ).toThrow(/takes no values/);
+    ).toThrow(/values set must be empty for exists and does not exist/);
     expect(() => labelMatcher({ matchExpressions: [{ key: 'a', operator: 'Near' }] })).toThrow(
-      /unknown operator/,
+      /"Near" is not a valid label selector operator/,
     );
+    expect(() => labelMatcher({ matchLabels: { a: 'x'.repeat(64) } })).toThrow(SelectorError);
   });
 });
 
@@ -77,7 +88,7 @@ describe('labelSelectorString', () => {
           { key: 'y', operator: 'DoesNotExist' },
         ],
       }),
-    ).toBe('app in (web),env notin (a,b),x,!y');
+    ).toBe('app=web,env notin (a,b),x,!y');
     expect(() => labelSelectorString('a in (')).toThrow(/invalid label selector/);
   });
 });

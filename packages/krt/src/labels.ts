@@ -43,8 +43,10 @@ export function getLabels(obj: unknown): Labels {
 }
 
 /**
- * The label selector of an object: `getLabelSelector()`, then `spec.selector` when it is a plain
- * map (Services), then `spec.selector.matchLabels` of a LabelSelector without expressions.
+ * The label selector of an object as a label map: `getLabelSelector()`, then `spec.selector` when
+ * it is a plain map (Services), then `spec.selector.matchLabels` of a LabelSelector without
+ * expressions. (The selector filters also evaluate `matchExpressions`, with `@kubeloom/kube`'s
+ * `parseLabelSelector`; a map cannot express them.)
  *
  * @throws LabelsUnavailableError otherwise.
  */
@@ -61,7 +63,7 @@ export function getLabelSelector(obj: unknown): Labels {
         if ('matchLabels' in s || 'matchExpressions' in s) {
           if (s.matchExpressions && s.matchExpressions.length > 0) {
             throw new LabelsUnavailableError(
-              'spec.selector has matchExpressions, which selector filters do not evaluate: augment the collection with getLabelSelector()',
+              'spec.selector has matchExpressions, which a label map cannot express (selector filters evaluate them themselves)',
             );
           }
           return s.matchLabels ?? EMPTY;

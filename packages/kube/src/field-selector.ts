@@ -60,7 +60,7 @@ function splitTerm(term: string): FieldRequirement | undefined {
 }
 
 /** `fields.UnescapeValue`; the message when the value is not valid. */
-function unescape(value: string): string | { error: string } {
+function unescapeValue(value: string): string | { error: string } {
   if (!/[\\,=]/.test(value)) return value;
   let out = '';
   let escaped = false;
@@ -93,9 +93,13 @@ export function parseFieldSelector(selector: string): ParsedFieldSelector {
     if (term === '') continue;
     const parsed = splitTerm(term);
     if (parsed === undefined) {
-      throw new SelectorError('field', selector, `invalid selector: '${selector}'; can't understand '${term}'`);
+      throw new SelectorError(
+        'field',
+        selector,
+        `invalid selector: '${selector}'; can't understand '${term}'`,
+      );
     }
-    const value = unescape(parsed.value);
+    const value = unescapeValue(parsed.value);
     if (typeof value !== 'string') throw new SelectorError('field', selector, value.error);
     requirements.push(Object.freeze({ ...parsed, value }));
   }

@@ -45,20 +45,7 @@ export interface ParsedLabelSelector {
   toString(): string;
 }
 
-type Token =
-  | 'end'
-  | 'identifier'
-  | 'in'
-  | 'notin'
-  | '('
-  | ')'
-  | ','
-  | '!'
-  | '='
-  | '=='
-  | '!='
-  | '>'
-  | '<';
+type Token = 'end' | 'identifier' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<';
 
 const KEYWORDS: ReadonlyMap<string, Token> = new Map<string, Token>([
   ['in', 'in'],
@@ -132,26 +119,36 @@ function newRequirement(
     case 'in':
     case 'notin':
       if (values.length === 0)
-        errs.push(`${valuesPath}: Invalid value: ${goList}: for 'in', 'notin' operators, values set can't be empty`);
+        errs.push(
+          `${valuesPath}: Invalid value: ${goList}: for 'in', 'notin' operators, values set can't be empty`,
+        );
       break;
     case '=':
     case '==':
     case '!=':
       if (values.length !== 1)
-        errs.push(`${valuesPath}: Invalid value: ${goList}: exact-match compatibility requires one single value`);
+        errs.push(
+          `${valuesPath}: Invalid value: ${goList}: exact-match compatibility requires one single value`,
+        );
       break;
     case 'exists':
     case '!':
       if (values.length !== 0)
-        errs.push(`${valuesPath}: Invalid value: ${goList}: values set must be empty for exists and does not exist`);
+        errs.push(
+          `${valuesPath}: Invalid value: ${goList}: values set must be empty for exists and does not exist`,
+        );
       break;
     case 'gt':
     case 'lt':
       if (values.length !== 1)
-        errs.push(`${valuesPath}: Invalid value: ${goList}: for 'Gt', 'Lt' operators, exactly one value is required`);
+        errs.push(
+          `${valuesPath}: Invalid value: ${goList}: for 'Gt', 'Lt' operators, exactly one value is required`,
+        );
       values.forEach((v, i) => {
         if (!isInt64(v))
-          errs.push(invalidValue(`${valuesPath}[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+          errs.push(
+            invalidValue(`${valuesPath}[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"),
+          );
       });
       break;
   }
@@ -177,7 +174,9 @@ class Parser {
   /** The next token; in a value position `in` and `notin` are identifiers. */
   #peek(values: boolean): Scanned {
     const item = this.#items[Math.min(this.#pos, this.#items.length - 1)]!;
-    return values && (item.token === 'in' || item.token === 'notin') ? { ...item, token: 'identifier' } : item;
+    return values && (item.token === 'in' || item.token === 'notin')
+      ? { ...item, token: 'identifier' }
+      : item;
   }
 
   #next(values: boolean): Scanned {
@@ -196,12 +195,14 @@ class Parser {
           try {
             requirements.push(this.#requirement());
           } catch (err) {
-            if (err instanceof ParseFailure) throw new ParseFailure(`unable to parse requirement: ${err.message}`);
+            if (err instanceof ParseFailure)
+              throw new ParseFailure(`unable to parse requirement: ${err.message}`);
             throw err;
           }
           const after = this.#next(true);
           if (after.token === 'end') return requirements;
-          if (after.token !== ',') throw new ParseFailure(`found '${after.literal}', expected: ',' or 'end of string'`);
+          if (after.token !== ',')
+            throw new ParseFailure(`found '${after.literal}', expected: ',' or 'end of string'`);
           const following = this.#peek(true);
           if (following.token !== 'identifier' && following.token !== '!')
             throw new ParseFailure(`found '${following.literal}', expected: identifier after ','`);
@@ -381,7 +382,9 @@ function requirementString(r: LabelRequirement): string {
 function selectorOf(requirements: LabelRequirement[]): ParsedLabelSelector {
   // A stable sort by key, as labels.Parse and Selector.Add order them.
   requirements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const frozen = Object.freeze(requirements.map((r) => Object.freeze({ ...r, values: Object.freeze([...r.values]) })));
+  const frozen = Object.freeze(
+    requirements.map((r) => Object.freeze({ ...r, values: Object.freeze([...r.values]) })),
+  );
   const text = frozen.map(requirementString).join(',');
   return {
     requirements: frozen,
@@ -412,10 +415,16 @@ function selectorOf(requirements: LabelRequirement[]): ParsedLabelSelector {
  */
 export function parseLabelSelector(selector: string | V1LabelSelector): ParsedLabelSelector {
   try {
-    return selectorOf(typeof selector === 'string' ? new Parser(selector).parse() : fromLabelSelector(selector));
+    return selectorOf(
+      typeof selector === 'string' ? new Parser(selector).parse() : fromLabelSelector(selector),
+    );
   } catch (err) {
     if (err instanceof ParseFailure) {
-      throw new SelectorError('label', typeof selector === 'string' ? selector : JSON.stringify(selector), err.message);
+      throw new SelectorError(
+        'label',
+        typeof selector === 'string' ? selector : JSON.stringify(selector),
+        err.message,
+      );
     }
     throw err;
   }

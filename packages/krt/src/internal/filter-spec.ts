@@ -1,5 +1,6 @@
-import { getLabelSelector, getLabels, isSubset, type Labels, selectsNonEmpty } from '../labels.ts';
+import { getLabels, isSubset, type Labels } from '../labels.ts';
 import type { CollectionInternals, IndexView } from './internals.ts';
+import { objectSelector, selectorSelects } from './object-selector.ts';
 
 /** The combined filter of one fetch. */
 export interface FilterSpec {
@@ -38,9 +39,9 @@ export function hasPredicates(f: FilterSpec): boolean {
 /** The predicates other than key/index, on an (augmented) object. */
 export function matchesPredicates(f: FilterSpec, obj: unknown): boolean {
   if (f.labels !== undefined && !isSubset(f.labels, getLabels(obj))) return false;
-  if (f.selectsNonEmpty !== undefined && !selectsNonEmpty(getLabelSelector(obj), f.selectsNonEmpty))
+  if (f.selectsNonEmpty !== undefined && !selectorSelects(objectSelector(obj), f.selectsNonEmpty, true))
     return false;
-  if (f.selects !== undefined && !isSubset(getLabelSelector(obj), f.selects)) return false;
+  if (f.selects !== undefined && !selectorSelects(objectSelector(obj), f.selects, false)) return false;
   if (f.generic !== undefined) for (const g of f.generic) if (!g(obj)) return false;
   return true;
 }

@@ -16,12 +16,15 @@
  * selects, and nothing else.
  *
  * Objects whose selector or labels cannot be read are indexed under a marker and are always
- * candidates, so the fetch reports the error (as a plain scan would).
+ * candidates, so the fetch reports the error (as a plain scan would). So are objects whose
+ * selector has `matchExpressions` and no `matchLabels` (no pair to file them under); with
+ * `matchLabels` they are filed under those pairs, which every label set they select has.
  */
-import { getLabelSelector, getLabels, type Labels } from '../labels.ts';
+import { getLabels, type Labels } from '../labels.ts';
 import type { FilterSpec } from './filter-spec.ts';
 import type { CollectionInternals, IndexView } from './internals.ts';
 import { namespaceOf } from './namespace-of.ts';
+import { type ObjectSelector, objectSelector } from './object-selector.ts';
 
 /** Marks the names of automatic indexes (informer collections keep them themselves). */
 export const AUTO_INDEX_MARK = '\0krt/';
@@ -33,7 +36,7 @@ const LABELS_ANY_NAMESPACE = `${AUTO_INDEX_MARK}labels@any`;
 
 /** Posting suffix of objects with an empty selector (selected by `selects`, never by `selectsNonEmpty`). */
 const EMPTY = '\u0001';
-/** Posting suffix of objects whose selector or labels cannot be read. */
+/** Posting suffix of objects whose selector or labels cannot be read, or that no pair can file (always candidates). */
 const BROKEN = '\u0002';
 /** The scope of a dependency that is not restricted to a namespace (not a valid namespace). */
 const ANY_NAMESPACE = '\u0003';
@@ -57,16 +60,20 @@ function selectorPostings(
   scoped: boolean,
 ) {
   const scope = scoped ? namespaceOf(obj) : '';
-  let sel: Labels;
+  let sel: ObjectSelector;
   try {
-    sel = getLabelSelector(augment ? augment(obj) : obj);
+    sel = objectSelector(augment ? augment(obj) : obj);
   } catch {
     a.broken = true;
     return [scope + BROKEN];
   }
   const out: string[] = [];
-  for (const k in sel) out.push(pairKey(scope, k, sel[k]!));
-  if (out.length === 0) out.push(scope + EMPTY);
+  for (const k in sel.pairs) out.push(pairKey(scope, k, sel.pairs[k]!));
+  if (out.length === 0) {
+    if (sel.expressions === undefined) return [scope + EMPTY];
+    a.broken = true;
+    return [scope + BROKEN];
+  }
   return out;
 }
 
@@ -256,13 +263,18 @@ export function selectorDependants(
   routes: ReadonlyMap<string, ReadonlySet<string>>,
   into: Set<string>,
 ): void {
-  let sel: Labels;
+  let full: ObjectSelector | undefined;
   try {
-    sel = getLabelSelector(augment ? augment(obj) : obj);
+    full = objectSelector(augment ? augment(obj) : obj);
   } catch {
+    full = undefined;
+  }
+  // Unreadable, or expressions without a pair to narrow the inputs they may select: all of them.
+  if (full === undefined || (full.expressions !== undefined && Object.keys(full.pairs).length === 0)) {
     for (const s of routes.values()) addAll(s, into);
     return;
   }
+  const sel = full.pairs;
   const ns = namespaceOf(obj);
   let inNs: ReadonlySet<string> | undefined;
   let inAny: ReadonlySet<string> | undefined;

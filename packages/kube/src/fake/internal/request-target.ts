@@ -1,7 +1,7 @@
 import type { ResourceDescriptor } from '../../resource.ts';
+import { SelectorError } from '../../selector-error.ts';
 import type { JsonObject } from './json.ts';
 import type { ResourceTable, ServedResource } from './resource-table.ts';
-import { SelectorError } from '../../selector-error.ts';
 import { fieldSelectorOf, labelSelectorPredicate, type ObjectPredicate } from './selectors.ts';
 import * as S from './status.ts';
 import { objectKeyOf } from './stored-object.ts';

@@ -124,11 +124,7 @@ export interface FieldSelector {
  * and, for some built-ins (pods, secrets, events, namespaces, nodes, services, jobs), the fields
  * their strategies index, with the apiserver's error for any other field. @throws SelectorError
  */
-export function fieldSelectorOf(
-  selector: string | undefined,
-  group: string,
-  plural: string,
-): FieldSelector {
+export function fieldSelectorOf(selector: string | undefined, group: string, plural: string): FieldSelector {
   if (!selector) return { matches: () => true, singleName: undefined };
   const parsed = parseFieldSelectorGrammar(selector);
   const table = FIELD_TABLES[`${group}/${plural}`] ?? GENERIC;
