@@ -24,9 +24,9 @@ export interface ServerVersionInfo {
 export interface InformerOptions {
   /** One namespace, or all namespaces when omitted. */
   readonly namespace?: string | undefined;
-  /** Server-side label selector. */
+  /** Server-side label selector; one the apiserver would refuse throws a `SelectorError` at `informer()`. */
   readonly labelSelector?: string | undefined;
-  /** Server-side field selector. */
+  /** Server-side field selector; a malformed one throws a `SelectorError` at `informer()`. */
   readonly fieldSelector?: string | undefined;
   /**
    * An ingest transform and its name (the name is part of the sharing key). Default: drop

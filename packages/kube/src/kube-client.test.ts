@@ -7,6 +7,7 @@ import { createFakeApiClient, createFakeKubeClient } from './fake/index.ts';
 import type { SharedInformer } from './informer.ts';
 import { InformerCrdWatcher } from './informer-crd-watcher.ts';
 import { noopLogger } from './logger.ts';
+import { SelectorError } from './selector-error.ts';
 
 describe('KubeClient over the fake cluster', () => {
   it('waitForCacheSync resolves true once every function is true, false when the signal aborts', async () => {
@@ -58,6 +59,16 @@ describe('KubeClient over the fake cluster', () => {
     expect(() => kube.objectApi()).toThrow(/use client.api/);
     kube.shutdown();
     expect(() => kube.informer(builtins.ConfigMap)).toThrow(/shut down/);
+  });
+
+  it('refuses a selector the apiserver would refuse when the informer is asked for, not on every list', () => {
+    const kube = createFakeKubeClient({ logger: noopLogger });
+    expect(() => kube.informer(builtins.ConfigMap, { labelSelector: 'app in (web' })).toThrow(
+      new SelectorError('label', 'app in (web', "unable to parse requirement: found '', expected: ',' or ')'"),
+    );
+    expect(() => kube.informer(builtins.ConfigMap, { fieldSelector: 'metadata.name' })).toThrow(SelectorError);
+    expect(kube.informer(builtins.ConfigMap, { labelSelector: 'app in (web)' })).toBeDefined();
+    kube.shutdown();
   });
 
   it('waitForCRD cleans up its callback when aborted', async () => {

@@ -4,9 +4,11 @@ import { builtins } from './builtins.ts';
 import type { InformerOptions, InformerTuning, KubeClient, ServerVersionInfo } from './client.ts';
 import type { CrdWatcher } from './crd-watcher.ts';
 import { DiscoveryRegistry } from './discovery-registry.ts';
+import { parseFieldSelector } from './field-selector.ts';
 import type { SharedInformer } from './informer.ts';
 import { InformerCrdWatcher } from './informer-crd-watcher.ts';
 import { sleep } from './internal/sleep.ts';
+import { parseLabelSelector } from './label-selector.ts';
 import { consoleLogger, type Logger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
@@ -118,6 +120,9 @@ class KubeClientImpl implements KubeClient {
         `${resource.kind} is cluster-scoped: an informer for it cannot be limited to namespace "${opts.namespace}"`,
       );
     }
+    // A selector the apiserver would refuse fails here, not as a list that keeps failing.
+    if (opts.labelSelector) parseLabelSelector(opts.labelSelector);
+    if (opts.fieldSelector) parseFieldSelector(opts.fieldSelector);
     const key = informerKeyString(resource, opts) + (filter === this.objectFilter ? '' : ':unfiltered');
     let informer = this.#informers.get(key);
     if (!informer) {
