@@ -64,9 +64,15 @@ describe('KubeClient over the fake cluster', () => {
   it('refuses a selector the apiserver would refuse when the informer is asked for, not on every list', () => {
     const kube = createFakeKubeClient({ logger: noopLogger });
     expect(() => kube.informer(builtins.ConfigMap, { labelSelector: 'app in (web' })).toThrow(
-      new SelectorError('label', 'app in (web', "unable to parse requirement: found '', expected: ',' or ')'"),
+      new SelectorError(
+        'label',
+        'app in (web',
+        "unable to parse requirement: found '', expected: ',' or ')'",
+      ),
     );
-    expect(() => kube.informer(builtins.ConfigMap, { fieldSelector: 'metadata.name' })).toThrow(SelectorError);
+    expect(() => kube.informer(builtins.ConfigMap, { fieldSelector: 'metadata.name' })).toThrow(
+      SelectorError,
+    );
     expect(kube.informer(builtins.ConfigMap, { labelSelector: 'app in (web)' })).toBeDefined();
     kube.shutdown();
   });

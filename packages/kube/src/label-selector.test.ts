@@ -108,16 +108,19 @@ describe('parseLabelSelector: the apiserver grammar', () => {
     expect(() => parseLabelSelector('a,')).toThrow(
       new SelectorError('label', 'a,', "found '', expected: identifier after ','"),
     );
-    const err = (() => {
-      try {
-        parseLabelSelector('a,');
-      } catch (e) {
-        return e as SelectorError;
-      }
-    })();
+    let err: unknown;
+    try {
+      parseLabelSelector('a,');
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(TypeError);
-    expect(err?.message).toBe(`invalid label selector "a,": found '', expected: identifier after ','`);
-    expect(err?.kind).toBe('label');
+    expect(err).toMatchObject({
+      name: 'SelectorError',
+      kind: 'label',
+      selector: 'a,',
+      message: `invalid label selector "a,": found '', expected: identifier after ','`,
+    });
   });
 
   it('stops at a NUL, as the apiserver lexer does', () => {
