@@ -1,6 +1,6 @@
 import { getLabels, isSubset, type Labels } from '../labels.ts';
 import type { CollectionInternals, IndexView } from './internals.ts';
-import { objectSelector, selectorSelects } from './object-selector.ts';
+import { objectSelects } from './object-selector.ts';
 
 /** The combined filter of one fetch. */
 export interface FilterSpec {
@@ -39,9 +39,8 @@ export function hasPredicates(f: FilterSpec): boolean {
 /** The predicates other than key/index, on an (augmented) object. */
 export function matchesPredicates(f: FilterSpec, obj: unknown): boolean {
   if (f.labels !== undefined && !isSubset(f.labels, getLabels(obj))) return false;
-  if (f.selectsNonEmpty !== undefined && !selectorSelects(objectSelector(obj), f.selectsNonEmpty, true))
-    return false;
-  if (f.selects !== undefined && !selectorSelects(objectSelector(obj), f.selects, false)) return false;
+  if (f.selectsNonEmpty !== undefined && !objectSelects(obj, f.selectsNonEmpty, true)) return false;
+  if (f.selects !== undefined && !objectSelects(obj, f.selects, false)) return false;
   if (f.generic !== undefined) for (const g of f.generic) if (!g(obj)) return false;
   return true;
 }

@@ -20,11 +20,11 @@
  * selector has `matchExpressions` and no `matchLabels` (no pair to file them under); with
  * `matchLabels` they are filed under those pairs, which every label set they select has.
  */
-import { getLabels, type Labels } from '../labels.ts';
+import { getLabelSelector, getLabels, type Labels } from '../labels.ts';
 import type { FilterSpec } from './filter-spec.ts';
 import type { CollectionInternals, IndexView } from './internals.ts';
 import { namespaceOf } from './namespace-of.ts';
-import { type ObjectSelector, objectSelector } from './object-selector.ts';
+import { expressionSelector } from './object-selector.ts';
 
 /** Marks the names of automatic indexes (informer collections keep them themselves). */
 export const AUTO_INDEX_MARK = '\0krt/';
@@ -60,17 +60,21 @@ function selectorPostings(
   scoped: boolean,
 ) {
   const scope = scoped ? namespaceOf(obj) : '';
-  let sel: ObjectSelector;
+  let sel: Labels;
+  let withExpressions: boolean;
   try {
-    sel = objectSelector(augment ? augment(obj) : obj);
+    const o = augment ? augment(obj) : obj;
+    const exprs = expressionSelector(o);
+    withExpressions = exprs !== undefined;
+    sel = exprs !== undefined ? exprs.pairs : getLabelSelector(o);
   } catch {
     a.broken = true;
     return [scope + BROKEN];
   }
   const out: string[] = [];
-  for (const k in sel.pairs) out.push(pairKey(scope, k, sel.pairs[k]!));
+  for (const k in sel) out.push(pairKey(scope, k, sel[k]!));
   if (out.length === 0) {
-    if (sel.expressions === undefined) return [scope + EMPTY];
+    if (!withExpressions) return [scope + EMPTY];
     a.broken = true;
     return [scope + BROKEN];
   }
@@ -263,18 +267,20 @@ export function selectorDependants(
   routes: ReadonlyMap<string, ReadonlySet<string>>,
   into: Set<string>,
 ): void {
-  let full: ObjectSelector | undefined;
+  let sel: Labels | undefined;
   try {
-    full = objectSelector(augment ? augment(obj) : obj);
+    const o = augment ? augment(obj) : obj;
+    const exprs = expressionSelector(o);
+    // Expressions without a pair narrow nothing: treated as unreadable (every input).
+    if (exprs === undefined) sel = getLabelSelector(o);
+    else if (Object.keys(exprs.pairs).length > 0) sel = exprs.pairs;
   } catch {
-    full = undefined;
+    sel = undefined;
   }
-  // Unreadable, or expressions without a pair to narrow the inputs they may select: all of them.
-  if (full === undefined || (full.expressions !== undefined && Object.keys(full.pairs).length === 0)) {
+  if (sel === undefined) {
     for (const s of routes.values()) addAll(s, into);
     return;
   }
-  const sel = full.pairs;
   const ns = namespaceOf(obj);
   let inNs: ReadonlySet<string> | undefined;
   let inAny: ReadonlySet<string> | undefined;
