@@ -103,17 +103,16 @@ const BINARY_OPERATORS = 'in, notin, =, ==, !=, gt, lt';
 /** A failed parse, with the apiserver's message. */
 class ParseFailure extends Error {}
 
-/** apimachinery's `labels.NewRequirement`: the requirement's own validation, `path` prefixing each error. */
+/** apimachinery's `labels.NewRequirement` (with the root path the apiserver gives it): the requirement's own validation. */
 function newRequirement(
   key: string,
   operator: SelectorOperator,
   values: readonly string[],
-  path: string,
 ): LabelRequirement {
   const errs: string[] = [];
   const keyErrs = labelKeyErrors(key);
-  if (keyErrs.length > 0) errs.push(invalidValue(`${path}key`, key, keyErrs.join('; ')));
-  const valuesPath = `${path}values`;
+  if (keyErrs.length > 0) errs.push(invalidValue('key', key, keyErrs.join('; ')));
+  const valuesPath = 'values';
   const goList = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
   switch (operator) {
     case 'in':
@@ -228,11 +227,11 @@ class Parser {
     if (keyErrs.length > 0) throw new ParseFailure(invalidValue('<nil>', literal, keyErrs.join('; ')));
     const key = literal;
     const lookahead = this.#peek(true).token;
-    if (negated) return newRequirement(key, '!', [], '');
-    if (lookahead === 'end' || lookahead === ',') return newRequirement(key, 'exists', [], '');
+    if (negated) return newRequirement(key, '!', []);
+    if (lookahead === 'end' || lookahead === ',') return newRequirement(key, 'exists', []);
     const operator = this.#operator();
     const values = operator === 'in' || operator === 'notin' ? this.#valueSet() : this.#exactValue();
-    return newRequirement(key, operator, sortedUnique(values), '');
+    return newRequirement(key, operator, sortedUnique(values));
   }
 
   #operator(): SelectorOperator {
@@ -320,7 +319,7 @@ function fromLabelSelector(selector: V1LabelSelector): LabelRequirement[] {
   const out: LabelRequirement[] = [];
   const matchLabels = selector.matchLabels ?? {};
   for (const key of Object.keys(matchLabels).sort()) {
-    out.push(newRequirement(key, '=', [matchLabels[key]!], ''));
+    out.push(newRequirement(key, '=', [matchLabels[key]!]));
   }
   for (const e of selector.matchExpressions ?? []) {
     const operator = LABEL_SELECTOR_OPERATORS[e.operator];
@@ -329,7 +328,7 @@ function fromLabelSelector(selector: V1LabelSelector): LabelRequirement[] {
         `${JSON.stringify(e.operator)} is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`,
       );
     }
-    out.push(newRequirement(e.key, operator, [...(e.values ?? [])], ''));
+    out.push(newRequirement(e.key, operator, [...(e.values ?? [])]));
   }
   return out;
 }

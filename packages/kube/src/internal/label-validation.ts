@@ -91,7 +91,7 @@ const GO_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** Go's `%q` of a string, as the apiserver quotes invalid values in its messages. */
-export function goQuote(s: string): string {
+function goQuote(s: string): string {
   let out = '"';
   for (const c of s) {
     const escaped = GO_ESCAPES[c];
