@@ -51,6 +51,22 @@ export function getLabels(obj: unknown): Labels {
  * @throws LabelsUnavailableError otherwise.
  */
 export function getLabelSelector(obj: unknown): Labels {
+  const sel = labelSelectorMap(obj);
+  if (sel === null) {
+    throw new LabelsUnavailableError(
+      'spec.selector has matchExpressions, which a label map cannot express (selector filters evaluate them themselves)',
+    );
+  }
+  return sel;
+}
+
+/**
+ * {@link getLabelSelector}, but `null` for a `spec.selector` with `matchExpressions` (krt's
+ * selector filters then evaluate it whole; internal, not exported from the package).
+ *
+ * @throws LabelsUnavailableError when the object has no selector.
+ */
+export function labelSelectorMap(obj: unknown): Labels | null {
   if (obj !== null && typeof obj === 'object') {
     const fn = (obj as Partial<LabelSelectorer>).getLabelSelector;
     if (typeof fn === 'function') return fn.call(obj) ?? EMPTY;
@@ -61,11 +77,7 @@ export function getLabelSelector(obj: unknown): Labels {
       if (typeof sel === 'object') {
         const s = sel as { matchLabels?: Labels; matchExpressions?: unknown[] };
         if ('matchLabels' in s || 'matchExpressions' in s) {
-          if (s.matchExpressions && s.matchExpressions.length > 0) {
-            throw new LabelsUnavailableError(
-              'spec.selector has matchExpressions, which a label map cannot express (selector filters evaluate them themselves)',
-            );
-          }
+          if (s.matchExpressions && s.matchExpressions.length > 0) return null;
           return s.matchLabels ?? EMPTY;
         }
         return sel as Labels;

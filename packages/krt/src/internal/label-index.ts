@@ -20,7 +20,7 @@
  * selector has `matchExpressions` and no `matchLabels` (no pair to file them under); with
  * `matchLabels` they are filed under those pairs, which every label set they select has.
  */
-import { getLabelSelector, getLabels, type Labels } from '../labels.ts';
+import { getLabels, type Labels, labelSelectorMap } from '../labels.ts';
 import type { FilterSpec } from './filter-spec.ts';
 import type { CollectionInternals, IndexView } from './internals.ts';
 import { namespaceOf } from './namespace-of.ts';
@@ -64,9 +64,9 @@ function selectorPostings(
   let withExpressions: boolean;
   try {
     const o = augment ? augment(obj) : obj;
-    const exprs = expressionSelector(o);
-    withExpressions = exprs !== undefined;
-    sel = exprs !== undefined ? exprs.pairs : getLabelSelector(o);
+    const map = labelSelectorMap(o);
+    withExpressions = map === null;
+    sel = map ?? expressionSelector(o).pairs;
   } catch {
     a.broken = true;
     return [scope + BROKEN];
@@ -270,10 +270,13 @@ export function selectorDependants(
   let sel: Labels | undefined;
   try {
     const o = augment ? augment(obj) : obj;
-    const exprs = expressionSelector(o);
+    const map = labelSelectorMap(o);
     // Expressions without a pair narrow nothing: treated as unreadable (every input).
-    if (exprs === undefined) sel = getLabelSelector(o);
-    else if (Object.keys(exprs.pairs).length > 0) sel = exprs.pairs;
+    if (map !== null) sel = map;
+    else {
+      const { pairs } = expressionSelector(o);
+      if (Object.keys(pairs).length > 0) sel = pairs;
+    }
   } catch {
     sel = undefined;
   }

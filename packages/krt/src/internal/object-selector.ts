@@ -1,11 +1,10 @@
 import { type ParsedLabelSelector, parseLabelSelector, SelectorError } from '@kubeloom/kube';
 import type { V1LabelSelector } from '@kubernetes/client-node';
 import {
-  getLabelSelector,
   isSubset,
-  type LabelSelectorer,
   type Labels,
   LabelsUnavailableError,
+  labelSelectorMap,
   selectsNonEmpty,
 } from '../labels.ts';
 
@@ -27,31 +26,25 @@ const EMPTY: Labels = Object.freeze({});
 const parsed = new WeakMap<object, ExpressionSelector>();
 
 /**
- * The object's selector when it is a `metav1.LabelSelector` with `matchExpressions` (and the
- * object has no `getLabelSelector()`); `undefined` when a label map says it all (then
- * `getLabelSelector` reads it).
+ * The parsed selector of an object whose `spec.selector` has `matchExpressions` (one for which
+ * `labelSelectorMap` answers `null`).
  *
  * @throws LabelsUnavailableError when the selector is invalid, with the apiserver's message.
  */
-export function expressionSelector(obj: unknown): ExpressionSelector | undefined {
-  if (obj === null || typeof obj !== 'object') return undefined;
-  if (typeof (obj as Partial<LabelSelectorer>).getLabelSelector === 'function') return undefined;
-  const sel = (obj as { spec?: { selector?: unknown } }).spec?.selector;
-  if (sel === null || typeof sel !== 'object') return undefined;
-  const exprs = (sel as V1LabelSelector).matchExpressions;
-  if (!Array.isArray(exprs) || exprs.length === 0) return undefined;
+export function expressionSelector(obj: unknown): ExpressionSelector {
+  const sel = (obj as { spec: { selector: V1LabelSelector } }).spec.selector;
   let out = parsed.get(sel);
   if (out === undefined) {
     let selector: ParsedLabelSelector;
     try {
-      selector = parseLabelSelector(sel as V1LabelSelector);
+      selector = parseLabelSelector(sel);
     } catch (err) {
       if (err instanceof SelectorError) {
         throw new LabelsUnavailableError(`spec.selector is not a valid label selector: ${err.detail}`);
       }
       throw err;
     }
-    out = { pairs: (sel as V1LabelSelector).matchLabels ?? EMPTY, selector };
+    out = { pairs: sel.matchLabels ?? EMPTY, selector };
     parsed.set(sel, out);
   }
   return out;
@@ -64,8 +57,7 @@ export function expressionSelector(obj: unknown): ExpressionSelector | undefined
  * @throws LabelsUnavailableError when the object has no selector or an invalid one.
  */
 export function objectSelects(obj: unknown, labels: Labels, nonEmpty: boolean): boolean {
-  const exprs = expressionSelector(obj);
-  if (exprs !== undefined) return exprs.selector.matches(labels);
-  const sel = getLabelSelector(obj);
+  const sel = labelSelectorMap(obj);
+  if (sel === null) return expressionSelector(obj).selector.matches(labels);
   return nonEmpty ? selectsNonEmpty(sel, labels) : isSubset(sel, labels);
 }
