@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kubectl and etcd from the Go module proxy into a versioned cache outside
-# any repository (envtest-style; no download, no Docker). Run it through the package's bin, which
+# Builds the control-plane binaries from the Go module proxy into a versioned cache outside any
+# repository (envtest-style; no download, no Docker): etcd, kube-apiserver and kubectl (the lean
+# plane), kube-controller-manager and kube-scheduler (same Kubernetes module and version) and kwok
+# (simulated nodes) for the plane that runs workloads. Run it through the package's bin, which
 # chooses the directory (the one @kubeloom/testing looks in) and the target OS/arch:
 #
-#   npx kubeloom-testing assets     # in the kubeloom repository: pnpm control-plane:assets
+#   npx kubeloom-testing assets            # everything; in the kubeloom repository: pnpm control-plane:assets
+#   npx kubeloom-testing assets --lean     # etcd, kube-apiserver and kubectl only
 #
-# Environment (set by the bin): KUBELOOM_ASSETS_DIR, the output directory; GOOS and GOARCH.
-# The wrapper modules beside this script (kube/, etcd/) pin every version (go.mod + go.sum);
+# Arguments: the binaries to build (default: all six). Environment (set by the bin):
+# KUBELOOM_ASSETS_DIR, the output directory; GOOS and GOARCH.
+# The wrapper modules beside this script (kube/, etcd/, kwok/) pin every version (go.mod + go.sum);
 # nothing is written beside them. Binaries already built at these versions are kept, and then
-# Go is not needed. Progress goes to stderr; the only line on stdout is the asset directory.
+# Go is not needed. The Kubernetes binaries missing are built in one `go build`, so the packages
+# they share compile once. Progress goes to stderr; the only line on stdout is the asset directory.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,6 +21,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # (src/cli.test.ts checks it).
 K8S_VERSION="1.37.2"
 ETCD_VERSION="3.7.3"
+KWOK_VERSION="0.8.0"
 
 log() { echo "[control-plane-assets] $*" >&2; }
 
@@ -70,33 +76,81 @@ build_etcd() {
   log "etcd ${ETCD_VERSION}: built in $((SECONDS - start)) s"
 }
 
-build_kube() { # $1 command name (kube-apiserver | kubectl)
-  local name="$1"
-  if have_version "$OUT/$name" "v${K8S_VERSION}"; then
-    log "$name v${K8S_VERSION}: cached"
-    return
-  fi
-  need_go
-  log "$name v${K8S_VERSION}: building (measured cold on 2 cores: kube-apiserver about 4 minutes, kubectl under 1 minute after it)"
-  local start=$SECONDS minor
+kube_ldflags() {
+  local minor ldf="-s -w"
   minor="$(echo "$K8S_VERSION" | cut -d. -f2)"
-  local ldf="-s -w"
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldf+=" -X $pkg.gitVersion=v${K8S_VERSION} -X $pkg.gitMajor=1 -X $pkg.gitMinor=${minor}"
     ldf+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=module-v${K8S_VERSION}"
     ldf+=" -X $pkg.buildDate=1970-01-01T00:00:00Z"
   done
-  (cd "$HERE/kube" && go build -trimpath -tags selinux,notest,grpcnotrace \
-    -ldflags "$ldf" -o "$OUT/$name.tmp" "k8s.io/kubernetes/cmd/$name")
-  mv "$OUT/$name.tmp" "$OUT/$name"
-  log "$name v${K8S_VERSION}: built in $((SECONDS - start)) s"
+  echo "$ldf"
 }
 
-build_etcd
-build_kube kube-apiserver
-build_kube kubectl
+build_kube() { # $@ command names (kube-apiserver, kubectl, kube-controller-manager, kube-scheduler)
+  local missing=() name
+  for name in "$@"; do
+    if have_version "$OUT/$name" "v${K8S_VERSION}"; then
+      log "$name v${K8S_VERSION}: cached"
+    else
+      missing+=("$name")
+    fi
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return
+  need_go
+  log "${missing[*]} v${K8S_VERSION}: building in one go (measured cold on 2 cores: kube-apiserver" \
+    "about 4 minutes; all four about 12 minutes)"
+  local start=$SECONDS pkgs=()
+  for name in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$name"); done
+  BUILD_TMP="$(mktemp -d "$OUT/.build.XXXXXX")"
+  trap 'rm -rf "$BUILD_TMP"' EXIT
+  # With several packages, `-o` names a directory and each binary is written into it.
+  (cd "$HERE/kube" && go build -trimpath -tags selinux,notest,grpcnotrace \
+    -ldflags "$(kube_ldflags)" -o "$BUILD_TMP/" "${pkgs[@]}")
+  for name in "${missing[@]}"; do mv "$BUILD_TMP/$name" "$OUT/$name"; done
+  rm -rf "$BUILD_TMP"
+  trap - EXIT
+  log "${missing[*]} v${K8S_VERSION}: built in $((SECONDS - start)) s"
+}
 
-etcd_version="$("$OUT/etcd" --version)"
-echo "${etcd_version%%$'\n'*}" >&2
-"$OUT/kube-apiserver" --version >&2
+build_kwok() {
+  if have_version "$OUT/kwok" "${KWOK_VERSION}"; then
+    log "kwok v${KWOK_VERSION}: cached"
+    return
+  fi
+  need_go
+  log "kwok v${KWOK_VERSION}: building (about 1.5 minutes cold on 2 cores)"
+  local start=$SECONDS
+  (cd "$HERE/kwok" && go build -trimpath \
+    -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=v${KWOK_VERSION}" \
+    -o "$OUT/kwok.tmp" sigs.k8s.io/kwok/cmd/kwok)
+  mv "$OUT/kwok.tmp" "$OUT/kwok"
+  log "kwok v${KWOK_VERSION}: built in $((SECONDS - start)) s"
+}
+
+ALL=(etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kwok)
+WANTED=("$@")
+[[ ${#WANTED[@]} -eq 0 ]] && WANTED=("${ALL[@]}")
+KUBE=()
+for name in "${WANTED[@]}"; do
+  case "$name" in
+    etcd | kwok) ;;
+    kube-apiserver | kubectl | kube-controller-manager | kube-scheduler) KUBE+=("$name") ;;
+    *) log "error: unknown binary \"$name\"; known: ${ALL[*]}"; exit 2 ;;
+  esac
+done
+wanted() { [[ " ${WANTED[*]} " == *" $1 "* ]]; }
+
+wanted etcd && build_etcd
+[[ ${#KUBE[@]} -gt 0 ]] && build_kube "${KUBE[@]}"
+wanted kwok && build_kwok
+
+for name in "${WANTED[@]}"; do
+  case "$name" in
+    kubectl) out="kubectl $("$OUT/kubectl" version --client 2>/dev/null)" ;;
+    kwok) out="kwok $("$OUT/kwok" --version 2>&1)" ;;
+    *) out="$("$OUT/$name" --version 2>&1)" ;;
+  esac
+  echo "${out%%$'\n'*}" >&2
+done
 echo "$OUT"

@@ -1,10 +1,19 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
+import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
 
-/** The control-plane programs that {@link findBinary} can locate. */
-export type ControlPlaneBinary = 'kube-apiserver' | 'etcd' | 'kubectl';
+/**
+ * The control-plane programs that {@link findBinary} can locate: the lean plane's (`etcd`,
+ * `kube-apiserver`, `kubectl`) and those of the plane that runs workloads.
+ */
+export type ControlPlaneBinary =
+  | 'kube-apiserver'
+  | 'etcd'
+  | 'kubectl'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'kwok';
 
 /** Where {@link findBinary} looks, in order, and what it found. */
 export interface BinaryLookup {
@@ -111,7 +120,8 @@ function checkExecutable(binary: ControlPlaneBinary, file: string, origin: strin
  * Locates a control-plane binary the way controller-runtime's envtest does, then in kubeloom's
  * own build cache:
  *
- * 1. `TEST_ASSET_KUBE_APISERVER` / `TEST_ASSET_ETCD` / `TEST_ASSET_KUBECTL`;
+ * 1. `TEST_ASSET_KUBE_APISERVER` / `TEST_ASSET_ETCD` / `TEST_ASSET_KUBECTL` /
+ *    `TEST_ASSET_KUBE_CONTROLLER_MANAGER` / `TEST_ASSET_KUBE_SCHEDULER` / `TEST_ASSET_KWOK`;
  * 2. `$KUBEBUILDER_ASSETS/<name>`;
  * 3. `options.binaryAssetsDirectory/<name>`;
  * 4. the setup-envtest store, `~/.local/share/kubebuilder-envtest/k8s/<version>-<os>-<arch>`
@@ -130,10 +140,10 @@ export function findBinary(binary: ControlPlaneBinary, options: FindBinaryOption
   throw new ControlPlaneBinaryError(
     binary,
     `Cannot find the ${binary} binary. Searched:\n${lookup.searched.map((s) => `  - ${s}`).join('\n')}\n` +
-      `To get the control-plane binaries, run \`${ASSETS_COMMAND}\` (builds kube-apiserver ` +
-      `v${KUBERNETES_VERSION} and etcd v${ETCD_VERSION} from the Go module proxy into ` +
-      `${kubeloomAssetsDirectory()}; needs Go 1.26), or point ${testAssetVariable(binary)} or ` +
-      'KUBEBUILDER_ASSETS at existing envtest binaries.',
+      `To get the control-plane binaries, run \`${ASSETS_COMMAND}\` (builds kube-apiserver, ` +
+      `kube-controller-manager and kube-scheduler v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION} and ` +
+      `kwok v${KWOK_VERSION} from the Go module proxy into ${kubeloomAssetsDirectory()}; needs ` +
+      `Go 1.26), or point ${testAssetVariable(binary)} or KUBEBUILDER_ASSETS at existing binaries.`,
   );
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kubeloomAssetsDirectory } from './binaries.ts';
 import { main, RECIPE_DIRECTORY } from './cli.ts';
-import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
+import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
 
 const bin = path.join(import.meta.dirname, '..', 'bin', 'kubeloom-testing.js');
 
@@ -40,7 +40,11 @@ describe('kubeloom-testing command line', () => {
     const cases: Array<[string[], string]> = [
       [[], 'kubeloom-testing: no command given.'],
       [['build'], 'kubeloom-testing: unknown command "build".'],
-      [['assets', '--force'], 'kubeloom-testing: "assets" takes no arguments, got "--force".'],
+      [
+        ['assets', '--force'],
+        'kubeloom-testing: "assets" does not know "--force"; it builds etcd, kube-apiserver, kubectl, kube-controller-manager, kube-scheduler, kwok (--lean: etcd, kube-apiserver, kubectl).',
+      ],
+      [['assets', '--lean', 'kwok'], 'kubeloom-testing: "assets --lean" takes no other arguments.'],
     ];
     for (const [argv, message] of cases) {
       const r = await run(argv);
@@ -86,12 +90,37 @@ describe('kubeloom-testing assets (the bin, run as a program)', () => {
     fake('kube-apiserver', `Kubernetes v${KUBERNETES_VERSION}`);
     fake('kubectl', `Client Version: v${KUBERNETES_VERSION}`);
 
-    const r = runBin('assets');
-    expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: `${dir}\n` });
-    expect(r.stderr).toContain(`etcd ${ETCD_VERSION}: cached`);
-    expect(r.stderr).toContain(`kube-apiserver v${KUBERNETES_VERSION}: cached`);
-    expect(r.stderr).toContain(`kubectl v${KUBERNETES_VERSION}: cached`);
-    expect(r.stderr).not.toContain('building');
+    const lean = runBin('assets', '--lean');
+    expect({ status: lean.status, stdout: lean.stdout }).toEqual({ status: 0, stdout: `${dir}\n` });
+    expect(lean.stderr).toContain(`etcd ${ETCD_VERSION}: cached`);
+    expect(lean.stderr).toContain(`kube-apiserver v${KUBERNETES_VERSION}: cached`);
+    expect(lean.stderr).toContain(`kubectl v${KUBERNETES_VERSION}: cached`);
+    expect(lean.stderr).not.toContain('building');
+    expect(lean.stderr).not.toContain('kwok');
+
+    fake('kube-controller-manager', `Kubernetes v${KUBERNETES_VERSION}`);
+    fake('kube-scheduler', `Kubernetes v${KUBERNETES_VERSION}`);
+    fake('kwok', `kwok version v${KWOK_VERSION}`);
+    const all = runBin('assets');
+    expect({ status: all.status, stdout: all.stdout }).toEqual({ status: 0, stdout: `${dir}\n` });
+    for (const name of ['kube-controller-manager', 'kube-scheduler']) {
+      expect(all.stderr).toContain(`${name} v${KUBERNETES_VERSION}: cached`);
+    }
+    expect(all.stderr).toContain(`kwok v${KWOK_VERSION}: cached`);
+    expect(all.stderr).not.toContain('building');
+  });
+
+  it('builds only what is asked for: the lean plane needs no workloads binaries', () => {
+    const dir = kubeloomAssetsDirectory({ XDG_CACHE_HOME: cache });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'etcd'), `#!/bin/sh\necho 'etcd Version: ${ETCD_VERSION}'\n`, {
+      mode: 0o755,
+    });
+    // Asking for etcd alone succeeds without Go; asking for kwok (absent) needs a build.
+    expect(runBin('assets', 'etcd').status).toBe(0);
+    const r = runBin('assets', 'kwok');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("error: 'go' is not on PATH");
   });
 
   it('says what is missing and what to do when it must build but Go is not installed', () => {
@@ -118,6 +147,10 @@ describe('the shipped recipe', () => {
     const script = readFileSync(path.join(RECIPE_DIRECTORY, 'build.sh'), 'utf8');
     expect(script).toContain(`K8S_VERSION="${KUBERNETES_VERSION}"`);
     expect(script).toContain(`ETCD_VERSION="${ETCD_VERSION}"`);
+    expect(script).toContain(`KWOK_VERSION="${KWOK_VERSION}"`);
+    expect(readFileSync(path.join(RECIPE_DIRECTORY, 'kwok', 'go.mod'), 'utf8')).toMatch(
+      new RegExp(`sigs\\.k8s\\.io/kwok v${KWOK_VERSION.replaceAll('.', '\\.')}\\b`),
+    );
     expect(readFileSync(path.join(RECIPE_DIRECTORY, 'kube', 'go.mod'), 'utf8')).toMatch(
       new RegExp(`k8s\\.io/kubernetes v${KUBERNETES_VERSION.replaceAll('.', '\\.')}\\b`),
     );

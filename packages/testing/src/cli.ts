@@ -1,16 +1,18 @@
 /**
  * The `kubeloom-testing` command (bin of `@kubeloom/testing`):
  *
- *   npx kubeloom-testing assets
+ *   npx kubeloom-testing assets [--lean | <binary>...]
  *
- * builds kube-apiserver, kubectl and etcd from the Go module proxy with the recipe shipped in this
- * package (`control-plane/`: wrapper Go modules and `build.sh`) into kubeloom's cache, where
- * `findBinary` looks, unless they are already there, and prints that directory as its last line.
+ * builds the control-plane binaries (etcd, kube-apiserver, kubectl, kube-controller-manager,
+ * kube-scheduler, kwok; `--lean`: the first three) from the Go module proxy with the recipe
+ * shipped in this package (`control-plane/`: wrapper Go modules and `build.sh`) into kubeloom's
+ * cache, where `findBinary` looks, unless they are already there, and prints that directory as its
+ * last line.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ASSETS_COMMAND, goPlatform, kubeloomAssetsDirectory } from './binaries.ts';
-import { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
+import { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
 
 /** Where the command writes, and the environment it reads; tests replace them. */
 export interface CliOptions {
@@ -22,6 +24,19 @@ export interface CliOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/** Every binary the recipe builds, in build order. */
+export const ASSET_BINARIES = [
+  'etcd',
+  'kube-apiserver',
+  'kubectl',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kwok',
+] as const;
+
+/** The binaries of the lean plane (and kubectl), what `assets --lean` builds. */
+export const LEAN_BINARIES = ['etcd', 'kube-apiserver', 'kubectl'] as const;
+
 /** The directory holding the binaries recipe: `control-plane/` beside `src/` and `dist/`. */
 export const RECIPE_DIRECTORY = path.resolve(import.meta.dirname, '..', 'control-plane');
 
@@ -31,11 +46,15 @@ function usage(env: NodeJS.ProcessEnv = process.env): string {
     'Usage: kubeloom-testing <command>',
     '',
     'Commands:',
-    `  assets   Build kube-apiserver and kubectl v${KUBERNETES_VERSION} and etcd v${ETCD_VERSION}`,
-    '           from the Go module proxy (needs Go >= 1.26 and bash; about 5 minutes on 2 cores,',
-    '           once), unless they are already built, into',
+    '  assets [--lean | <binary>...]',
+    `           Build etcd v${ETCD_VERSION}, kube-apiserver, kubectl, kube-controller-manager and`,
+    `           kube-scheduler v${KUBERNETES_VERSION} and kwok v${KWOK_VERSION} from the Go module proxy`,
+    '           (needs Go >= 1.26 and bash; on 2 cores about 5 minutes for the lean plane and 16 for',
+    '           everything, once), unless they are already built, into',
     `           ${kubeloomAssetsDirectory(env)}`,
-    '           where @kubeloom/testing finds them. The last line printed is that directory:',
+    '           where @kubeloom/testing finds them. --lean builds only what the default plane',
+    `           needs (${LEAN_BINARIES.join(', ')}); naming binaries builds just those.`,
+    '           The last line printed is that directory:',
     `             export KUBEBUILDER_ASSETS="$(${ASSETS_COMMAND} | tail -n1)"`,
     '  help     Print this text.',
     '',
@@ -63,18 +82,37 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     stderr(`kubeloom-testing: unknown command "${command}".\n\n${usage(env)}`);
     return 2;
   }
-  if (rest.length > 0) {
-    stderr(`kubeloom-testing: "assets" takes no arguments, got "${rest.join(' ')}".\n\n${usage(env)}`);
+  const binaries = assetArguments(rest);
+  if (typeof binaries === 'string') {
+    stderr(`kubeloom-testing: ${binaries}\n\n${usage(env)}`);
     return 2;
   }
-  return await buildAssets(env, stderr);
+  return await buildAssets(binaries, env, stderr);
 }
 
-async function buildAssets(env: NodeJS.ProcessEnv, stderr: (text: string) => void): Promise<number> {
+/** The binaries `assets` was asked for, or what is wrong with its arguments. */
+function assetArguments(args: readonly string[]): readonly string[] | string {
+  if (args.length === 0) return ASSET_BINARIES;
+  if (args.includes('--lean')) {
+    return args.length === 1 ? LEAN_BINARIES : '"assets --lean" takes no other arguments.';
+  }
+  const known: readonly string[] = ASSET_BINARIES;
+  const unknown = args.filter((a) => !known.includes(a));
+  if (unknown.length > 0) {
+    return `"assets" does not know "${unknown.join('", "')}"; it builds ${ASSET_BINARIES.join(', ')} (--lean: ${LEAN_BINARIES.join(', ')}).`;
+  }
+  return args;
+}
+
+async function buildAssets(
+  binaries: readonly string[],
+  env: NodeJS.ProcessEnv,
+  stderr: (text: string) => void,
+): Promise<number> {
   const [goos, goarch] = goPlatform().split('-');
   const script = path.join(RECIPE_DIRECTORY, 'build.sh');
   // build.sh writes progress to stderr and only the directory to stdout: both pass through.
-  const child = spawn('bash', [script], {
+  const child = spawn('bash', [script, ...binaries], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...env, KUBELOOM_ASSETS_DIR: kubeloomAssetsDirectory(env), GOOS: goos, GOARCH: goarch },
   });

@@ -1,13 +1,38 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { findBinary } from './binaries.ts';
 import { createCertificateAuthority, serviceAccountKeyPair } from './certs.ts';
+import {
+  type InClusterEnv,
+  requestServiceAccountToken,
+  type ServiceAccountTokenOptions,
+  tokenKubeConfig,
+  writeInClusterFiles,
+} from './identities.ts';
 import { get } from './internal/http.ts';
+import {
+  ControlPlaneStartError,
+  defaultRoot,
+  isPortClash,
+  kubeConfigFor,
+  kubeconfigYaml,
+  mergeFlags,
+  PortClashError,
+  parseDurationMs,
+  waitUntil,
+} from './internal/launch.ts';
 import { freePort } from './ports.ts';
 import { createTempDir, type ManagedProcess, removeTempDir, startProcess } from './process.ts';
+import {
+  findWorkloadsBinaries,
+  startWorkloads,
+  type Workloads,
+  type WorkloadsBinaries,
+  type WorkloadsOptions,
+} from './workloads.ts';
+
+export { ControlPlaneStartError } from './internal/launch.ts';
 
 /** Options for {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -34,6 +59,14 @@ export interface ControlPlaneOptions {
   readonly signal?: AbortSignal;
   /** How many times a start is retried when a port turns out to be taken. Default 5. */
   readonly attempts?: number;
+  /**
+   * Also run workloads: kube-controller-manager (every default controller), kube-scheduler and
+   * kwok simulating `nodes` Nodes, so Deployments get Pods that become Running and Ready,
+   * garbage collection and namespace deletion finish, and ServiceAccounts get their tokens.
+   * Needs the binaries `npx kubeloom-testing assets` builds. Unset (default): the lean plane,
+   * etcd and kube-apiserver only.
+   */
+  readonly workloads?: WorkloadsOptions;
 }
 
 /** The server's `/version`. */
@@ -46,7 +79,20 @@ export interface ServerVersion {
   readonly minor: string;
 }
 
-/** A running etcd + kube-apiserver pair. Stop it with {@link ControlPlane.stop}. */
+/** A process of the control plane, so tests can check that `stop()` leaves nothing behind. */
+export interface ControlPlaneProcess {
+  /** The operating-system process id. */
+  readonly pid: number;
+  /** The ports it listens on. */
+  readonly ports: readonly number[];
+  /** Where its output goes (inside {@link ControlPlane.dir}). */
+  readonly logFile: string;
+}
+
+/**
+ * A running etcd + kube-apiserver pair, plus kube-controller-manager, kube-scheduler and kwok when
+ * started with {@link ControlPlaneOptions.workloads}. Stop it with {@link ControlPlane.stop}.
+ */
 export interface ControlPlane {
   /** The apiserver URL, `https://127.0.0.1:<port>`. */
   readonly server: string;
@@ -64,145 +110,43 @@ export interface ControlPlane {
   readonly caPem: string;
   /** Process ids and ports, so tests can check that `stop()` leaves nothing behind. */
   readonly processes: {
-    readonly etcd: { readonly pid: number; readonly ports: readonly number[]; readonly logFile: string };
-    readonly apiServer: { readonly pid: number; readonly ports: readonly number[]; readonly logFile: string };
+    readonly etcd: ControlPlaneProcess;
+    readonly apiServer: ControlPlaneProcess;
+    /** Only with {@link ControlPlaneOptions.workloads}. */
+    readonly controllerManager?: ControlPlaneProcess;
+    /** Only with {@link ControlPlaneOptions.workloads}. */
+    readonly scheduler?: ControlPlaneProcess;
+    /** Only with {@link ControlPlaneOptions.workloads}. */
+    readonly kwok?: ControlPlaneProcess;
   };
+  /** The names of the simulated Nodes (`kwok-node-0`, ...); empty on the lean plane. */
+  readonly nodes: readonly string[];
   /**
    * A client configuration for another user, authenticated by a client certificate
    * (`CN=name`, `O=groups`). Users need no registration: RBAC decides what they may do.
    */
   userKubeConfig(name: string, groups?: readonly string[]): KubeConfig;
+  /**
+   * A client configuration holding a bound token for the ServiceAccount `namespace/name`, from the
+   * TokenRequest API: code using it has exactly the RBAC granted to that ServiceAccount (user
+   * `system:serviceaccount:<namespace>:<name>`). The ServiceAccount must exist. Works on both planes.
+   */
+  serviceAccountKubeConfig(
+    namespace: string,
+    name: string,
+    options?: ServiceAccountTokenOptions,
+  ): Promise<KubeConfig>;
+  /**
+   * Lays out the files a Pod of the ServiceAccount `namespace/name` sees (a bound `token`, `ca.crt`,
+   * `namespace`) in a directory inside {@link ControlPlane.dir}, and returns it with the
+   * environment (`KUBERNETES_SERVICE_HOST`/`_PORT`), so a process starts with in-cluster
+   * configuration exactly as in a Pod: client-node's `loadFromCluster(pathPrefix)`.
+   */
+  inClusterEnv(namespace: string, name: string, options?: ServiceAccountTokenOptions): Promise<InClusterEnv>;
   /** Stops the apiserver, then etcd (SIGTERM, then SIGKILL), and removes the temporary directory. Idempotent. */
   stop(): Promise<void>;
   /** Same as {@link ControlPlane.stop}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-/** Thrown when the control plane cannot start; the message includes the failing process's log tail. */
-export class ControlPlaneStartError extends Error {
-  /** Creates the error. */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ControlPlaneStartError';
-  }
-}
-
-function parseDurationMs(text: string | undefined): number | undefined {
-  if (!text) return undefined;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number.parseFloat(m[1]!);
-  const unit = m[2] ?? 's';
-  return unit === 'ms' ? n : unit === 'm' ? n * 60_000 : n * 1000;
-}
-
-function mergeFlags(defaults: Record<string, string | undefined>, extra: readonly string[] = []): string[] {
-  const merged = new Map<string, string | undefined>(Object.entries(defaults));
-  for (const arg of extra) {
-    if (!arg.startsWith('--')) throw new TypeError(`control-plane flag "${arg}" must look like --name=value`);
-    const eq = arg.indexOf('=');
-    if (eq === -1) merged.set(arg.slice(2), undefined);
-    else merged.set(arg.slice(2, eq), arg.slice(eq + 1));
-  }
-  return [...merged].map(([k, v]) => (v === undefined ? `--${k}` : `--${k}=${v}`));
-}
-
-function defaultRoot(): string {
-  if (existsSync('/dev/shm')) {
-    try {
-      const probe = mkdtempSync('/dev/shm/kubeloom-probe-');
-      rmSync(probe, { recursive: true, force: true });
-      return '/dev/shm';
-    } catch {
-      // fall through
-    }
-  }
-  return tmpdir();
-}
-
-async function waitUntil(
-  what: string,
-  proc: ManagedProcess,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-  probe: () => Promise<boolean>,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    signal?.throwIfAborted();
-    if (proc.exited()) {
-      throw new ControlPlaneStartError(
-        `${proc.name} exited (${proc.exitStatus()}) before ${what}. Last log lines (${proc.logFile}):\n${proc.logTail()}`,
-      );
-    }
-    try {
-      if (await probe()) return;
-    } catch {
-      // not yet: connection refused, 403 before RBAC bootstrap, TLS not ready
-    }
-    if (Date.now() > deadline) {
-      throw new ControlPlaneStartError(
-        `timed out after ${timeoutMs} ms waiting for ${what}. Raise startTimeoutMs or ` +
-          `KUBEBUILDER_CONTROLPLANE_START_TIMEOUT on slow machines. Last log lines of ${proc.name} (${proc.logFile}):\n${proc.logTail()}`,
-      );
-    }
-    await sleep(100, undefined, signal ? { signal } : {});
-  }
-}
-
-function isPortClash(proc: ManagedProcess): boolean {
-  return /address already in use/i.test(proc.logTail(60));
-}
-
-function b64(text: string): string {
-  return Buffer.from(text).toString('base64');
-}
-
-function kubeConfigFor(
-  server: string,
-  caPem: string,
-  user: string,
-  certPem: string,
-  keyPem: string,
-): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'kubeloom-test', server, caData: b64(caPem), skipTLSVerify: false }],
-    users: [{ name: user, certData: b64(certPem), keyData: b64(keyPem) }],
-    contexts: [{ name: 'kubeloom-test', cluster: 'kubeloom-test', user }],
-    currentContext: 'kubeloom-test',
-  });
-  return kc;
-}
-
-function kubeconfigYaml(
-  server: string,
-  caPem: string,
-  user: string,
-  certPem: string,
-  keyPem: string,
-): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: kubeloom-test',
-    '  cluster:',
-    `    server: ${server}`,
-    `    certificate-authority-data: ${b64(caPem)}`,
-    'users:',
-    `- name: ${user}`,
-    '  user:',
-    `    client-certificate-data: ${b64(certPem)}`,
-    `    client-key-data: ${b64(keyPem)}`,
-    'contexts:',
-    '- name: kubeloom-test',
-    '  context:',
-    '    cluster: kubeloom-test',
-    `    user: ${user}`,
-    'current-context: kubeloom-test',
-    '',
-  ].join('\n');
 }
 
 /**
@@ -214,25 +158,31 @@ function kubeconfigYaml(
  * Binaries are found by {@link findBinary}. A start that loses a port race is retried with new
  * ports. On any failure everything already started is stopped and the directory removed.
  *
- * Caveats: there is no controller-manager, scheduler or kubelet. Namespaces never finish
- * terminating, garbage collection never runs, Deployments never get Pods. Isolate tests by
- * namespace ({@link createTestNamespace}) rather than by deleting things.
+ * Caveats of this lean plane (the default): there is no controller-manager, scheduler or kubelet.
+ * Namespaces never finish terminating, garbage collection never runs, Deployments never get Pods.
+ * Isolate tests by namespace ({@link createTestNamespace}) rather than by deleting things. With
+ * {@link ControlPlaneOptions.workloads} the plane also runs kube-controller-manager,
+ * kube-scheduler and kwok's simulated Nodes, and is ready once the Nodes are Ready and the
+ * controllers act.
  *
  * @example
  * ```ts
  * await using plane = await startControlPlane();
  * const core = plane.kubeConfig.makeApiClient(CoreV1Api);
+ *
+ * await using busy = await startControlPlane({ workloads: { nodes: 2 } });
  * ```
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const etcdBin = findBinary('etcd', options);
   const apiServerBin = findBinary('kube-apiserver', options);
+  const workloads = options.workloads ? findWorkloadsBinaries(options.workloads, options) : undefined;
   const attempts = options.attempts ?? 5;
   let lastError: unknown;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     options.signal?.throwIfAborted();
     try {
-      return await startOnce(etcdBin, apiServerBin, options);
+      return await startOnce({ etcd: etcdBin, apiServer: apiServerBin, workloads }, options);
     } catch (err) {
       lastError = err;
       if (!(err instanceof PortClashError)) throw err;
@@ -243,13 +193,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   });
 }
 
-class PortClashError extends Error {}
+interface Binaries {
+  readonly etcd: string;
+  readonly apiServer: string;
+  readonly workloads: WorkloadsBinaries | undefined;
+}
 
-async function startOnce(
-  etcdBin: string,
-  apiServerBin: string,
-  options: ControlPlaneOptions,
-): Promise<ControlPlane> {
+async function startOnce(binaries: Binaries, options: ControlPlaneOptions): Promise<ControlPlane> {
   const startTimeoutMs =
     options.startTimeoutMs ?? parseDurationMs(process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT) ?? 60_000;
   const stopTimeoutMs =
@@ -262,7 +212,7 @@ async function startOnce(
     if (stopped) return;
     stopped = true;
     options.signal?.removeEventListener('abort', onAbort);
-    // apiserver first, then etcd, as envtest does
+    // the workloads components, the apiserver, then etcd: the reverse of the start order
     for (const proc of [...started].reverse()) await proc.stop(stopTimeoutMs);
     removeTempDir(dir);
   };
@@ -311,7 +261,7 @@ async function startOnce(
       },
       options.etcdArgs,
     );
-    const etcd = startProcess('etcd', etcdBin, etcdArgs, path.join(dir, 'etcd.log'));
+    const etcd = startProcess('etcd', binaries.etcd, etcdArgs, path.join(dir, 'etcd.log'));
     started.push(etcd);
     try {
       await waitUntil('etcd /health reported healthy', etcd, startTimeoutMs, options.signal, async () => {
@@ -341,14 +291,16 @@ async function startOnce(
         'service-account-key-file': files.saPub,
         'service-account-signing-key-file': files.saKey,
         'service-cluster-ip-range': '10.0.0.0/24',
-        'disable-admission-plugins': 'ServiceAccount',
+        // Without a controller-manager no namespace gets its `default` ServiceAccount, which
+        // this admission plugin requires of every Pod; with one, Pods are admitted as in a cluster.
+        ...(binaries.workloads ? {} : { 'disable-admission-plugins': 'ServiceAccount' }),
         'allow-privileged': 'true',
       },
       options.apiServerArgs,
     );
     const apiServer = startProcess(
       'kube-apiserver',
-      apiServerBin,
+      binaries.apiServer,
       apiArgs,
       path.join(dir, 'kube-apiserver.log'),
     );
@@ -386,9 +338,34 @@ async function startOnce(
     writeFileSync(kubeconfigPath, kubeconfigYaml(server, ca.certPem, 'admin', admin.certPem, admin.keyPem), {
       mode: 0o600,
     });
+    const kubeConfig = kubeConfigFor(server, ca.certPem, 'admin', admin.certPem, admin.keyPem);
+    let running: Workloads | undefined;
+    if (binaries.workloads && options.workloads) {
+      running = await startWorkloads({
+        binaries: binaries.workloads,
+        options: options.workloads,
+        dir,
+        server,
+        ca,
+        caFile: files.ca,
+        serviceAccountKeyFile: files.saKey,
+        admin: kubeConfig,
+        startTimeoutMs,
+        signal: options.signal,
+        started: (proc) => started.push(proc),
+      });
+    }
+    const serviceAccountKubeConfig = async (
+      namespace: string,
+      name: string,
+      tokenOptions?: ServiceAccountTokenOptions,
+    ): Promise<KubeConfig> => {
+      const token = await requestServiceAccountToken(kubeConfig, { namespace, name }, tokenOptions);
+      return tokenKubeConfig(server, ca.certPem, `system:serviceaccount:${namespace}:${name}`, token);
+    };
     const plane: ControlPlane = {
       server,
-      kubeConfig: kubeConfigFor(server, ca.certPem, 'admin', admin.certPem, admin.keyPem),
+      kubeConfig,
       kubeconfigPath,
       etcdUrl,
       dir,
@@ -397,10 +374,23 @@ async function startOnce(
       processes: {
         etcd: { pid: etcd.pid, ports: [etcdPort, peerPort], logFile: etcd.logFile },
         apiServer: { pid: apiServer.pid, ports: [apiPort], logFile: apiServer.logFile },
+        ...(running
+          ? {
+              controllerManager: running.controllerManager,
+              scheduler: running.scheduler,
+              kwok: running.kwok,
+            }
+          : {}),
       },
+      nodes: running?.nodes ?? [],
       userKubeConfig(name, groups = []) {
         const pair = ca.issue({ commonName: name, organizations: groups, usage: 'client' });
         return kubeConfigFor(server, ca.certPem, name, pair.certPem, pair.keyPem);
+      },
+      serviceAccountKubeConfig,
+      async inClusterEnv(namespace, name, tokenOptions) {
+        const token = await requestServiceAccountToken(kubeConfig, { namespace, name }, tokenOptions);
+        return writeInClusterFiles(dir, { server, caPem: ca.certPem, namespace, token });
       },
       stop,
       [Symbol.asyncDispose]: stop,

@@ -1,6 +1,7 @@
 /**
- * `@kubeloom/testing`: a real Kubernetes control plane (etcd + kube-apiserver) for integration
- * tests, helpers to install CRDs and isolate tests by namespace, and a fault-injection proxy.
+ * `@kubeloom/testing`: a real Kubernetes control plane (etcd + kube-apiserver; on request also
+ * kube-controller-manager, kube-scheduler and kwok's simulated Nodes) for integration tests,
+ * real ServiceAccount identities, helpers to install CRDs and isolate tests by namespace, and a fault-injection proxy.
  * A leaf package: it depends only on `@kubernetes/client-node` and Node built-ins.
  *
  * @packageDocumentation
@@ -25,6 +26,7 @@ export {
 export {
   type ControlPlane,
   type ControlPlaneOptions,
+  type ControlPlaneProcess,
   ControlPlaneStartError,
   type ServerVersion,
   startControlPlane,
@@ -59,6 +61,7 @@ export type {
   StallHandle,
   WaitOptions,
 } from './fault-proxy-contract.ts';
+export type { InClusterEnv, ServiceAccountTokenOptions } from './identities.ts';
 export { createTestNamespace, TEST_NAMESPACE_LABEL } from './namespace.ts';
 export { freePort, isPortClosed } from './ports.ts';
 export { processExists } from './process.ts';
@@ -69,5 +72,6 @@ export {
   type SharedControlPlane,
   sharedControlPlane,
 } from './shared.ts';
-export { ETCD_VERSION, KUBERNETES_VERSION } from './versions.ts';
+export { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
 export { type WaitForOptions, WaitForTimeoutError, waitFor } from './wait-for.ts';
+export { KWOK_NODE_ANNOTATION, type WorkloadsOptions } from './workloads.ts';

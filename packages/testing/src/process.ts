@@ -98,7 +98,8 @@ export function removeTempDir(dir: string): void {
 }
 
 /**
- * Starts `command` with `args`, writing its output to `logFile`. The child is killed
+ * Starts `command` with `args`, writing its output to `logFile`, with `env` added to this
+ * process's environment. The child is killed
  * synchronously (SIGKILL) when this process exits or is killed by a signal nobody handles; a
  * program that handles SIGINT/SIGTERM itself keeps its children until it stops them or exits.
  */
@@ -107,12 +108,17 @@ export function startProcess(
   command: string,
   args: readonly string[],
   logFile: string,
+  env: Readonly<Record<string, string>> = {},
 ): ManagedProcess {
   installHooks();
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(command, args, { stdio: ['ignore', fd, fd], detached: false });
+    child = spawn(command, args, {
+      stdio: ['ignore', fd, fd],
+      detached: false,
+      env: { ...process.env, ...env },
+    });
   } finally {
     closeSync(fd);
   }
