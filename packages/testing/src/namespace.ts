@@ -6,8 +6,9 @@ export const TEST_NAMESPACE_LABEL = 'kubeloom.dev/test';
 
 /**
  * Creates a namespace with a unique generated name (`<prefix>-xxxxx`) for one test, and returns
- * the name. Never wait for namespace deletion in tests: without a controller-manager it never
- * completes. The control plane is thrown away at the end of the run instead.
+ * the name. Never wait for namespace deletion on the lean plane: without a controller-manager it
+ * never completes (the plane that runs workloads finishes it). The control plane is thrown away at
+ * the end of the run instead.
  */
 export async function createTestNamespace(
   kubeConfig: KubeConfig,
