@@ -389,8 +389,12 @@ async function startOnce(binaries: Binaries, options: ControlPlaneOptions): Prom
       },
       serviceAccountKubeConfig,
       async inClusterEnv(namespace, name, tokenOptions) {
-        const token = await requestServiceAccountToken(kubeConfig, { namespace, name }, tokenOptions);
-        return writeInClusterFiles(dir, { server, caPem: ca.certPem, namespace, token });
+        const request = () => requestServiceAccountToken(kubeConfig, { namespace, name }, tokenOptions);
+        return writeInClusterFiles(
+          dir,
+          { server, caPem: ca.certPem, namespace, token: await request() },
+          request,
+        );
       },
       stop,
       [Symbol.asyncDispose]: stop,

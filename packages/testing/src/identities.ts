@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { b64 } from './internal/launch.ts';
@@ -23,8 +23,13 @@ export interface InClusterEnv {
   readonly serviceAccountDir: string;
   /** `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`, pointing at the apiserver. */
   readonly env: Readonly<{ KUBERNETES_SERVICE_HOST: string; KUBERNETES_SERVICE_PORT: string }>;
-  /** The bound token written to `token`. */
+  /** The bound token first written to `token`. */
   readonly token: string;
+  /**
+   * Requests a new bound token and replaces the `token` file atomically (write, then rename), as
+   * the kubelet rotates a projected token; resolves with the new token. For tests of token reloading.
+   */
+  rotateToken(): Promise<string>;
 }
 
 /** Where a Pod's service-account volume is mounted. */
@@ -92,11 +97,13 @@ export function writeInClusterFiles(
     readonly namespace: string;
     readonly token: string;
   },
+  requestToken: () => Promise<string>,
 ): InClusterEnv {
   const pathPrefix = mkdtempSync(path.join(parent, 'in-cluster-'));
   const serviceAccountDir = path.join(pathPrefix, SERVICE_ACCOUNT_MOUNT);
   mkdirSync(serviceAccountDir, { recursive: true });
-  writeFileSync(path.join(serviceAccountDir, 'token'), target.token, { mode: 0o600 });
+  const tokenFile = path.join(serviceAccountDir, 'token');
+  writeFileSync(tokenFile, target.token, { mode: 0o600 });
   writeFileSync(path.join(serviceAccountDir, 'ca.crt'), target.caPem);
   writeFileSync(path.join(serviceAccountDir, 'namespace'), target.namespace);
   const url = new URL(target.server);
@@ -105,5 +112,12 @@ export function writeInClusterFiles(
     serviceAccountDir,
     env: { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port || '443' },
     token: target.token,
+    async rotateToken() {
+      const token = await requestToken();
+      const next = `${tokenFile}.next`;
+      writeFileSync(next, token, { mode: 0o600 });
+      renameSync(next, tokenFile);
+      return token;
+    },
   };
 }

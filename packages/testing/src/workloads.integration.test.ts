@@ -256,6 +256,10 @@ describe('ServiceAccount identities', () => {
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(stdout)).toEqual({ user: `system:serviceaccount:${namespace}:controller`, namespace });
+
+    const rotated = await inCluster.rotateToken();
+    expect(rotated).not.toBe(inCluster.token);
+    expect(readFileSync(path.join(inCluster.serviceAccountDir, 'token'), 'utf8')).toBe(rotated);
   });
 });
 
