@@ -148,7 +148,6 @@ wanted kwok && build_kwok
 for name in "${WANTED[@]}"; do
   case "$name" in
     kubectl) out="kubectl $("$OUT/kubectl" version --client 2>/dev/null)" ;;
-    kwok) out="kwok $("$OUT/kwok" --version 2>&1)" ;;
     *) out="$("$OUT/$name" --version 2>&1)" ;;
   esac
   echo "${out%%$'\n'*}" >&2

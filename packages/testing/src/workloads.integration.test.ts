@@ -182,6 +182,7 @@ describe('ServiceAccount identities', () => {
   it('refuses a ServiceAccount without RBAC (403) and admits it once a Role is bound', async () => {
     const namespace = await createTestNamespace(plane.kubeConfig, 'rbac');
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'operator' } } });
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'settings' } } });
     const kc = await plane.serviceAccountKubeConfig(namespace, 'operator');
     expect((await selfSubject(kc)).username).toBe(`system:serviceaccount:${namespace}:operator`);
     const asOperator = kc.makeApiClient(CoreV1Api);
@@ -213,7 +214,7 @@ describe('ServiceAccount identities', () => {
     const list = await waitFor('the RoleBinding to let the ServiceAccount list ConfigMaps', () =>
       asOperator.listNamespacedConfigMap({ namespace }),
     );
-    expect(list.items.map((c) => c.metadata?.name)).toContain('kube-root-ca.crt');
+    expect(list.items.map((c) => c.metadata?.name)).toContain('settings');
     // Still nothing beyond the Role.
     await expect(asOperator.listNamespacedSecret({ namespace })).rejects.toMatchObject({ code: 403 });
   });

@@ -35,10 +35,24 @@ export interface WorkloadsOptions {
 /** The annotation by which kwok knows the Nodes it simulates. */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 
-/** The ClusterRoleBinding that gives kwok the upstream kubelet role (`system:node`). */
-const KWOK_BINDING = 'kubeloom:kwok-node';
-/** kwok's user: it stands in for every kubelet, so it gets the kubelet's bootstrap role. */
+/** kwok's user, and the name of its ClusterRole and ClusterRoleBinding. */
 const KWOK_USER = 'kubeloom:kwok';
+/**
+ * What kwok does as every kubelet at once: watch Nodes and Pods cluster-wide, write their status,
+ * delete Pods, renew node Leases, record Events. (The kubelet's bootstrap role `system:node`
+ * assumes the Node authorizer and cannot list Leases, which kwok's informer needs.)
+ */
+const KWOK_RULES = [
+  { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['delete'] },
+  { apiGroups: [''], resources: ['nodes/status', 'pods/status'], verbs: ['patch', 'update'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  },
+];
 /** Pod IPs; the apiserver's service range is 10.0.0.0/24, kwok's default pod range would overlap. */
 const POD_CIDR = '10.244.0.0/16';
 
@@ -220,14 +234,15 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
   );
   ctx.started(scheduler);
 
-  // kwok stands in for every kubelet, so it gets the kubelet's upstream role, system:node.
+  // kwok stands in for every kubelet: a ClusterRole with exactly what it does (KWOK_RULES).
   const rbac = ctx.admin.makeApiClient(RbacAuthorizationV1Api);
   const core = ctx.admin.makeApiClient(CoreV1Api);
   const nodes = Array.from({ length: count }, (_, i) => `kwok-node-${i}`);
+  await rbac.createClusterRole({ body: { metadata: { name: KWOK_USER }, rules: KWOK_RULES } });
   await rbac.createClusterRoleBinding({
     body: {
-      metadata: { name: KWOK_BINDING },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:node' },
+      metadata: { name: KWOK_USER },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: KWOK_USER },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: KWOK_USER }],
     },
   });

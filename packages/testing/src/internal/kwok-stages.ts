@@ -38,7 +38,9 @@ spec:
       {{ $now := Now }}
       {{ $since := or .metadata.creationTimestamp $now }}${NODE_CONDITIONS}
       addresses:
-      - { type: InternalIP, address: {{ NodeIP | Quote }} }
+      {{ with NodeIP }}
+      - { type: InternalIP, address: {{ . | Quote }} }
+      {{ end }}
       - { type: Hostname, address: {{ .metadata.name | Quote }} }
       {{ with NodePort }}
       daemonEndpoints:
