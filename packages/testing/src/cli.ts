@@ -25,7 +25,7 @@ export interface CliOptions {
 }
 
 /** Every binary the recipe builds, in build order. */
-export const ASSET_BINARIES = [
+const ASSET_BINARIES = [
   'etcd',
   'kube-apiserver',
   'kubectl',
@@ -35,7 +35,7 @@ export const ASSET_BINARIES = [
 ] as const;
 
 /** The binaries of the lean plane (and kubectl), what `assets --lean` builds. */
-export const LEAN_BINARIES = ['etcd', 'kube-apiserver', 'kubectl'] as const;
+const LEAN_BINARIES = ['etcd', 'kube-apiserver', 'kubectl'] as const;
 
 /** The directory holding the binaries recipe: `control-plane/` beside `src/` and `dist/`. */
 export const RECIPE_DIRECTORY = path.resolve(import.meta.dirname, '..', 'control-plane');

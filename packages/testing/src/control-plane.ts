@@ -361,7 +361,11 @@ async function startOnce(binaries: Binaries, options: ControlPlaneOptions): Prom
       tokenOptions?: ServiceAccountTokenOptions,
     ): Promise<KubeConfig> => {
       const token = await requestServiceAccountToken(kubeConfig, { namespace, name }, tokenOptions);
-      return tokenKubeConfig(server, ca.certPem, `system:serviceaccount:${namespace}:${name}`, token);
+      return tokenKubeConfig(
+        { server, caPem: ca.certPem },
+        `system:serviceaccount:${namespace}:${name}`,
+        token,
+      );
     };
     const plane: ControlPlane = {
       server,

@@ -74,7 +74,12 @@ export async function requestServiceAccountToken(
 }
 
 /** A client configuration that authenticates with a bearer token. */
-export function tokenKubeConfig(server: string, caPem: string, user: string, token: string): KubeConfig {
+export function tokenKubeConfig(
+  cluster: { readonly server: string; readonly caPem: string },
+  user: string,
+  token: string,
+): KubeConfig {
+  const { server, caPem } = cluster;
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'kubeloom-test', server, caData: b64(caPem), skipTLSVerify: false }],

@@ -114,9 +114,9 @@ function nodeCount(options: WorkloadsOptions): number {
 }
 
 /** Writes a kubeconfig for a new client-certificate identity and returns its path. */
-function identity(ctx: WorkloadsContext, file: string, user: string, groups: readonly string[] = []): string {
-  const pair = ctx.ca.issue({ commonName: user, organizations: groups, usage: 'client' });
-  const kubeconfig = path.join(ctx.dir, file);
+function identity(ctx: WorkloadsContext, user: string): string {
+  const pair = ctx.ca.issue({ commonName: user, usage: 'client' });
+  const kubeconfig = path.join(ctx.dir, `${user.replace(/^system:/, '').replaceAll(':', '-')}.kubeconfig`);
   writeFileSync(kubeconfig, kubeconfigYaml(ctx.server, ctx.ca.certPem, user, pair.certPem, pair.keyPem), {
     mode: 0o600,
   });
@@ -152,12 +152,8 @@ function isReady(node: V1Node): boolean {
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
-async function healthz(
-  proc: ManagedProcess,
-  url: string,
-  ctx: WorkloadsContext,
-  tls: { ca?: string } = {},
-): Promise<void> {
+async function healthz(proc: ManagedProcess, url: string, ctx: WorkloadsContext): Promise<void> {
+  const tls = url.startsWith('https:') ? { ca: ctx.ca.certPem } : {};
   try {
     await waitUntil(`${proc.name} ${url} returned 200`, proc, ctx.startTimeoutMs, ctx.signal, async () => {
       const res = await get(url, tls);
@@ -187,7 +183,7 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
   const [kcmCert, kcmKey] = servingCert(ctx, 'kube-controller-manager');
   const kcmArgs = mergeFlags(
     {
-      kubeconfig: identity(ctx, 'kube-controller-manager.kubeconfig', 'system:kube-controller-manager'),
+      kubeconfig: identity(ctx, 'system:kube-controller-manager'),
       'bind-address': '127.0.0.1',
       'secure-port': String(kcmPort),
       'tls-cert-file': kcmCert,
@@ -216,7 +212,7 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
   const [schedulerCert, schedulerKey] = servingCert(ctx, 'kube-scheduler');
   const schedulerArgs = mergeFlags(
     {
-      kubeconfig: identity(ctx, 'kube-scheduler.kubeconfig', 'system:kube-scheduler'),
+      kubeconfig: identity(ctx, 'system:kube-scheduler'),
       'bind-address': '127.0.0.1',
       'secure-port': String(schedulerPort),
       'tls-cert-file': schedulerCert,
@@ -253,7 +249,7 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
   writeFileSync(stages, KWOK_STAGES);
   const kwokArgs = mergeFlags(
     {
-      kubeconfig: identity(ctx, 'kwok.kubeconfig', KWOK_USER),
+      kubeconfig: identity(ctx, KWOK_USER),
       config: stages,
       'manage-nodes-with-annotation-selector': `${KWOK_NODE_ANNOTATION}=fake`,
       // kwok's default, 0, means no node Leases: Nodes would turn NotReady after ~50 s.
@@ -269,10 +265,9 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
   });
   ctx.started(kwok);
 
-  const tls = { ca: ctx.ca.certPem };
   await Promise.all([
-    healthz(controllerManager, `https://127.0.0.1:${kcmPort}/healthz`, ctx, tls),
-    healthz(scheduler, `https://127.0.0.1:${schedulerPort}/healthz`, ctx, tls),
+    healthz(controllerManager, `https://127.0.0.1:${kcmPort}/healthz`, ctx),
+    healthz(scheduler, `https://127.0.0.1:${schedulerPort}/healthz`, ctx),
     healthz(kwok, `http://127.0.0.1:${kwokPort}/healthz`, ctx),
   ]);
   await Promise.all([
