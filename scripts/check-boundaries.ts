@@ -19,7 +19,7 @@ export interface Violation {
 
 // Files that are never published or only run in tests. The published test-double subpaths
 // (`fake/`, `testing/`) are production code: they may not import devDependencies.
-const TEST_FILE = '(\\.test\\.ts|\\.test-d\\.ts|\\.test-util\\.ts|/bench/|/test/|/conformance/)';
+const TEST_FILE = '(\\.test\\.ts|\\.test-d\\.ts|/bench/|/test/)';
 
 interface PackageJson {
   name: string;

@@ -46,7 +46,7 @@ describe('packed @kubeloom/testing outside the workspace', () => {
         'package/control-plane/etcd/go.sum',
       ]),
     );
-    expect(files.filter((f) => f.includes('test-util') || f.endsWith('.test.ts'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('package/test/') || f.endsWith('.test.ts'))).toEqual([]);
 
     // Installed as npm would lay it out; the bin must run the compiled CLI and find the recipe.
     const installed = path.join(dir, 'app', 'node_modules', '@kubeloom', 'testing');

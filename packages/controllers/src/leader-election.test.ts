@@ -1,5 +1,5 @@
-import { type ApiClient, builtins, type KubeObject, noopLogger, recordingLogger } from '@kubeloom/kube';
-import { createFakeApiClient, type FakeApiClient } from '@kubeloom/kube/fake';
+import { type ApiClient, builtins, type KubeObject, noopLogger } from '@kubeloom/kube';
+import { createFakeApiClient, type FakeApiClient, recordingLogger } from '@kubeloom/kube/fake';
 import * as promClient from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deferred, flushMicrotasks } from '../test/deferred.ts';

@@ -1,4 +1,5 @@
-import { noopLogger, type ObjectKey, recordingLogger } from '@kubeloom/kube';
+import { noopLogger, type ObjectKey } from '@kubeloom/kube';
+import { recordingLogger } from '@kubeloom/kube/fake';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Deferred, deferred, flushMicrotasks } from '../test/deferred.ts';
 import type { Clock } from './clock.ts';

@@ -7,16 +7,16 @@ import {
   everyMethodScenario,
   type KindUnderTest,
   widgetKind,
-} from './client-methods.test-util.ts';
+} from '../test/client-methods.ts';
 import {
   badInputScenario,
   configMapScenario,
   customKindScenario,
   deploymentScenario,
   writeHelpersScenario,
-} from './client-scenarios.test-util.ts';
+} from '../test/client-scenarios.ts';
 import { createClient } from './create-client.ts';
-import { newNamespace } from './scenarios.test-util.ts';
+import { newNamespace } from '../test/scenarios.ts';
 
 const harnesses: RealHarness[] = [];
 function harness(): RealHarness {

@@ -19,7 +19,7 @@ import {
   createWriteClient,
 } from './create-client.ts';
 import { ResourceNotServedError } from './errors.ts';
-import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import type { DynamicFilter } from './interfaces.ts';
 import { toPartialObjectMetadata } from './partial-object-metadata.ts';
 import { shutdownAll } from './shutdown-all.ts';

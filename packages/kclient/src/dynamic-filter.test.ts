@@ -1,8 +1,9 @@
-import { builtins, type KubeObject, recordingLogger } from '@kubeloom/kube';
+import { builtins, type KubeObject } from '@kubeloom/kube';
+import { recordingLogger } from '@kubeloom/kube/fake';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import { createClient } from './create-client.ts';
-import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 import type { DynamicFilter } from './interfaces.ts';
 import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 

@@ -2,7 +2,7 @@ import { builtins } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
 import { createEventRecorder } from './create-event-recorder.ts';
-import { newNamespace } from './scenarios.test-util.ts';
+import { newNamespace } from '../test/scenarios.ts';
 
 const harnesses: RealHarness[] = [];
 afterEach(async () => {

@@ -1,9 +1,10 @@
-import { builtins, defineResource, type KubeObject, recordingLogger } from '@kubeloom/kube';
+import { builtins, defineResource, type KubeObject } from '@kubeloom/kube';
 import type { FakeKubeClient } from '@kubeloom/kube/fake';
+import { recordingLogger } from '@kubeloom/kube/fake';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import { createEventRecorder } from './create-event-recorder.ts';
 import type { EventRecorderOptions } from './event-recorder.ts';
-import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
 
 afterEach(closeFakes);
 

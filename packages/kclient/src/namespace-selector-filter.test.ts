@@ -4,7 +4,7 @@ import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from './create-client.ts';
 import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
-import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 
 afterEach(closeFakes);

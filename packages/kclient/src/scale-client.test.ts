@@ -6,7 +6,7 @@ import {
   createUntypedClient,
   createWriteClient,
 } from './create-client.ts';
-import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import type { Scaler } from './interfaces.ts';
 import { createScaleClient, withScale } from './scale-client.ts';
 

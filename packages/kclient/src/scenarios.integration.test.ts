@@ -5,7 +5,7 @@ import {
   delayedClientScenario,
   dynamicFilterScenario,
   slowHandlerScenario,
-} from './scenarios.test-util.ts';
+} from '../test/scenarios.ts';
 
 const harnesses: RealHarness[] = [];
 function harness(): RealHarness {

@@ -6,21 +6,21 @@ import {
   everyMethodScenario,
   type KindUnderTest,
   widgetKind,
-} from './client-methods.test-util.ts';
+} from '../test/client-methods.ts';
 import {
   badInputScenario,
   configMapScenario,
   customKindScenario,
   deploymentScenario,
   writeHelpersScenario,
-} from './client-scenarios.test-util.ts';
-import { closeFakes, fakeKube } from './fake-harness.test-util.ts';
+} from '../test/client-scenarios.ts';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import {
   delayedClientPresentScenario,
   delayedClientScenario,
   dynamicFilterScenario,
   slowHandlerScenario,
-} from './scenarios.test-util.ts';
+} from '../test/scenarios.ts';
 
 afterEach(closeFakes);
 

@@ -1,16 +1,10 @@
-import { recordingLogger } from '@kubeloom/kube';
+import { recordingLogger } from '@kubeloom/kube/fake';
 import { afterEach, describe, expect, it } from 'vitest';
+import { handlerCount, pod, service, type TestPod, type TestService } from '../test/fixtures.ts';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
 import { fetch, fetchOne } from './fetch.ts';
 import { filter } from './filter.ts';
-import {
-  handlerCount,
-  pod,
-  service,
-  type TestPod,
-  type TestService,
-} from './internal/test-fixtures.test-util.ts';
 import type { DerivedCollection } from './many-collection.ts';
 import { manyCollection } from './many-collection.ts';
 import { staticCollection } from './static.ts';

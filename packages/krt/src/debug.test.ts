@@ -11,7 +11,7 @@ import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
 import { createDebugHandler } from './debug.ts';
 import { filter } from './filter.ts';
-import { pod, service, type TestPod, type TestService } from './internal/test-fixtures.test-util.ts';
+import { pod, service, type TestPod, type TestService } from '../test/fixtures.ts';
 import { staticCollection } from './static.ts';
 
 let stop = new AbortController();

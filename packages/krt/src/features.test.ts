@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { recordingLogger } from '@kubeloom/kube';
+import { recordingLogger } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { activeTimers, pod, type TestPod } from '../test/fixtures.ts';
 import { collection } from './collection.ts';
 import { index } from './collection-index.ts';
 import { createDebugHandler } from './debug.ts';
 import { fetch } from './fetch.ts';
 import { fileCollection } from './files.ts';
-import { activeTimers, pod, type TestPod } from './internal/test-fixtures.test-util.ts';
 import { joinWithMerge } from './join.ts';
 import { mapCollection } from './map.ts';
 import { recomputeProtected, recomputeTrigger } from './recompute-trigger.ts';

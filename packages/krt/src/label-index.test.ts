@@ -5,17 +5,17 @@
  * inputs it selected before or after, and a fetch's work no longer grows with the number of
  * objects in the namespace (Istio P13).
  */
-import { builtins, noopLogger, recordingLogger, type SerializedError } from '@kubeloom/kube';
-import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import { builtins, noopLogger, type SerializedError } from '@kubeloom/kube';
+import { createFakeKubeClient, recordingLogger } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pod, service, type TestPod, type TestService } from '../test/fixtures.ts';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
 import { fetch } from './fetch.ts';
 import { filter } from './filter.ts';
 import { informer } from './informer.ts';
-import { pod, service, type TestPod, type TestService } from './internal/test-fixtures.test-util.ts';
 import { isSubset, selectsNonEmpty } from './labels.ts';
 import { staticCollection } from './static.ts';
 import { settle } from './testing/tracker.ts';

@@ -22,7 +22,7 @@ import {
   service,
   type TestPod,
   type TestService,
-} from './internal/test-fixtures.test-util.ts';
+} from '../test/fixtures.ts';
 import { joinCollection } from './join.ts';
 import type { DerivedCollection } from './many-collection.ts';
 import { nestedJoin } from './nested-join.ts';

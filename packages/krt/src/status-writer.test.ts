@@ -7,7 +7,7 @@
 import { noopLogger } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pod, type TestPod } from './internal/test-fixtures.test-util.ts';
+import { pod, type TestPod } from '../test/fixtures.ts';
 import { staticCollection } from './static.ts';
 import { statusCollection } from './status.ts';
 import { startStatusWriter } from './status-writer.ts';

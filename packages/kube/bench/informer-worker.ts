@@ -6,15 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import {
-  builtins,
-  createKubeClient,
-  HttpApiClient,
-  type KubeObject,
-  noopLogger,
-  type ObjectList,
-} from '@kubeloom/kube';
+import { builtins, createKubeClient, type KubeObject, noopLogger, type ObjectList } from '@kubeloom/kube';
 import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
+// The transport class is internal to the package; the benchmark subclasses it to replay a list.
+import { HttpApiClient } from '../src/http-api-client.ts';
 
 const [variant, kind, kubeconfigPath, namespace, mode, startRV, eventsArg] = process.argv.slice(2) as [
   string,

@@ -8,9 +8,9 @@ import {
   waitFor,
 } from '@kubeloom/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { describeApiConformance } from '../test/conformance/index.ts';
+import type { ConformanceTarget } from '../test/conformance/target.ts';
 import { builtins } from './builtins.ts';
-import { describeApiConformance } from './conformance/index.ts';
-import type { ConformanceTarget } from './conformance/target.ts';
 import { createKubeClient } from './create-kube-client.ts';
 import { ApiError } from './errors.ts';
 import type { KubeObject } from './object.ts';

@@ -1,5 +1,5 @@
+import { describeApiConformance } from '../test/conformance/index.ts';
 import { builtins } from './builtins.ts';
-import { describeApiConformance } from './conformance/index.ts';
 import { isNotFound } from './errors.ts';
 import { createFakeApiClient } from './fake/index.ts';
 import type { KubeObject } from './object.ts';

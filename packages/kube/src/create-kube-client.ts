@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApiClient } from './api.ts';
 import type { InformerTuning, KubeClient } from './client.ts';
-import { HttpApiClient, type HttpApiClientOptions } from './http-api-client.ts';
+import { HttpApiClient, type HttpOptions } from './http-api-client.ts';
 import { selectContext } from './internal/kubeconfig-context.ts';
 import { findKubeConfig, SERVICE_ACCOUNT_DIR } from './internal/kubeconfig-sources.ts';
 import { checkTlsMaterial } from './internal/kubeconfig-tls.ts';
@@ -47,8 +47,14 @@ export interface KubeClientOptions {
   /** Informer engine tuning. */
   readonly tuning?: InformerTuning | undefined;
   /** HTTP transport options. */
-  readonly http?: HttpApiClientOptions | undefined;
+  readonly http?: HttpOptions | undefined;
 }
+
+/** Where the cluster credentials come from, and how the HTTPS transport behaves ({@link createApiClient}). */
+export type ApiClientOptions = Pick<
+  KubeClientOptions,
+  'kubeConfig' | 'kubeconfigPath' | 'context' | 'inCluster' | 'env' | 'http'
+>;
 
 /**
  * Loads a kubeconfig following the options (see {@link KubeClientOptions}), selects the context
@@ -72,6 +78,26 @@ export function loadKubeConfig(
   const selected = selectContext(found, options.context);
   checkTlsMaterial(selected);
   return found.kubeConfig;
+}
+
+/**
+ * Creates the HTTPS {@link ApiClient} for a cluster: the kubeconfig is loaded and checked as by
+ * {@link loadKubeConfig}, requests go over `node:https` with a keep-alive agent (client
+ * certificates, tokens, exec and auth-provider plugins), Status bodies become typed
+ * {@link ApiError}s and watches are decoded line by line with an idle timeout. Use it to wrap or
+ * instrument the transport before handing it to `createKubeClient({ api })`; `createKubeClient()`
+ * alone creates one itself.
+ *
+ * @example
+ * ```ts
+ * await using api = createApiClient({ http: { userAgent: 'my-operator' } });
+ * const ns = await api.get(builtins.Namespace, 'default');
+ * ```
+ *
+ * @throws {@link KubeConfigError} when the kubeconfig is missing or broken.
+ */
+export function createApiClient(options: ApiClientOptions = {}): ApiClient {
+  return new HttpApiClient(loadKubeConfig(options), options.http);
 }
 
 /**

@@ -4,21 +4,22 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createCertificateAuthority, waitFor } from '@kubeloom/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WatchEvent } from './api.ts';
+import type { ApiClient, WatchEvent } from './api.ts';
 import { WatchIdleTimeoutError } from './api.ts';
 import { builtins } from './builtins.ts';
+import { createApiClient } from './create-kube-client.ts';
 import { ConflictError, InvalidError, isNotFound, NotFoundError, TooManyRequestsError } from './errors.ts';
 import { ConnectionError, HttpApiClient } from './http-api-client.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-describe('HttpApiClient (against a local HTTPS server)', () => {
+describe('createApiClient, the HTTPS transport (against a local HTTPS server)', () => {
   const ca = createCertificateAuthority();
   const serving = ca.issue({ commonName: 'test', hosts: ['127.0.0.1'], usage: 'server' });
   const client = ca.issue({ commonName: 'tester', organizations: ['g'], usage: 'client' });
   let server: Server;
   let handler: Handler;
-  let api: HttpApiClient;
+  let api: ApiClient;
   const sockets = new Set<Socket>();
   const seen: Array<{
     method: string;
@@ -81,7 +82,7 @@ describe('HttpApiClient (against a local HTTPS server)', () => {
       contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
       currentContext: 'ctx',
     });
-    api = new HttpApiClient(kc, { requestTimeoutMs: 2000 });
+    api = createApiClient({ kubeConfig: kc, http: { requestTimeoutMs: 2000 } });
   });
 
   afterEach(async () => {

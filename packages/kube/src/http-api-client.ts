@@ -30,8 +30,8 @@ import { decodeWatchLine } from './internal/watch-events.ts';
 import type { KubeObject } from './object.ts';
 import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } from './resource.ts';
 
-/** Options of {@link HttpApiClient}. */
-export interface HttpApiClientOptions {
+/** Options of the HTTPS transport ({@link createApiClient}, `KubeClientOptions.http`). */
+export interface HttpOptions {
   /** Timeout of a non-watch request while no byte arrives, in ms. Default 60 s. */
   readonly requestTimeoutMs?: number;
   /** Maximum concurrent sockets to the apiserver (watches each hold one). Default: unlimited. */
@@ -61,7 +61,7 @@ export class HttpApiClient implements ApiClient {
   readonly #maxSockets: number;
 
   /** Creates a client for the current context of `kubeConfig`. @throws when it has no current cluster. */
-  constructor(kubeConfig: KubeConfig, options: HttpApiClientOptions = {}) {
+  constructor(kubeConfig: KubeConfig, options: HttpOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) {
       throw new Error(

@@ -2,6 +2,10 @@
  * `@kubeloom/kube`: one client per cluster, the shared informer engine, the resource registry,
  * the CRD watcher and typed API errors. The fake cluster is at `@kubeloom/kube/fake`.
  *
+ * The package exports contracts ({@link ApiClient}, {@link KubeClient}, {@link SharedInformer},
+ * {@link Store}, {@link ResourceRegistry}, {@link CrdWatcher}) and the factories that make them
+ * ({@link createKubeClient}, {@link createApiClient}); the classes behind them are internal.
+ *
  * @packageDocumentation
  */
 export {
@@ -31,8 +35,13 @@ export {
   type ServerVersionInfo,
 } from './client.ts';
 export type { CrdWatcher } from './crd-watcher.ts';
-export { createKubeClient, type KubeClientOptions, loadKubeConfig } from './create-kube-client.ts';
-export { DiscoveryRegistry } from './discovery-registry.ts';
+export {
+  type ApiClientOptions,
+  createApiClient,
+  createKubeClient,
+  type KubeClientOptions,
+  loadKubeConfig,
+} from './create-kube-client.ts';
 export {
   AlreadyExistsError,
   ApiError,
@@ -67,7 +76,7 @@ export {
   type ParsedFieldSelector,
   parseFieldSelector,
 } from './field-selector.ts';
-export { ConnectionError, HttpApiClient, type HttpApiClientOptions } from './http-api-client.ts';
+export { ConnectionError, type HttpOptions } from './http-api-client.ts';
 export {
   extractTombstone,
   type HandlerRegistration,
@@ -80,7 +89,6 @@ export {
   type Tombstone,
   type TransformFunc,
 } from './informer.ts';
-export { InformerCrdWatcher } from './informer-crd-watcher.ts';
 export {
   type LabelRequirement,
   type LabelSet,
@@ -94,8 +102,6 @@ export {
   type Logger,
   type LogLevel,
   noopLogger,
-  type RecordingLogger,
-  recordingLogger,
   type SerializedError,
 } from './logger.ts';
 export {
@@ -111,7 +117,6 @@ export {
   resourceVersionNumber,
 } from './object.ts';
 export { type NamespaceFilter, namespaceFilter, type ObjectFilter, objectFilter } from './object-filter.ts';
-export { ObjectStore } from './object-store.ts';
 export { type ResourceRegistry, UnknownResourceError } from './registry.ts';
 export {
   apiVersionOf,

@@ -3,8 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { builtins } from './builtins.ts';
 import type { KubeClient } from './client.ts';
 import { createKubeClient } from './create-kube-client.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
 import { extractTombstone } from './informer.ts';
-import { noopLogger, recordingLogger } from './logger.ts';
+import { noopLogger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 
 /** The caller's bug: an indexer that throws for ConfigMaps without an `app` label. */

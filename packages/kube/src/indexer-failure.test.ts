@@ -1,10 +1,10 @@
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cm, ScriptedApi } from '../test/scripted-api.ts';
 import { builtins } from './builtins.ts';
-import { recordingLogger } from './logger.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
 import type { KubeObject } from './object.ts';
 import { ObjectStore } from './object-store.ts';
-import { cm, ScriptedApi } from './scripted-api.test-util.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 /** A ConfigMap with an `app` label, or without labels when `app` is undefined. */

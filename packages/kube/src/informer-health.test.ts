@@ -1,9 +1,9 @@
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cm, ScriptedApi } from '../test/scripted-api.ts';
 import { builtins } from './builtins.ts';
 import { apiErrorFromStatus } from './errors.ts';
 import { noopLogger } from './logger.ts';
-import { cm, ScriptedApi } from './scripted-api.test-util.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 describe('informer health counts what happened', () => {

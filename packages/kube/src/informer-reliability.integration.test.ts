@@ -13,8 +13,9 @@ import { builtins } from './builtins.ts';
 import type { KubeClient } from './client.ts';
 import { createKubeClient } from './create-kube-client.ts';
 import { isNotFound } from './errors.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
 import { isTombstone, type SharedInformer } from './informer.ts';
-import { noopLogger, recordingLogger } from './logger.ts';
+import { noopLogger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 
 /** Small deterministic PRNG so a failing chaos seed can be replayed. */

@@ -4,7 +4,8 @@ import type { ApiClient, ListOptions } from './api.ts';
 import { builtins } from './builtins.ts';
 import { createKubeClient } from './create-kube-client.ts';
 import { isGone } from './errors.ts';
-import { noopLogger, recordingLogger } from './logger.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
+import { noopLogger } from './logger.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { cm, ScriptedApi } from '../test/scripted-api.ts';
 import { builtins } from './builtins.ts';
 import { apiErrorFromStatus } from './errors.ts';
-import { recordingLogger } from './logger.ts';
-import { cm, ScriptedApi } from './scripted-api.test-util.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 /** What kube-apiserver answers for a continue token whose revision etcd has compacted. */

@@ -1,14 +1,14 @@
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cm, ScriptedApi } from '../test/scripted-api.ts';
 import { WatchIdleTimeoutError } from './api.ts';
 import { builtins } from './builtins.ts';
 import { apiErrorFromStatus } from './errors.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
 import { isTombstone, type Tombstone } from './informer.ts';
 import { Backoff } from './internal/backoff.ts';
-import { recordingLogger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import { namespaceFilter } from './object-filter.ts';
-import { cm, ScriptedApi } from './scripted-api.test-util.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 const fast = { initialBackoffMs: 1, maxBackoffMs: 4, pageSize: 500 };

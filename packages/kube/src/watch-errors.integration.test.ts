@@ -2,7 +2,8 @@ import { createTestNamespace, sharedControlPlane, startFaultProxy, waitFor } fro
 import { describe, expect, it } from 'vitest';
 import { builtins } from './builtins.ts';
 import { createKubeClient } from './create-kube-client.ts';
-import { noopLogger, recordingLogger } from './logger.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
+import { noopLogger } from './logger.ts';
 
 describe('a reset watch on the real control plane', () => {
   it('is reported as a reset that resumes (not as an unreachable server), and resumes without relisting', async () => {

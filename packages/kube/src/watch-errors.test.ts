@@ -4,12 +4,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createCertificateAuthority, waitFor } from '@kubeloom/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cm, ScriptedApi } from '../test/scripted-api.ts';
 import { WatchResetError } from './api.ts';
 import { builtins } from './builtins.ts';
 import { apiErrorFromStatus } from './errors.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
 import { ConnectionError, HttpApiClient } from './http-api-client.ts';
-import { recordingLogger } from './logger.ts';
-import { cm, ScriptedApi } from './scripted-api.test-util.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 describe('a watch reset (HttpApiClient against a local HTTPS server)', () => {

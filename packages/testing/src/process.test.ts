@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processGone, runSignalChild } from './signal-harness.test-util.ts';
+import { processGone, runSignalChild } from '../test/signal-harness.ts';
 import { waitFor } from './wait-for.ts';
 
 // Each case runs a separate Node program that uses the library's child-process and temp-dir

@@ -1,9 +1,9 @@
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WatchReader } from '../../test/conformance/watch-reader.ts';
 import type { WatchEvent } from '../api.ts';
 import { WatchIdleTimeoutError } from '../api.ts';
 import { builtins } from '../builtins.ts';
-import { WatchReader } from '../conformance/watch-reader.ts';
 import { ApiError, isGone, TooManyRequestsError } from '../errors.ts';
 import { extractTombstone, isTombstone } from '../informer.ts';
 import { noopLogger } from '../logger.ts';

@@ -58,7 +58,7 @@ function requireNamespace(
  * request observation, forced watch expiry, history compaction and on-demand bookmarks.
  *
  * Semantics follow kube-apiserver v1.37 (checked by the conformance suite in
- * `src/conformance/`): one global, monotonically increasing resourceVersion; uid,
+ * `test/conformance/`): one global, monotonically increasing resourceVersion; uid,
  * creationTimestamp, generateName, generation bumps on spec changes; the status subresource;
  * optimistic concurrency; finalizers and deletionTimestamp; delete preconditions; merge, JSON,
  * strategic merge (common cases) and server-side apply (common cases) patches; dryRun; list with

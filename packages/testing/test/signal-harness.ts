@@ -1,12 +1,12 @@
 /**
- * Runs `signal-child.test-util.ts` in a separate Node process, sends it a signal once it is
+ * Runs `signal-child.ts` in a separate Node process, sends it a signal once it is
  * ready, and reports how it ended. Shared by `process.test.ts` and `process.integration.test.ts`.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { processExists } from './process.ts';
-import { waitFor } from './wait-for.ts';
+import { processExists } from '../src/process.ts';
+import { waitFor } from '../src/wait-for.ts';
 
 /** How a signalled child program ended. */
 export interface SignalRun {
@@ -27,7 +27,7 @@ export async function runSignalChild(
   root: string,
   timeoutMs = 60_000,
 ): Promise<SignalRun> {
-  const program = path.join(import.meta.dirname, 'signal-child.test-util.ts');
+  const program = path.join(import.meta.dirname, 'signal-child.ts');
   const child = spawn(process.execPath, ['--conditions=@kubeloom/source', program, scenario, signal, root], {
     cwd: path.dirname(import.meta.dirname),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { builtins } from '../builtins.ts';
-import type { KubeObject } from '../object.ts';
+import { builtins } from '../../src/builtins.ts';
+import type { KubeObject } from '../../src/object.ts';
 import { apiError, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 

@@ -17,17 +17,17 @@ import {
   createMetadataClient,
   createUntypedClient,
   createWriteClient,
-} from './create-client.ts';
-import { createOrUpdate } from './create-or-update.ts';
-import { retryOnConflict } from './retry-on-conflict.ts';
-import { newNamespace } from './scenarios.test-util.ts';
-import { uniqueSuffix } from './test-support.test-util.ts';
-import { ClientTestError } from './testing/client-test-error.ts';
-import { createDirectClient } from './testing/direct-client.ts';
-import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
-import { deleteCRD, makeCRD } from './testing/make-crd.ts';
-import { names } from './testing/names.ts';
-import { wrap } from './testing/test-client.ts';
+} from '../src/create-client.ts';
+import { createOrUpdate } from '../src/create-or-update.ts';
+import { retryOnConflict } from '../src/retry-on-conflict.ts';
+import { newNamespace } from './scenarios.ts';
+import { uniqueSuffix } from './test-support.ts';
+import { ClientTestError } from '../src/testing/client-test-error.ts';
+import { createDirectClient } from '../src/testing/direct-client.ts';
+import { createEventTracker, trackerHandler } from '../src/testing/event-tracker.ts';
+import { deleteCRD, makeCRD } from '../src/testing/make-crd.ts';
+import { names } from '../src/testing/names.ts';
+import { wrap } from '../src/testing/test-client.ts';
 
 function deployment(name: string, namespace: string, image = 'nginx:1'): V1Deployment {
   return {

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import type { WatchEvent, WatchOptions } from '../api.ts';
-import { builtins } from '../builtins.ts';
-import type { KubeObject } from '../object.ts';
-import type { ResourceDescriptor } from '../resource.ts';
+import type { WatchEvent, WatchOptions } from '../../src/api.ts';
+import { builtins } from '../../src/builtins.ts';
+import type { KubeObject } from '../../src/object.ts';
+import type { ResourceDescriptor } from '../../src/resource.ts';
 import { configMap, expectEvent, rv } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 import { WatchReader } from './watch-reader.ts';

@@ -7,12 +7,12 @@ import { builtins, defineResource, type KubeClient, type KubeObject } from '@kub
 import { createTestNamespace, waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'vitest';
-import { createClient, createDelayedClient, createWriteClient } from './create-client.ts';
-import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
-import { ResourceNotServedError } from './errors.ts';
-import { uniqueSuffix } from './test-support.test-util.ts';
-import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
-import { deleteCRD, makeCRD } from './testing/make-crd.ts';
+import { createClient, createDelayedClient, createWriteClient } from '../src/create-client.ts';
+import { createNamespaceSelectorFilter } from '../src/create-namespace-selector-filter.ts';
+import { ResourceNotServedError } from '../src/errors.ts';
+import { uniqueSuffix } from './test-support.ts';
+import { createEventTracker, trackerHandler } from '../src/testing/event-tracker.ts';
+import { deleteCRD, makeCRD } from '../src/testing/make-crd.ts';
 
 /**
  * Creates a namespace with a generated name and the given labels: `createTestNamespace` on a

@@ -1,6 +1,6 @@
 import { waitFor } from '@kubeloom/testing';
 import { expect, it, vi } from 'vitest';
-import { builtins } from '../builtins.ts';
+import { builtins } from '../../src/builtins.ts';
 import { apiError, configMap, expectEvent } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 import { WatchReader } from './watch-reader.ts';

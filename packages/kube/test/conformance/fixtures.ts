@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { WatchEvent } from '../api.ts';
-import type { Status } from '../errors.ts';
-import { ApiError } from '../errors.ts';
-import type { KubeObject } from '../object.ts';
-import { defineResource, type TypedResourceDescriptor } from '../resource.ts';
+import type { WatchEvent } from '../../src/api.ts';
+import type { Status } from '../../src/errors.ts';
+import { ApiError } from '../../src/errors.ts';
+import type { KubeObject } from '../../src/object.ts';
+import { defineResource, type TypedResourceDescriptor } from '../../src/resource.ts';
 
 /** The suffix of every conformance CRD group; each suite prefixes a unique label. */
 export const GROUP_SUFFIX = 'conformance.kubeloom.dev';

@@ -1,8 +1,8 @@
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
-import { builtins } from '../builtins.ts';
-import { createFakeApiClient } from '../fake/index.ts';
-import type { KubeObject } from '../object.ts';
+import { builtins } from '../../src/builtins.ts';
+import { createFakeApiClient } from '../../src/fake/index.ts';
+import type { KubeObject } from '../../src/object.ts';
 import { apiError, configMap, deployment } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 import { WatchReader } from './watch-reader.ts';

@@ -1,6 +1,6 @@
-import type { ApiClient, ListOptions, ObjectList, WatchEvent, WatchOptions } from './api.ts';
-import { apiErrorFromStatus } from './errors.ts';
-import type { KubeObject } from './object.ts';
+import type { ApiClient, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../src/api.ts';
+import { apiErrorFromStatus } from '../src/errors.ts';
+import type { KubeObject } from '../src/object.ts';
 
 /** A watch stream the test drives by hand. */
 export class ScriptedWatch {

@@ -1,4 +1,4 @@
-import type { WatchEvent } from '../api.ts';
+import type { WatchEvent } from '../../src/api.ts';
 
 /** The default bound of every wait for a watch event. */
 const WATCH_WAIT_MS = 10_000;

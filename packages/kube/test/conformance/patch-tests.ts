@@ -1,7 +1,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
-import { builtins } from '../builtins.ts';
-import type { KubeObject } from '../object.ts';
+import { builtins } from '../../src/builtins.ts';
+import type { KubeObject } from '../../src/object.ts';
 import { apiError, configMap, deployment, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 

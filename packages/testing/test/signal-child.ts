@@ -1,7 +1,7 @@
 /**
  * A program for the signal tests (`process.test.ts`, `process.integration.test.ts`), run as
  *
- *   node --conditions=@kubeloom/source signal-child.test-util.ts <scenario> <signal> <root>
+ *   node --conditions=@kubeloom/source signal-child.ts <scenario> <signal> <root>
  *
  * It starts the library's machinery under `<root>`, prints one line `ready {json}` with the temp
  * directory and the child pids, then waits for `<signal>`. Scenarios:
@@ -16,11 +16,11 @@
  */
 import { writeSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { createTempDir, removeTempDir, startProcess } from './process.ts';
+import { createTempDir, removeTempDir, startProcess } from '../src/process.ts';
 
 const [scenario, signalName, root] = process.argv.slice(2);
 if (!scenario || !signalName || !root) {
-  throw new Error('usage: signal-child.test-util.ts <scenario> <signal> <root>');
+  throw new Error('usage: signal-child.ts <scenario> <signal> <root>');
 }
 const signal = signalName as NodeJS.Signals;
 

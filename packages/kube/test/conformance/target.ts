@@ -1,5 +1,5 @@
-import type { ApiClient } from '../api.ts';
-import type { KubeObject } from '../object.ts';
+import type { ApiClient } from '../../src/api.ts';
+import type { KubeObject } from '../../src/object.ts';
 import type { Fixtures } from './fixtures.ts';
 
 /** What the conformance suite runs against: the fake cluster or a real apiserver. */

@@ -1,5 +1,5 @@
-import type { Collection } from '../core.ts';
-import { internalsOf } from './internals.ts';
+import type { Collection } from '../src/core.ts';
+import { internalsOf } from '../src/internal/internals.ts';
 
 /** A minimal pod for tests. */
 export interface TestPod {

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import type { WatchEvent } from '../api.ts';
-import { builtins } from '../builtins.ts';
-import type { KubeObject } from '../object.ts';
+import type { WatchEvent } from '../../src/api.ts';
+import { builtins } from '../../src/builtins.ts';
+import type { KubeObject } from '../../src/object.ts';
 import { apiError, expectStatus } from './fixtures.ts';
 import type { ConformanceContext } from './target.ts';
 import { WatchReader } from './watch-reader.ts';
