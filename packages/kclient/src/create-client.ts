@@ -52,15 +52,9 @@ function buildInformerClient<T extends KubeObject>(
  * (see {@link DynamicFilter} and `createNamespaceSelectorFilter`).
  *
  * Construction does no I/O: the informer starts with `kube.runAndWait(signal)` (or at once when
- * the KubeClient already runs).
+ * the KubeClient already runs). From `src/example.test.ts`, run against the fake cluster:
  *
- * @example
- * ```ts
- * const configMaps = createClient(kube, builtins.ConfigMap);   // Client<V1ConfigMap>
- * configMaps.addEventHandler(objectHandler((cm) => queue.addObject(cm)));
- * await kube.runAndWait(signal);
- * configMaps.get('settings', 'default');
- * ```
+ * {@includeCode ./example.test.ts#client}
  */
 export function createClient<T extends KubeObject>(
   kube: KubeClient,

@@ -103,13 +103,15 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
 /**
  * Creates a {@link KubeClient}: for a real cluster (kubeconfig loading, HTTPS transport,
  * discovery, informers) or, with `{ api }`, over any {@link ApiClient}.
+ * `await using kube = createKubeClient()` loads `$KUBECONFIG`, `~/.kube/config` or the in-cluster
+ * service account, and disposes the client when the scope ends. Informers on it (from
+ * `src/example.test.ts`, run against the fake cluster):
  *
- * @example
- * ```ts
- * await using kube = createKubeClient(); // $KUBECONFIG, ~/.kube/config or in-cluster
- * const cms = kube.informer(builtins.ConfigMap, { namespace: 'default' });
- * await kube.runAndWait(signal);
- * ```
+ * {@includeCode ./example.test.ts#informer}
+ *
+ * Over any {@link ApiClient}:
+ *
+ * {@includeCode ./example.test.ts#over-api}
  *
  * @throws {@link KubeConfigError} when no `api` is given and the kubeconfig is missing or broken.
  */

@@ -1,0 +1,76 @@
+/**
+ * The examples of the README and the API docs, compiled and run: each `// #region` is copied into
+ * README.md (`pnpm check:readme` keeps them equal) and pulled into doc comments with
+ * `{@includeCode}`. They run against the fake cluster; the same code runs against a real one with
+ * `createKubeClient()` instead of `createFakeKubeClient()`.
+ */
+import { objectHandler } from '@kubeloom/controllers';
+import { builtins, noopLogger } from '@kubeloom/kube';
+import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { createClient } from './create-client.ts';
+import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
+import { retryOnConflict } from './retry-on-conflict.ts';
+
+const configMap = (name: string, namespace: string, owner: string): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace, labels: { owner } },
+  data: { mode: 'off' },
+});
+
+describe('@kubeloom/kclient examples', () => {
+  it('client: a filtered cache, an index, a handler and a conditional update', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    for (const [name, managed] of [
+      ['team-a', 'true'],
+      ['team-b', 'false'],
+    ] as const) {
+      await kube.api.create(builtins.Namespace, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { 'example.com/managed': managed } },
+      });
+    }
+    await kube.api.create(builtins.ConfigMap, configMap('settings', 'team-a', 'alice'));
+    await kube.api.create(builtins.ConfigMap, configMap('other', 'team-b', 'alice'));
+
+    const stop = new AbortController();
+    const signal = stop.signal;
+    // #region client
+    // Construction: clients, handlers and indexes. No I/O happens here.
+    await using managed = createNamespaceSelectorFilter(kube, {
+      matchLabels: { 'example.com/managed': 'true' },
+    });
+    const configMaps = createClient(kube, builtins.ConfigMap, {
+      objectFilter: managed, // only ConfigMaps in namespaces labelled example.com/managed=true
+      fieldManager: 'my-ctrl',
+    });
+    const byOwner = configMaps.index('owner', (cm) =>
+      cm.metadata?.labels?.owner ? [cm.metadata.labels.owner] : [],
+    );
+    const changed: string[] = [];
+    configMaps.addEventHandler(objectHandler((cm) => changed.push(cm.metadata?.name ?? '')));
+
+    // Run: start every informer, then wait for the caches *and the handlers*.
+    await kube.runAndWait(signal);
+    await configMaps.waitUntilSynced(signal);
+
+    const settings = configMaps.get('settings', 'team-a'); // cached; undefined when absent or filtered out
+    const alices = byOwner.lookup('alice'); // a live index, filtered at lookup
+    await retryOnConflict(async () => {
+      const latest = structuredClone(configMaps.get('settings', 'team-a'));
+      if (!latest) return;
+      latest.data = { ...latest.data, mode: 'on' };
+      await configMaps.update(latest); // conditional on resourceVersion: a stale copy gets a conflict
+    });
+    // #endregion client
+    expect(settings?.data).toEqual({ mode: 'off' });
+    expect(alices.map((cm) => cm.metadata?.namespace)).toEqual(['team-a']); // team-b is filtered out
+    expect(new Set(changed)).toEqual(new Set(['settings'])); // the add, and the update if it arrived
+    const stored = (await kube.api.get(builtins.ConfigMap, 'settings', 'team-a')) as V1ConfigMap;
+    expect(stored.data).toEqual({ mode: 'on' });
+    stop.abort();
+  });
+});

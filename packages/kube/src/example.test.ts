@@ -1,0 +1,98 @@
+/**
+ * The examples of the README and the API docs, compiled and run: each `// #region` is copied into
+ * README.md (`pnpm check:readme` keeps them equal) and pulled into doc comments with
+ * `{@includeCode}`. They run against the fake cluster; the same code runs against a real one with
+ * `createKubeClient()` instead of `createFakeKubeClient()`.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from './api.ts';
+import { builtins } from './builtins.ts';
+import type { KubeClient } from './client.ts';
+import { createKubeClient } from './create-kube-client.ts';
+import { ignoreNotFound, isNotFound } from './errors.ts';
+import { createFakeKubeClient } from './fake/create-fake-kube-client.ts';
+import { createFakeApiClient } from './fake/fake-api-client.ts';
+import { noopLogger } from './logger.ts';
+
+const pod = (name: string, app: string): V1Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'prod', labels: { app } },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+});
+
+// #region informer
+async function watchWebPods(kube: KubeClient, signal: AbortSignal) {
+  // Construction: no I/O. One list/watch per (resource, namespace, selectors), however many ask.
+  const pods = kube.informer(builtins.Pod, { namespace: 'prod', labelSelector: 'app=web' });
+  const seen: string[] = [];
+  pods.addEventHandler({
+    onAdd: (pod, isInInitialList) => seen.push(`add ${pod.metadata?.name} ${isInInitialList}`),
+    onUpdate: (_old, pod) => seen.push(`update ${pod.metadata?.name}`),
+    onDelete: (podOrTombstone) => seen.push(`delete ${podOrTombstone.metadata?.name}`),
+  });
+  // Run: start every informer registered so far; resolves true once all have synced.
+  await kube.runAndWait(signal);
+  const cached = pods.store.byNamespace('prod'); // frozen objects, without managedFields
+  const { state, synced, relists } = pods.health();
+  return { seen, cached, state, synced, relists };
+}
+// #endregion informer
+
+// #region errors
+async function podPhase(api: ApiClient, name: string): Promise<string> {
+  // Typed errors: ignoreNotFound turns a 404 into undefined, isNotFound tests any error.
+  const found = await ignoreNotFound(api.get(builtins.Pod, name, 'prod'));
+  if (!found) return 'absent';
+  try {
+    await api.get(builtins.Pod, `${name}-sidecar`, 'prod');
+    return 'with sidecar';
+  } catch (err) {
+    if (isNotFound(err)) return 'present';
+    throw err;
+  }
+}
+// #endregion errors
+
+describe('@kubeloom/kube examples', () => {
+  it('informer: handlers see the initial list, the store holds it, health reports it', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    await kube.api.create(builtins.Pod, pod('web-1', 'web'));
+    await kube.api.create(builtins.Pod, pod('db-1', 'db'));
+    const stop = new AbortController();
+    const result = await watchWebPods(kube, stop.signal);
+    expect(result.seen).toEqual(['add web-1 true']);
+    expect(result.cached.map((p) => p.metadata?.name)).toEqual(['web-1']);
+    expect(Object.isFrozen(result.cached[0])).toBe(true);
+    expect(result).toMatchObject({ synced: true, relists: 0 });
+    expect(result.state).not.toBe('stopped');
+    stop.abort();
+  });
+
+  it('errors: 404 as undefined and as a predicate', async () => {
+    await using api = createFakeApiClient();
+    await api.create(builtins.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prod' } });
+    expect(await podPhase(api, 'web-1')).toBe('absent');
+    await api.create(builtins.Pod, pod('web-1', 'web'));
+    expect(await podPhase(api, 'web-1')).toBe('present');
+  });
+
+  it('over any ApiClient: createKubeClient({ api }) loads no kubeconfig', async () => {
+    // #region over-api
+    const api = createFakeApiClient(); // or a wrapped createApiClient(), or your own ApiClient
+    await using kube = createKubeClient({ api, logger: noopLogger });
+    const namespaces = kube.informer(builtins.Namespace);
+    await kube.api.create(builtins.Namespace, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team-a' },
+    });
+    // #endregion over-api
+    const stop = new AbortController();
+    expect(await kube.runAndWait(stop.signal)).toBe(true);
+    expect(namespaces.store.list().map((ns) => ns.metadata?.name)).toContain('team-a');
+    expect(kube.kubeConfig).toBeUndefined();
+    stop.abort();
+  });
+});
