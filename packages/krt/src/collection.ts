@@ -6,7 +6,9 @@ import type { CollectionOptions } from './options.ts';
  * A 1:1 derived collection: `transform` maps each input to zero or one output. It may read other
  * collections only through {@link fetch}; when what it fetched changes, only the inputs that
  * fetched it are recomputed, and only outputs that changed (by `equals`, else structurally)
- * produce events.
+ * produce events. From `src/example.test.ts`, run against the fake cluster:
+ *
+ * {@includeCode ./example.test.ts#collections}
  */
 export function collection<I, O>(
   parent: Collection<I>,
