@@ -1,6 +1,5 @@
 import { builtins, InvalidError, type KubeObject } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RealHarness, realKube } from '../test/real-harness.ts';
 import {
   configMapKind,
   deploymentKind,
@@ -15,8 +14,9 @@ import {
   deploymentScenario,
   writeHelpersScenario,
 } from '../test/client-scenarios.ts';
-import { createClient } from './create-client.ts';
+import { type RealHarness, realKube } from '../test/real-harness.ts';
 import { newNamespace } from '../test/scenarios.ts';
+import { createClient } from './create-client.ts';
 
 const harnesses: RealHarness[] = [];
 function harness(): RealHarness {

@@ -11,6 +11,7 @@ import {
 import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import {
   createClient,
   createDelayedClient,
@@ -19,7 +20,6 @@ import {
   createWriteClient,
 } from './create-client.ts';
 import { ResourceNotServedError } from './errors.ts';
-import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import type { DynamicFilter } from './interfaces.ts';
 import { toPartialObjectMetadata } from './partial-object-metadata.ts';
 import { shutdownAll } from './shutdown-all.ts';

@@ -1,9 +1,9 @@
 import { builtins, isAlreadyExists, type KubeObject } from '@kubeloom/kube';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import { createWriteClient } from './create-client.ts';
 import { createOrUpdate } from './create-or-update.ts';
-import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import type { Writer } from './interfaces.ts';
 import { makeCRD } from './testing/make-crd.ts';
 

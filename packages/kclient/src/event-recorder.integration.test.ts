@@ -1,8 +1,8 @@
 import { builtins } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RealHarness, realKube } from '../test/real-harness.ts';
-import { createEventRecorder } from './create-event-recorder.ts';
 import { newNamespace } from '../test/scenarios.ts';
+import { createEventRecorder } from './create-event-recorder.ts';
 
 const harnesses: RealHarness[] = [];
 afterEach(async () => {

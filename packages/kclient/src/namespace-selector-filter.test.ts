@@ -2,9 +2,9 @@ import { getEventListeners } from 'node:events';
 import { builtins } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import { createClient } from './create-client.ts';
 import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
-import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 
 afterEach(closeFakes);

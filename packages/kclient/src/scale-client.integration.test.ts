@@ -1,12 +1,12 @@
 import { builtins } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RealHarness, realKube } from '../test/real-harness.ts';
 import { deploymentKind } from '../test/client-methods.ts';
-import { createDelayedClient } from './create-client.ts';
-import { createScaleClient, withScale } from './scale-client.ts';
+import { type RealHarness, realKube } from '../test/real-harness.ts';
 import { newNamespace } from '../test/scenarios.ts';
 import { uniqueSuffix } from '../test/test-support.ts';
+import { createDelayedClient } from './create-client.ts';
+import { createScaleClient, withScale } from './scale-client.ts';
 import { deleteCRD, makeCRD } from './testing/make-crd.ts';
 
 const harnesses: RealHarness[] = [];

@@ -1,12 +1,12 @@
 import { builtins } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import {
   createClient,
   createDelayedClient,
   createUntypedClient,
   createWriteClient,
 } from './create-client.ts';
-import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import type { Scaler } from './interfaces.ts';
 import { createScaleClient, withScale } from './scale-client.ts';
 

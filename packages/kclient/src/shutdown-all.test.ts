@@ -1,7 +1,7 @@
 import { builtins } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from './create-client.ts';
 import { closeFakes, fakeKube } from '../test/fake-harness.ts';
+import { createClient } from './create-client.ts';
 import { shutdownAll } from './shutdown-all.ts';
 import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 

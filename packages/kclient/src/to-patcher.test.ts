@@ -1,8 +1,8 @@
 import { builtins, ConflictError } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, createWriteClient } from './create-client.ts';
 import { closeFakes, fakeKube } from '../test/fake-harness.ts';
+import { createClient, createWriteClient } from './create-client.ts';
 import type { Patcher } from './interfaces.ts';
 import { makeCRD } from './testing/make-crd.ts';
 import { toPatcher } from './to-patcher.ts';

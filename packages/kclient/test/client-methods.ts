@@ -16,10 +16,10 @@ import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import { createClient } from '../src/create-client.ts';
 import type { ApplyConfiguration } from '../src/interfaces.ts';
-import { newNamespace } from './scenarios.ts';
-import { uniqueSuffix } from './test-support.ts';
 import { createEventTracker, type EventTracker, trackerHandler } from '../src/testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from '../src/testing/make-crd.ts';
+import { newNamespace } from './scenarios.ts';
+import { uniqueSuffix } from './test-support.ts';
 
 /** A kind the scenario runs on. */
 export interface KindUnderTest<T extends KubeObject> {

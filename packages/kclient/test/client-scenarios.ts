@@ -20,14 +20,14 @@ import {
 } from '../src/create-client.ts';
 import { createOrUpdate } from '../src/create-or-update.ts';
 import { retryOnConflict } from '../src/retry-on-conflict.ts';
-import { newNamespace } from './scenarios.ts';
-import { uniqueSuffix } from './test-support.ts';
 import { ClientTestError } from '../src/testing/client-test-error.ts';
 import { createDirectClient } from '../src/testing/direct-client.ts';
 import { createEventTracker, trackerHandler } from '../src/testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from '../src/testing/make-crd.ts';
 import { names } from '../src/testing/names.ts';
 import { wrap } from '../src/testing/test-client.ts';
+import { newNamespace } from './scenarios.ts';
+import { uniqueSuffix } from './test-support.ts';
 
 function deployment(name: string, namespace: string, image = 'nginx:1'): V1Deployment {
   return {

@@ -10,9 +10,9 @@ import { expect } from 'vitest';
 import { createClient, createDelayedClient, createWriteClient } from '../src/create-client.ts';
 import { createNamespaceSelectorFilter } from '../src/create-namespace-selector-filter.ts';
 import { ResourceNotServedError } from '../src/errors.ts';
-import { uniqueSuffix } from './test-support.ts';
 import { createEventTracker, trackerHandler } from '../src/testing/event-tracker.ts';
 import { deleteCRD, makeCRD } from '../src/testing/make-crd.ts';
+import { uniqueSuffix } from './test-support.ts';
 
 /**
  * Creates a namespace with a generated name and the given labels: `createTestNamespace` on a

@@ -7,11 +7,11 @@ import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pod, service, type TestPod, type TestService } from '../test/fixtures.ts';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
 import { createDebugHandler } from './debug.ts';
 import { filter } from './filter.ts';
-import { pod, service, type TestPod, type TestService } from '../test/fixtures.ts';
 import { staticCollection } from './static.ts';
 
 let stop = new AbortController();

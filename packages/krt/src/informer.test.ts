@@ -5,8 +5,8 @@
 import { builtins, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { describe, expect, it } from 'vitest';
-import { informer } from './informer.ts';
 import { activeTimers } from '../test/fixtures.ts';
+import { informer } from './informer.ts';
 
 async function afterBackoffCap(): Promise<void> {
   // The backoff doubles from 1 ms to its 100 ms cap within 130 ms.

@@ -9,6 +9,7 @@ import { builtins, namespaceFilter, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { handlerCount, pod, service, type TestPod, type TestService } from '../test/fixtures.ts';
 import { collection } from './collection.ts';
 import { index, namespaceIndex } from './collection-index.ts';
 import type { Collection } from './core.ts';
@@ -16,13 +17,6 @@ import { createDebugHandler } from './debug.ts';
 import { fetch, fetchOne } from './fetch.ts';
 import { filter } from './filter.ts';
 import { informer } from './informer.ts';
-import {
-  handlerCount,
-  pod,
-  service,
-  type TestPod,
-  type TestService,
-} from '../test/fixtures.ts';
 import { joinCollection } from './join.ts';
 import type { DerivedCollection } from './many-collection.ts';
 import { nestedJoin } from './nested-join.ts';

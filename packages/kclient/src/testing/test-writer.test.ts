@@ -1,7 +1,7 @@
 import { builtins, InvalidError, NotFoundError } from '@kubeloom/kube';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, createWriteClient } from '../create-client.ts';
 import { closeFakes, fakeKube } from '../../test/fake-harness.ts';
+import { createClient, createWriteClient } from '../create-client.ts';
 import { ClientTestError } from './client-test-error.ts';
 import { names } from './names.ts';
 import { wrap } from './test-client.ts';
