@@ -18,11 +18,14 @@ import { informer } from './informer.ts';
 // #region workload
 /** A scheduled pod, its node and the services that select it: a derived object, keyed like the pod. */
 class Workload {
-  constructor(
-    readonly metadata: { readonly name: string; readonly namespace: string },
-    readonly node: string,
-    readonly services: readonly string[],
-  ) {}
+  readonly metadata: { readonly name: string; readonly namespace: string };
+  readonly node: string;
+  readonly services: readonly string[];
+  constructor(metadata: Workload['metadata'], node: string, services: readonly string[]) {
+    this.metadata = metadata;
+    this.node = node;
+    this.services = services;
+  }
 }
 // #endregion workload
 

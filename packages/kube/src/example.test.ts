@@ -13,6 +13,7 @@ import { createKubeClient } from './create-kube-client.ts';
 import { ignoreNotFound, isNotFound } from './errors.ts';
 import { createFakeKubeClient } from './fake/create-fake-kube-client.ts';
 import { createFakeApiClient } from './fake/fake-api-client.ts';
+import { extractTombstone } from './informer.ts';
 import { noopLogger } from './logger.ts';
 
 const pod = (name: string, app: string): V1Pod => ({
@@ -30,7 +31,7 @@ async function watchWebPods(kube: KubeClient, signal: AbortSignal) {
   pods.addEventHandler({
     onAdd: (pod, isInInitialList) => seen.push(`add ${pod.metadata?.name} ${isInInitialList}`),
     onUpdate: (_old, pod) => seen.push(`update ${pod.metadata?.name}`),
-    onDelete: (podOrTombstone) => seen.push(`delete ${podOrTombstone.metadata?.name}`),
+    onDelete: (podOrTombstone) => seen.push(`delete ${extractTombstone(podOrTombstone).metadata?.name}`),
   });
   // Run: start every informer registered so far; resolves true once all have synced.
   await kube.runAndWait(signal);
