@@ -34,7 +34,7 @@ const MIRROR_LABEL = 'example.kubeloom.dev/mirror';
 const isSource = (cm: KubeObject): boolean => cm.metadata?.labels?.[MIRROR_LABEL] === 'true';
 const mirrorName = (source: string): string => `${source}-mirror`;
 
-export class MirrorController {
+class MirrorController {
   readonly #kube: KubeClient;
   readonly #configMaps: SharedInformer<V1ConfigMap>;
   readonly #queue: Queue<ObjectKey>;

@@ -4,7 +4,6 @@
  * `{@includeCode}`. They run against the fake cluster; the same code runs against a real one with
  * `createKubeClient()` instead of `createFakeKubeClient()`.
  */
-import { objectHandler } from '@kubeloom/controllers';
 import { builtins, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import type { V1ConfigMap } from '@kubernetes/client-node';
@@ -51,7 +50,10 @@ describe('@kubeloom/kclient examples', () => {
       cm.metadata?.labels?.owner ? [cm.metadata.labels.owner] : [],
     );
     const changed: string[] = [];
-    configMaps.addEventHandler(objectHandler((cm) => changed.push(cm.metadata?.name ?? '')));
+    configMaps.addEventHandler({
+      onAdd: (cm) => changed.push(cm.metadata?.name ?? ''),
+      onUpdate: (_old, cm) => changed.push(cm.metadata?.name ?? ''),
+    });
 
     // Run: start every informer, then wait for the caches *and the handlers*.
     await kube.runAndWait(signal);

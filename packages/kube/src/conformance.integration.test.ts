@@ -8,8 +8,8 @@ import {
   waitFor,
 } from '@kubeloom/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { ConformanceTarget } from '../test/conformance/index.ts';
 import { describeApiConformance } from '../test/conformance/index.ts';
-import type { ConformanceTarget } from '../test/conformance/target.ts';
 import { builtins } from './builtins.ts';
 import { createKubeClient } from './create-kube-client.ts';
 import { ApiError } from './errors.ts';

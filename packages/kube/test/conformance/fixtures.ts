@@ -7,7 +7,7 @@ import type { KubeObject } from '../../src/object.ts';
 import { defineResource, type TypedResourceDescriptor } from '../../src/resource.ts';
 
 /** The suffix of every conformance CRD group; each suite prefixes a unique label. */
-export const GROUP_SUFFIX = 'conformance.kubeloom.dev';
+const GROUP_SUFFIX = 'conformance.kubeloom.dev';
 
 /** A unique API group for one suite, so suites on a shared control plane never collide. */
 export function uniqueGroup(): string {

@@ -1,15 +1,8 @@
 /**
- * The ApiClient conformance suite: one set of tests run against the fake cluster and a real
- * apiserver. Test-only code (it imports vitest); not part of the package's exports.
- *
- * @packageDocumentation
+ * The ApiClient conformance suite: one set of tests run against the fake cluster
+ * (`src/conformance.test.ts`) and a real apiserver (`src/conformance.integration.test.ts`).
+ * Private to the package (it imports vitest and is not published): it proves kubeloom's own two
+ * ApiClients, the HTTPS one and the fake, against each other.
  */
 export { describeApiConformance } from './describe-api-conformance.ts';
-export { createFixtures, type Fixtures, GROUP_SUFFIX, uniqueGroup } from './fixtures.ts';
-export type {
-  ConformanceContext,
-  ConformanceGroup,
-  ConformanceOptions,
-  ConformanceTarget,
-} from './target.ts';
-export { WatchReader } from './watch-reader.ts';
+export type { ConformanceTarget } from './target.ts';
