@@ -79,6 +79,35 @@ describe('@kubeloom/kube examples', () => {
     expect(await podPhase(api, 'web-1')).toBe('present');
   });
 
+  it('patch: one shape, the object, the data and options with the patch type', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    await kube.api.create(builtins.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'default' },
+    });
+    await kube.api.create(builtins.Pod, pod('web-1', 'web'));
+    // #region patch
+    await kube.api.patch(
+      { resource: builtins.ConfigMap, name: 'settings', namespace: 'default' },
+      { data: { a: '1' } },
+      { type: 'merge' },
+    );
+    await kube.api.patch(
+      { resource: builtins.Pod, name: 'web-1', namespace: 'prod' },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1' }, status: { phase: 'Running' } },
+      {
+        type: 'apply', // 'merge' (RFC 7386) | 'json' (RFC 6902) | 'strategic' (built-in kinds) | 'apply'
+        fieldManager: 'my-controller',
+        force: true,
+        subresource: 'status',
+      },
+    );
+    // #endregion patch
+    expect((await kube.api.get(builtins.ConfigMap, 'settings', 'default')).data).toEqual({ a: '1' });
+    expect((await kube.api.get(builtins.Pod, 'web-1', 'prod')).status?.phase).toBe('Running');
+  });
+
   it('over any ApiClient: createKubeClient({ api }) loads no kubeconfig', async () => {
     // #region over-api
     const api = createFakeApiClient(); // or a wrapped createApiClient(), or your own ApiClient
