@@ -3,14 +3,15 @@
  * `matchExpressions`: evaluated with `@kubeloom/kube`'s parser (the apiserver's semantics), kept
  * exact by the automatic selector index under churn, and an invalid selector is reported.
  */
-import { parseLabelSelector, recordingLogger, type SerializedError } from '@kubeloom/kube';
+import { parseLabelSelector, type SerializedError } from '@kubeloom/kube';
+import { recordingLogger } from '@kubeloom/kube/fake';
 import type { V1LabelSelector } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pod, type TestPod } from '../test/fixtures.ts';
 import { collection } from './collection.ts';
 import { namespaceIndex } from './collection-index.ts';
 import { fetch } from './fetch.ts';
 import { filter } from './filter.ts';
-import { pod, type TestPod } from './internal/test-fixtures.test-util.ts';
 import { staticCollection } from './static.ts';
 import { settle } from './testing/tracker.ts';
 
