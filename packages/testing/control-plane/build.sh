@@ -99,7 +99,7 @@ build_kube() { # $@ command names (kube-apiserver, kubectl, kube-controller-mana
   [[ ${#missing[@]} -eq 0 ]] && return
   need_go
   log "${missing[*]} v${K8S_VERSION}: building in one go (measured cold on 2 cores: kube-apiserver" \
-    "about 4 minutes; all four about 12 minutes)"
+    "about 4 minutes; all four about 8 minutes, idle)"
   local start=$SECONDS pkgs=()
   for name in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$name"); done
   BUILD_TMP="$(mktemp -d "$OUT/.build.XXXXXX")"
@@ -119,7 +119,7 @@ build_kwok() {
     return
   fi
   need_go
-  log "kwok v${KWOK_VERSION}: building (about 1.5 minutes cold on 2 cores)"
+  log "kwok v${KWOK_VERSION}: building (about 1.5 minutes cold on an idle 2-core machine)"
   local start=$SECONDS
   (cd "$HERE/kwok" && go build -trimpath \
     -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=v${KWOK_VERSION}" \

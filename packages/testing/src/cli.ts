@@ -49,7 +49,7 @@ function usage(env: NodeJS.ProcessEnv = process.env): string {
     '  assets [--lean | <binary>...]',
     `           Build etcd v${ETCD_VERSION}, kube-apiserver, kubectl, kube-controller-manager and`,
     `           kube-scheduler v${KUBERNETES_VERSION} and kwok v${KWOK_VERSION} from the Go module proxy`,
-    '           (needs Go >= 1.26 and bash; on 2 cores about 5 minutes for the lean plane and 16 for',
+    '           (needs Go >= 1.26 and bash; on 2 cores about 5 minutes for the lean plane and 12 for',
     '           everything, once), unless they are already built, into',
     `           ${kubeloomAssetsDirectory(env)}`,
     '           where @kubeloom/testing finds them. --lean builds only what the default plane',
