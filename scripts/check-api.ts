@@ -7,9 +7,10 @@
  *   node scripts/check-api.ts            fails, naming the package, when a report is stale
  *   node scripts/check-api.ts --update   rewrites the reports
  *
- * (`pnpm check:api`, run by `.ci/run`; `scripts/check-api.test.ts` checks the rendering.) What is rendered: classes and interfaces with their public
- * members (private and `#` members left out), functions with every overload, type aliases as
- * written, variables with their declared or inferred type. Doc comments and bodies are left out.
+ * (`pnpm check:api`, run by `.ci/run`; `scripts/check-api.test.ts` checks the rendering.) What is
+ * rendered: classes and interfaces with their public members (private and `#` members left out),
+ * functions with every overload, type aliases as written, variables with their declared or
+ * inferred type. Doc comments and bodies are left out.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
