@@ -36,12 +36,15 @@ export const LAYERS: readonly Layer[] = [
     allow: ['@kubeloom/kube', '@kubeloom/controllers', '@kubeloom/kclient'],
     allowInTests: [T],
   },
-  // codegen emits code that imports kclient/kube but has no runtime dependency on the stack; its
-  // tests may compile generated code against kube and kclient.
+  // What generated code needs at run time (validators, CEL, RE2): a leaf beside the stack, so an
+  // operator's production install has no compiler.
+  { dir: 'packages/codegen-runtime', name: '@kubeloom/codegen-runtime', allow: [], allowInTests: [] },
+  // codegen emits code that imports kclient/kube and codegen-runtime but has no runtime dependency
+  // on the stack; its tests may compile generated code against kube and kclient.
   {
     dir: 'packages/codegen',
     name: '@kubeloom/codegen',
-    allow: [],
+    allow: ['@kubeloom/codegen-runtime'],
     allowInTests: [T, '@kubeloom/kube', '@kubeloom/controllers', '@kubeloom/kclient'],
   },
   {

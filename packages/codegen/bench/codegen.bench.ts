@@ -6,9 +6,9 @@
 import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createValidator } from '@kubeloom/codegen-runtime';
 import { Ajv } from 'ajv';
 import { crdsToYaml, readCrds, readTypeScript, resourcesToTypeScript, resourceToCrd } from '../src/index.ts';
-import { createValidator } from '../src/runtime/index.ts';
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const corpus =

@@ -2,6 +2,8 @@
 // valid and invalid objects for the fixtures and every corpus CRD.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { JsonSchemaProps } from '@kubeloom/codegen-runtime';
+import { createValidator, type ValidationResult } from '@kubeloom/codegen-runtime';
 import {
   type ApiError,
   createKubeClient,
@@ -22,8 +24,6 @@ import { readCrds } from './crd-reader.ts';
 import { resourceToCrd } from './crd-writer.ts';
 import { generateCrds } from './generate.ts';
 import type { ResourceModel } from './ir.ts';
-import type { JsonSchemaProps } from './runtime/json-schema.ts';
-import { createValidator, type ValidationResult } from './runtime/validator.ts';
 
 const testdata = path.join(import.meta.dirname, 'testdata');
 /** Samples kept per corpus CRD (the walk generates more; see `generateSamples`). */

@@ -1,6 +1,8 @@
 // Error paths against kube-apiserver: for map entries (under OpenAPI, CEL, list-type and
 // embedded-resource checks), list items by index and list-map entries, the runtime validator reports
 // the same field paths as the apiserver (dryRun=All), sample by sample.
+
+import { createValidator } from '@kubeloom/codegen-runtime';
 import {
   type ApiError,
   createKubeClient,
@@ -12,7 +14,6 @@ import {
 import { type CRDObject, createTestNamespace, installCRDs, sharedControlPlane } from '@kubeloom/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_PATH_SAMPLES, ERROR_PATH_SCHEMA } from '../test/error-path-samples.ts';
-import { createValidator } from './runtime/validator.ts';
 
 const GROUP = 'paths.kubeloom.dev';
 const PROBE: ResourceDescriptor = {

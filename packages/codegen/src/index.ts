@@ -2,13 +2,14 @@
  * `@kubeloom/codegen`: TypeScript types with JSDoc markers → CRDs (structural schemas, CEL,
  * RBAC), and CRDs → TypeScript types, typed resource descriptors, runtime validators and typed
  * client constructors, through one intermediate model. See README.md for the marker vocabulary.
- * What generated code needs at run time is in `@kubeloom/codegen/runtime`.
+ * What generated code needs at run time (validators, CEL, RE2, formats) is in
+ * `@kubeloom/codegen-runtime`, a separate package without the compiler.
  *
  * @packageDocumentation
  */
-export { type CelExpr, CelSyntaxError } from './cel/ast.ts';
-export { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from './cel/evaluator.ts';
-export { parseCel } from './cel/parser.ts';
+
+// The schema keywords of the model (`SchemaNode`) are the runtime's: re-exported, not redeclared.
+export type { SchemaKeywords } from '@kubeloom/codegen-runtime';
 export { type CliIO, runCli } from './cli-main.ts';
 export { CodegenError, type CodegenIssue, formatIssue, formatLocation } from './codegen-error.ts';
 export { type ReadCrdsOptions, readCrdFile, readCrds } from './crd-reader.ts';
@@ -45,8 +46,6 @@ export type {
 export { MARKERS, type MarkerSpec, type MarkerTarget, type MarkerValue } from './markers.ts';
 export { PartialGenerationError } from './partial-generation-error.ts';
 export { type ClusterRoleDocument, clusterRoleToYaml, permissionsToClusterRole } from './rbac.ts';
-export type { SchemaKeywords } from './runtime/json-schema.ts';
-export { createValidator, type ObjectValidator, type ValidationResult } from './runtime/validator.ts';
 export { checkResource } from './structural.ts';
 export { type ReadTypeScriptOptions, readTypeScript } from './ts-reader.ts';
 export {

@@ -9,7 +9,7 @@
  * a problem comes from.
  */
 
-import type { SchemaKeywords } from './runtime/json-schema.ts';
+import type { SchemaKeywords } from '@kubeloom/codegen-runtime';
 
 /** A position in an input file (1-based line and column). */
 export interface SourceLocation {

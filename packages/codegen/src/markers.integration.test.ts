@@ -1,6 +1,8 @@
 // The CRD generated from the markers fixture on the real control plane: accepted as written, and
 // each marker's constraint enforced by the apiserver exactly as the runtime validator predicts.
 import path from 'node:path';
+import type { JsonSchemaProps } from '@kubeloom/codegen-runtime';
+import { createValidator } from '@kubeloom/codegen-runtime';
 import {
   createKubeClient,
   type KubeClient,
@@ -12,8 +14,6 @@ import { type CRDObject, createTestNamespace, installCRDs, sharedControlPlane } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceToCrd } from './crd-writer.ts';
 import { generateCrds } from './generate.ts';
-import type { JsonSchemaProps } from './runtime/json-schema.ts';
-import { createValidator } from './runtime/validator.ts';
 
 const testdata = path.join(import.meta.dirname, 'testdata');
 const knob: ResourceDescriptor = {

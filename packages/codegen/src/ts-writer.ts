@@ -366,7 +366,7 @@ export function versionToTypeScript(
   ];
   if (withValidator) {
     imports.push(
-      `import { createValidator, type JsonSchemaProps, type ObjectValidator } from '@kubeloom/codegen/runtime';`,
+      `import { createValidator, type JsonSchemaProps, type ObjectValidator } from '@kubeloom/codegen-runtime';`,
     );
   }
   if (withClient)

@@ -2,6 +2,7 @@
 // cert-manager kind (corpus CRD → TS), and a CRD with the scale subresource.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ObjectValidator } from '@kubeloom/codegen-runtime';
 import {
   createKubeClient,
   defineResource,
@@ -23,7 +24,6 @@ import { readCrds } from './crd-reader.ts';
 import { resourceToCrd } from './crd-writer.ts';
 import { generateCrds } from './generate.ts';
 import type { ResourceModel } from './ir.ts';
-import type { ObjectValidator } from './runtime/validator.ts';
 import { resourcesToTypeScript } from './ts-writer.ts';
 
 const testdata = path.join(import.meta.dirname, 'testdata');

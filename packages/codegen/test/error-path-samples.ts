@@ -3,7 +3,7 @@
 // index, list-map entries — and CEL failures on scalars, lists and objects with each reason, and
 // invalid objects for each. Shared by the validator's unit test and
 // the comparison with kube-apiserver (`error-paths.integration.test.ts`).
-import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
+import type { JsonSchemaProps } from '@kubeloom/codegen-runtime';
 
 /** The `spec` schema of the probe resource. */
 const ERROR_PATH_SPEC: JsonSchemaProps = {

@@ -1,8 +1,8 @@
 // Derives candidate values that may violate (or satisfy) a CEL rule from the rule itself: the
 // fields it reads, the literals it compares them with, the lists it iterates and their sizes.
-import { type CelExpr, celChildren } from '../src/cel/ast.ts';
-import { parseCel } from '../src/cel/parser.ts';
-import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
+
+import type { JsonSchemaProps } from '@kubeloom/codegen-runtime';
+import { type CelExpr, celChildren, parseCel } from '@kubeloom/codegen-runtime';
 import {
   distinctify,
   getAt,

@@ -4,10 +4,9 @@
 // violations, unknown fields, nulls, list-type and embedded-resource violations) and CEL
 // violations derived from each rule. Contexts the walk descends through are kept valid (CEL
 // rules included) so a mutation exercises one thing.
-import { compileRe2 } from '../src/cel/re2.ts';
-import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
-import { isObject } from '../src/runtime/json-value.ts';
-import type { ObjectValidator, ValidationResult } from '../src/runtime/validator.ts';
+
+import type { JsonSchemaProps, ObjectValidator, ValidationResult } from '@kubeloom/codegen-runtime';
+import { compileRe2 } from '@kubeloom/codegen-runtime';
 import { ruleCandidates } from './rule-candidates.ts';
 import {
   getAt,
@@ -20,6 +19,10 @@ import {
   stringOk,
   synthesize,
 } from './synthesize.ts';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
 
 /** How a sample is sent: created, updated over an existing object, or written to the status subresource. */
 export type Via = 'create' | 'update' | 'status';

@@ -1,8 +1,7 @@
 // Valid values for CRD schema nodes (differential validation), and JSON path helpers.
-import { compileRe2 } from '../src/cel/re2.ts';
-import { formatChecker } from '../src/runtime/formats.ts';
-import type { JsonSchemaProps } from '../src/runtime/json-schema.ts';
-import { createValidator, type ObjectValidator } from '../src/runtime/validator.ts';
+
+import type { JsonSchemaProps } from '@kubeloom/codegen-runtime';
+import { compileRe2, createValidator, formatChecker, type ObjectValidator } from '@kubeloom/codegen-runtime';
 import { regexExamples } from './regex-example.ts';
 
 /** A path into a JSON value. */

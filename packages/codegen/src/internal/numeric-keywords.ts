@@ -1,4 +1,4 @@
-import type { SchemaKeywords } from '../runtime/json-schema.ts';
+import type { SchemaKeywords } from '@kubeloom/codegen-runtime';
 
 /** The schema keywords whose value is a number. */
 export type NumericKeyword =

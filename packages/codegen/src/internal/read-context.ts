@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { parseCel } from '@kubeloom/codegen-runtime';
 import ts from 'typescript';
-import { parseCel } from '../cel/parser.ts';
 import type { CodegenIssue } from '../codegen-error.ts';
 import type { CelRule, SchemaNode, SourceLocation } from '../ir.ts';
 import { type DocComment, type DocTag, parseArgs, parseDocComment } from './jsdoc.ts';

@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { compileRe2 } from '../cel/re2.ts';
+import { compileRe2 } from './cel/re2.ts';
 import { formatChecker } from './formats.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import { uncheckedPatternReason } from './schema-plan.ts';

@@ -1,5 +1,5 @@
-import { CelTimestamp, type CelValue, parseDuration, unorderedList } from '../cel/evaluator.ts';
-import { CEL_KEYWORDS, CEL_RESERVED_WORDS } from '../cel/reserved-words.ts';
+import { CelTimestamp, type CelValue, parseDuration, unorderedList } from './cel/evaluator.ts';
+import { CEL_KEYWORDS, CEL_RESERVED_WORDS } from './cel/reserved-words.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import type { SchemaPlan } from './schema-plan.ts';
 

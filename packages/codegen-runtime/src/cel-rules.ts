@@ -1,6 +1,6 @@
-import { type CelExpr, celChildren } from '../cel/ast.ts';
-import { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from '../cel/evaluator.ts';
-import { parseCel } from '../cel/parser.ts';
+import { type CelExpr, celChildren } from './cel/ast.ts';
+import { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from './cel/evaluator.ts';
+import { parseCel } from './cel/parser.ts';
 import { toCel } from './cel-values.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import { planOf, type SchemaPlan } from './schema-plan.ts';

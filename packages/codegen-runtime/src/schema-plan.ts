@@ -1,4 +1,4 @@
-import { compileRe2 } from '../cel/re2.ts';
+import { compileRe2 } from './cel/re2.ts';
 import { escapeCelProperty } from './cel-values.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 
