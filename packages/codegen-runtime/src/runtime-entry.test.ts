@@ -23,7 +23,15 @@ function importGraph(entry: string): Map<string, string[]> {
   return out;
 }
 
-describe('@kubeloom/codegen/runtime', () => {
+describe('@kubeloom/codegen-runtime', () => {
+  it('declares no dependency on the compiler: only Ajv', () => {
+    const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+    };
+    expect(Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })).toEqual(['ajv']);
+  });
+
   it('never loads the TypeScript compiler or the generators: only Node builtins and Ajv', () => {
     const graph = importGraph(path.join(import.meta.dirname, 'index.ts'));
     expect(graph.size).toBeGreaterThan(5);

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { CodegenError } from './codegen-error.ts';
 import { expandInputs, generateCrds, generateTypes } from './generate.ts';
 import { PartialGenerationError } from './partial-generation-error.ts';
-import type { GeneratedFile } from './ts-writer.ts';
+import type { GeneratedFile, ImportExtension } from './ts-writer.ts';
 
 /** Where the CLI writes (injectable for tests). */
 export interface CliIO {
@@ -40,12 +40,14 @@ function isErrno(e: unknown): e is NodeJS.ErrnoException {
 const USAGE = `Usage:
   kubeloom-gen crd <file|glob>... --out <dir> [--role-name <name>] [--no-descriptions] [--check]
       TypeScript types with JSDoc markers -> CRD YAML (<group>_<plural>.yaml) and role.yaml from @rbac markers
-  kubeloom-gen types <file|glob>... --out <dir> [--no-client] [--no-validator] [--import-extension .ts|.js]
+  kubeloom-gen types <file|glob>... --out <dir> [--no-client] [--no-validator] [--import-extension .ts|.js|none]
                      [--versions <v1,v1beta1,...>] [--no-structural-checks] [--check]
       CRD YAML -> TypeScript types, resource descriptors, validators and typed clients (<group>/<version>/<kind>.ts)
 
   --check                 do not write; exit 1 when a generated file is missing, different or left over
   --versions              generate only these versions (comma-separated); a version no input has is an error
+  --import-extension      relative imports in generated code: .ts (default; run or type-strip the
+                          sources), .js (tsc with module nodenext) or none (moduleResolution bundler)
   --no-structural-checks  skip the checks of the CRD rules kube-apiserver enforces (structural schema,
                           names, list-map keys, printer columns, scale paths)
 
@@ -150,11 +152,14 @@ export function runCli(argv: readonly string[], io: CliIO): number {
     io.err(`kubeloom-gen ${command}: give input files or globs and --out <dir>\n${USAGE}`);
     return 2;
   }
-  const ext = values['import-extension'];
-  if (ext !== undefined && ext !== '.ts' && ext !== '.js') {
-    io.err('kubeloom-gen: --import-extension must be .ts or .js');
+  const extArg = values['import-extension'];
+  if (extArg !== undefined && extArg !== '.ts' && extArg !== '.js' && extArg !== 'none') {
+    io.err(
+      `kubeloom-gen: --import-extension must be .ts (run or type-strip the sources), .js (tsc with module nodenext) or none (moduleResolution bundler), not ${JSON.stringify(extArg)}`,
+    );
     return 2;
   }
+  const ext: ImportExtension | undefined = extArg === 'none' ? '' : extArg;
   if (command === 'crd' && (values.versions !== undefined || values['no-structural-checks'])) {
     io.err('kubeloom-gen crd: --versions and --no-structural-checks apply to types (CRD YAML input) only');
     return 2;
@@ -191,7 +196,7 @@ export function runCli(argv: readonly string[], io: CliIO): number {
         baseDir: io.cwd,
         client: values['no-client'] !== true,
         validator: values['no-validator'] !== true,
-        ...(ext ? { importExtension: ext } : {}),
+        ...(ext !== undefined ? { importExtension: ext } : {}),
         ...(versions ? { versions } : {}),
         ...(values['no-structural-checks'] ? { skipStructuralChecks: true } : {}),
       }).files;

@@ -50,6 +50,7 @@ export { checkResource } from './structural.ts';
 export { type ReadTypeScriptOptions, readTypeScript } from './ts-reader.ts';
 export {
   type GeneratedFile,
+  type ImportExtension,
   moduleFileName,
   resourcesToTypeScript,
   type TypeScriptWriterOptions,

@@ -12,11 +12,26 @@ export interface TypeScriptWriterOptions {
   readonly validator?: boolean;
   /** Emit typed client constructors for `@kubeloom/kclient`. Default true. */
   readonly client?: boolean;
-  /** Extension of relative imports in generated code. Default `.ts`. */
-  readonly importExtension?: '.ts' | '.js';
+  /**
+   * Extension of the relative imports in generated code (each version's `index.ts`). Default
+   * `.ts`. See {@link ImportExtension} for the compiler settings each choice needs.
+   */
+  readonly importExtension?: ImportExtension;
   /** Shown in the header comment, e.g. the CRD file name. */
   readonly source?: string;
 }
+
+/**
+ * How generated modules write relative import specifiers, to fit the consumer's compiler settings:
+ *
+ * - `'.ts'` (`./widget.ts`): run the sources directly (Node's type stripping, `tsx`, Vitest) or
+ *   compile with `allowImportingTsExtensions` and `rewriteRelativeImportExtensions` (or `noEmit`).
+ * - `'.js'` (`./widget.js`): `tsc` with `module`/`moduleResolution` `nodenext` (or `node16`) in an
+ *   ESM package scope, emitting JavaScript that Node runs as is.
+ * - `''` (`./widget`): `moduleResolution: bundler` (esbuild, Vite, webpack and the like); Node's
+ *   ESM loader and `nodenext` resolution reject extensionless relative specifiers.
+ */
+export type ImportExtension = '.ts' | '.js' | '';
 
 /** One generated file: a path relative to the output directory and its content. */
 export interface GeneratedFile {

@@ -1,14 +1,14 @@
 import { type CodegenIssue, formatLocation } from '../codegen-error.ts';
 import type { ResourceModel, VersionModel } from '../ir.ts';
-import type { GeneratedFile } from '../ts-writer.ts';
+import type { GeneratedFile, ImportExtension } from '../ts-writer.ts';
 
 /**
  * The `index.ts` of every version directory among generated module paths
- * (`<group>/<version>/<kind>.ts`), re-exporting its modules with the given import extension.
+ * (`<group>/<version>/<kind>.ts`), re-exporting its modules with the given import extension (`''`: none).
  */
 export function versionIndexFiles(
   modulePaths: Iterable<string>,
-  importExtension: '.ts' | '.js',
+  importExtension: ImportExtension,
 ): GeneratedFile[] {
   const byDir = new Map<string, Set<string>>();
   for (const p of modulePaths) {
