@@ -19,7 +19,7 @@ export {
   parseDuration,
 } from './cel/evaluator.ts';
 export { parseCel } from './cel/parser.ts';
-export { compileRe2, Re2UnsupportedError } from './cel/re2.ts';
+export { compileRe2, type Re2, Re2SyntaxError } from './cel/re2.ts';
 export type { UnevaluatedRule } from './cel-rules.ts';
 export { applyDefaults, prune, pruneNulls } from './defaults.ts';
 export { formatChecker, KUBERNETES_FORMATS } from './formats.ts';

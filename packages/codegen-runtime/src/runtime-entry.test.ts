@@ -24,19 +24,19 @@ function importGraph(entry: string): Map<string, string[]> {
 }
 
 describe('@kubeloom/codegen-runtime', () => {
-  it('declares no dependency on the compiler: only Ajv', () => {
+  it('declares no dependency on the compiler: only Ajv and RE2', () => {
     const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
       peerDependencies?: Record<string, string>;
     };
-    expect(Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })).toEqual(['ajv']);
+    expect(Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })).toEqual(['ajv', 're2js']);
   });
 
-  it('never loads the TypeScript compiler or the generators: only Node builtins and Ajv', () => {
+  it('never loads the TypeScript compiler or the generators: only Node builtins, Ajv and RE2', () => {
     const graph = importGraph(path.join(import.meta.dirname, 'index.ts'));
     expect(graph.size).toBeGreaterThan(5);
     const packages = new Set([...graph.values()].flat());
-    expect([...packages].filter((p) => !p.startsWith('node:')).sort()).toEqual(['ajv']);
+    expect([...packages].filter((p) => !p.startsWith('node:')).sort()).toEqual(['ajv', 're2js']);
     expect([...graph.keys()].map((f) => path.basename(f))).not.toContain('ts-reader.ts');
   });
 });

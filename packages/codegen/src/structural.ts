@@ -1,7 +1,7 @@
+import { compileRe2, Re2SyntaxError } from '@kubeloom/codegen-runtime';
 import type { CodegenIssue } from './codegen-error.ts';
 import { EXTENSION_KEYS, jsonKey } from './internal/extension-keys.ts';
 import { isIntOrStringJunctor } from './internal/int-or-string.ts';
-import { re2Incompatibility } from './internal/re2-compat.ts';
 import type { ResourceModel, SchemaNode, SourceLocation, VersionModel } from './ir.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -143,8 +143,18 @@ class Checker {
       }
     }
     if (node.pattern !== undefined) {
-      const why = re2Incompatibility(node.pattern);
-      if (why) this.error(node, path, `pattern ${JSON.stringify(node.pattern)} is invalid: ${why}`);
+      // The runtime's RE2 engine: a pattern accepted here is one the apiserver accepts and the
+      // validator runs; a rejection is worded as the apiserver's.
+      try {
+        compileRe2(node.pattern);
+      } catch (e) {
+        if (!(e instanceof Re2SyntaxError)) throw e;
+        this.error(
+          node,
+          path,
+          `pattern: Invalid value: ${JSON.stringify(node.pattern)}: must be a valid regular expression, but isn't: ${e.message}`,
+        );
+      }
     }
     if (node.listType) {
       if (node.type !== 'array') this.error(node, path, 'x-kubernetes-list-type needs type: array');

@@ -5,7 +5,7 @@
 // violations derived from each rule. Contexts the walk descends through are kept valid (CEL
 // rules included) so a mutation exercises one thing.
 
-import type { JsonSchemaProps, ObjectValidator, ValidationResult } from '@kubeloom/codegen-runtime';
+import type { JsonSchemaProps, ObjectValidator, Re2, ValidationResult } from '@kubeloom/codegen-runtime';
 import { compileRe2 } from '@kubeloom/codegen-runtime';
 import { ruleCandidates } from './rule-candidates.ts';
 import {
@@ -435,7 +435,7 @@ class Generator {
         at('enum in the wrong case', 'enum', first.toLowerCase());
     }
     if (typeof s.pattern === 'string') {
-      let re: RegExp | undefined;
+      let re: Re2 | undefined;
       try {
         re = compileRe2(s.pattern);
       } catch {

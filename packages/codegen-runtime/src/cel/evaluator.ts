@@ -1,6 +1,6 @@
 import { isIP as netIsIP } from 'node:net';
 import type { CelExpr } from './ast.ts';
-import { compileRe2 } from './re2.ts';
+import { compileRe2, type Re2, Re2SyntaxError } from './re2.ts';
 
 /** A CEL duration (nanoseconds). */
 export class CelDuration {
@@ -192,11 +192,13 @@ function int(v: CelValue, fn: string): number {
   return Number(v);
 }
 
-function regex(pattern: string): RegExp {
+function regex(pattern: string): Re2 {
   try {
     return compileRe2(pattern);
   } catch (e) {
-    throw new CelUnsupportedError(`regular expression: ${(e as Error).message}`);
+    // As cel-go: a pattern RE2 rejects is an evaluation error with Go's message.
+    if (e instanceof Re2SyntaxError) throw new CelEvalError(e.message);
+    throw e;
   }
 }
 
