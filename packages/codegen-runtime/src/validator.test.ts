@@ -359,6 +359,13 @@ describe('CEL as Kubernetes binds it', () => {
     const p = field({ type: 'string', pattern: '^(?U)a+(?i)b\\z' });
     expect(p.validate({ spec: { x: 'aaB' } })).toMatchObject({ valid: true, complete: true });
     expect(p.validate({ spec: { x: 'Ab' } }).errors[0]).toMatchObject({ path: 'spec.x' });
+    // Several patterns in one schema: each checked with its own expression.
+    const two = createValidator({
+      type: 'object',
+      properties: { a: { type: 'string', pattern: '^(?i)x$' }, b: { type: 'string', pattern: '^a(?i)b|c$' } },
+    });
+    expect(two.validate({ a: 'X', b: 'aB' }).valid).toBe(true);
+    expect(two.validate({ a: 'y', b: 'AB' }).errors.map((e) => e.path)).toEqual(['a', 'b']);
   });
 
   it('reports a pattern RE2 rejects (the apiserver would refuse the CRD) as not evaluated', () => {

@@ -55,5 +55,6 @@ describe('RE2', () => {
     expect(compileRe2('^b').test('abc')).toBe(false);
     expect(compileRe2('b')).toBe(compileRe2('b'));
     expect(compileRe2('b').source).toBe('b');
+    expect(String(compileRe2('(?i)b'))).toBe('/(?i)b/');
   });
 });

@@ -19,6 +19,8 @@ export interface Re2 {
   readonly source: string;
   /** Whether the expression matches anywhere in `input` (Go's `MatchString`; unanchored). */
   test(input: string): boolean;
+  /** `/source/`, as a RegExp prints: Ajv keys the patterns it compiles by it. */
+  toString(): string;
 }
 
 /** Compiled patterns; cleared when it grows past this many (CEL `matches` can build patterns from data). */
@@ -44,7 +46,7 @@ export function compileRe2(pattern: string): Re2 {
       if (e instanceof RE2JSException) throw new Re2SyntaxError(e.message);
       throw e;
     }
-    re = { source: pattern, test: (input: string) => compiled.test(input) };
+    re = { source: pattern, test: (input: string) => compiled.test(input), toString: () => `/${pattern}/` };
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(pattern, re);
   }
