@@ -1,0 +1,168 @@
+/**
+ * The allocation plan for one policy against its pool (invariants I1–I3): which addresses the
+ * policy holds after this reconcile, and the pool's allocation table that records it. Pure: the
+ * controller writes the table with a resourceVersion precondition, so a plan computed from a
+ * stale pool fails with a conflict and is recomputed, never applied.
+ *
+ * @module
+ */
+
+import type {
+  IPAMPoolStatusAllocationsItem as Allocation,
+  EgressGatewayPolicy,
+  IPAMPool,
+  IPAMPoolStatusAllocationsItemOwner as OwnerRef,
+} from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import { type AddressSpace, addressSpace, contains, lowestFree } from './address-space.ts';
+import { rfc3339 } from './conditions.ts';
+import { canonicalAddress, parseAddress } from './ip.ts';
+
+/** Why a policy does not hold all the addresses it asks for (the `IPAllocated=False` reasons). */
+export type AllocationFailure =
+  | 'PoolExhausted'
+  | 'RequestedIPUnavailable'
+  | 'RequestedIPOutOfRange'
+  | 'FamilyMismatch';
+
+/** The outcome of planning one policy's allocation. */
+export interface AllocationPlan {
+  /** The pool's full allocation table after the plan, sorted by address. */
+  readonly allocations: Allocation[];
+  /** Whether `allocations` differs from the pool's current table (a write is needed). */
+  readonly changed: boolean;
+  /** The addresses the policy holds after the plan, sorted by address. */
+  readonly egressIPs: string[];
+  /** Set when the policy holds fewer addresses than it asks for, with a one-line message. */
+  readonly failure?: { readonly reason: AllocationFailure; readonly message: string };
+}
+
+/** The identity of a policy in allocation records. */
+export function ownerOf(policy: EgressGatewayPolicy): OwnerRef {
+  const m = policy.metadata ?? {};
+  return { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '' };
+}
+
+/** Sorts addresses numerically (IPv4 before IPv6; unparsable last, by text). */
+export function byAddress(a: string, b: string): number {
+  const x = parseAddress(a);
+  const y = parseAddress(b);
+  if (!x || !y) return x ? -1 : y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  if (x.family !== y.family) return x.family === 'IPv4' ? -1 : 1;
+  return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
+}
+
+/**
+ * Plans the addresses `policy` holds in `pool`:
+ * - addresses it already holds stay while they are still in the pool (sticky: no churn);
+ * - each `requestedIPs` entry is granted when it is in the pool and free, otherwise the plan
+ *   fails with a reason and that address is not substituted;
+ * - the remaining `ipCount - requestedIPs` slots keep held addresses first, then take the lowest
+ *   free addresses — all of them or none (a policy never holds a partial set that could starve
+ *   another), so a pool without enough room fails with `PoolExhausted`;
+ * - when `ipCount` shrinks, the highest addresses not requested are released first.
+ * Addresses of other owners are never touched.
+ */
+export function planAllocation(
+  pool: IPAMPool,
+  policy: EgressGatewayPolicy,
+  now: Date = new Date(),
+): AllocationPlan {
+  const space = addressSpace(pool.spec);
+  return planInSpace({ pool, policy, space, now });
+}
+
+interface PlanInput {
+  readonly pool: IPAMPool;
+  readonly policy: EgressGatewayPolicy;
+  readonly space: AddressSpace;
+  readonly now: Date;
+}
+
+function planInSpace({ pool, policy, space, now }: PlanInput): AllocationPlan {
+  const owner = ownerOf(policy);
+  const current = pool.status?.allocations ?? [];
+  const others = current.filter((a) => a.owner.uid !== owner.uid);
+  const othersIPs = new Set(others.map((a) => canonicalAddress(a.ip) ?? a.ip));
+  const heldRecords = new Map<string, Allocation>();
+  for (const a of current) {
+    if (a.owner.uid !== owner.uid) continue;
+    const ip = canonicalAddress(a.ip);
+    if (ip && contains(space, ip) && !othersIPs.has(ip)) heldRecords.set(ip, a);
+  }
+
+  const ipCount = policy.spec.ipCount ?? 1;
+  const requested = [...new Set(policy.spec.requestedIPs ?? [])];
+  let failure: AllocationPlan['failure'];
+  const fail = (reason: AllocationFailure, message: string) => {
+    failure ??= { reason, message };
+  };
+  const keep = new Set<string>();
+  const requestedCanonical = new Set<string>();
+  for (const text of requested) {
+    const address = parseAddress(text);
+    const ip = canonicalAddress(text);
+    if (!address || !ip) {
+      fail('RequestedIPOutOfRange', `requested IP ${JSON.stringify(text)} is not an IP address`);
+      continue;
+    }
+    requestedCanonical.add(ip);
+    if (address.family !== space.family) {
+      fail(
+        'FamilyMismatch',
+        `requested IP ${text} is ${address.family}, pool ${poolName(pool)} is ${space.family}`,
+      );
+    } else if (!contains(space, ip)) {
+      fail(
+        'RequestedIPOutOfRange',
+        `requested IP ${text} is not an address pool ${poolName(pool)} hands out`,
+      );
+    } else if (othersIPs.has(ip)) {
+      fail('RequestedIPUnavailable', `requested IP ${text} is allocated to another policy`);
+    } else keep.add(ip);
+  }
+
+  const autoSlots = Math.max(0, ipCount - requested.length);
+  const heldAuto = [...heldRecords.keys()].filter((ip) => !requestedCanonical.has(ip)).sort(byAddress);
+  const keptAuto = heldAuto.slice(0, autoSlots); // shrinking releases the highest first
+  for (const ip of keptAuto) keep.add(ip);
+  const missing = autoSlots - keptAuto.length;
+  if (missing > 0) {
+    const taken = [...othersIPs, ...keep];
+    const free = lowestFree(space, taken, missing);
+    if (free.length === missing) for (const ip of free) keep.add(ip);
+    else
+      fail(
+        'PoolExhausted',
+        `pool ${poolName(pool)} has ${free.length} free address${free.length === 1 ? '' : 'es'}, the policy needs ${missing} more`,
+      );
+  }
+
+  const allocatedAt = rfc3339(now);
+  const mine: Allocation[] = [...keep].map((ip) => heldRecords.get(ip) ?? { ip, owner, allocatedAt });
+  const allocations = [...others, ...mine].sort((a, b) => byAddress(a.ip, b.ip));
+  const egressIPs = [...keep].sort(byAddress);
+  const changed = !sameTable(current, allocations);
+  return failure ? { allocations, changed, egressIPs, failure } : { allocations, changed, egressIPs };
+}
+
+/** The pool's allocation table without `uid`'s records (deleting a policy, or reclaiming an orphan). */
+export function releaseAllocations(
+  pool: IPAMPool,
+  uid: string,
+): { allocations: Allocation[]; changed: boolean } {
+  const current = pool.status?.allocations ?? [];
+  const allocations = current.filter((a) => a.owner.uid !== uid);
+  return { allocations, changed: allocations.length !== current.length };
+}
+
+function sameTable(a: readonly Allocation[], b: readonly Allocation[]): boolean {
+  if (a.length !== b.length) return false;
+  const key = (x: Allocation) => `${x.ip}|${x.owner.uid}|${x.owner.namespace}|${x.owner.name}`;
+  const left = a.map(key).sort();
+  const right = b.map(key).sort();
+  return left.every((k, i) => k === right[i]);
+}
+
+function poolName(pool: IPAMPool): string {
+  return pool.metadata?.name ?? '(unnamed)';
+}

@@ -1,0 +1,130 @@
+/**
+ * The gateway Deployment a policy owns (invariants I8, I9, I15): its name, labels, selector, owner
+ * reference with the policy's uid, and a config hash on the pod template so a changed address set
+ * rolls the pods. Pure: the controller server-side applies what {@link renderGateway} returns.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import type { V1Deployment, V1OwnerReference } from '@kubernetes/client-node';
+import type { EgressGatewayPolicy } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+
+/** The API group of the operator's resources. */
+export const GROUP = 'egress.kubeloom.dev';
+/** `apiVersion` of the operator's resources. */
+export const API_VERSION = `${GROUP}/v1alpha1`;
+/** Label on gateway Deployments and pods: which policy they serve. */
+export const POLICY_LABEL = `${GROUP}/policy`;
+/** Pod-template annotation: hash of the gateway's configuration (egress IPs, destinations). */
+export const CONFIG_HASH_ANNOTATION = `${GROUP}/config-hash`;
+/** The gateway's container image when the policy names none (the CRD default). */
+export const DEFAULT_IMAGE = 'registry.example/egress-gw:v0.1.0';
+
+function hash(text: string, length: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+/**
+ * `text` if it is at most `max` characters, otherwise a prefix and an 8-character hash of the
+ * whole, so distinct long names stay distinct. The prefix never ends in `-` or `.`.
+ */
+function fit(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const prefix = text.slice(0, max - 9).replace(/[-.]+$/, '');
+  return `${prefix}-${hash(text, 8)}`;
+}
+
+/** The gateway Deployment's name: `egw-<policy>`, shortened with a hash to 63 characters (pod hostnames). */
+export function gatewayName(policyName: string): string {
+  return fit(`egw-${policyName}`, 63);
+}
+
+/** The labels selecting a policy's gateway pods (a label value holds at most 63 characters). */
+export function gatewayLabels(policyName: string): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'egress-gateway', [POLICY_LABEL]: fit(policyName, 63) };
+}
+
+/** A label map as a selector string, keys sorted (`status.gatewaySelector`, the scale subresource's selector). */
+export function selectorString(labels: Record<string, string>): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
+}
+
+/** The controller owner reference a gateway Deployment carries. */
+export function ownerReference(policy: EgressGatewayPolicy): V1OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'EgressGatewayPolicy',
+    name: policy.metadata?.name ?? '',
+    uid: policy.metadata?.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** Who controls an existing Deployment relative to `policy`. */
+export type Ownership = 'absent' | 'ours' | 'foreign';
+
+/**
+ * `ours` only when the Deployment's controller reference names this policy's uid; a Deployment
+ * without a controller, or controlled by anything else (another policy of the same name included),
+ * is `foreign` and is never adopted.
+ */
+export function ownership(deployment: V1Deployment | undefined, policy: EgressGatewayPolicy): Ownership {
+  if (!deployment) return 'absent';
+  const controller = deployment.metadata?.ownerReferences?.find((r) => r.controller === true);
+  return controller && controller.uid === policy.metadata?.uid && controller.kind === 'EgressGatewayPolicy'
+    ? 'ours'
+    : 'foreign';
+}
+
+/**
+ * The gateway Deployment for `policy` holding `egressIPs`, as an apply configuration: only the
+ * fields the operator owns. The config hash covers the addresses and destinations, so changing
+ * either rolls the pods; replicas, image and node selector roll them through the Deployment itself.
+ */
+export function renderGateway(policy: EgressGatewayPolicy, egressIPs: readonly string[]): V1Deployment {
+  const name = policy.metadata?.name ?? '';
+  const namespace = policy.metadata?.namespace ?? '';
+  const labels = gatewayLabels(name);
+  const destinations = [...(policy.spec.destinationCIDRs ?? [])].sort();
+  const ips = [...egressIPs];
+  const configHash = hash(JSON.stringify({ ips, destinations }), 16);
+  const nodeSelector = policy.spec.gateway?.nodeSelector;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: gatewayName(name), namespace, labels, ownerReferences: [ownerReference(policy)] },
+    spec: {
+      replicas: policy.spec.gateway?.replicas ?? 2,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels, annotations: { [CONFIG_HASH_ANNOTATION]: configHash } },
+        spec: {
+          ...(nodeSelector && Object.keys(nodeSelector).length > 0
+            ? { nodeSelector: { ...nodeSelector } }
+            : {}),
+          securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: 'gateway',
+              image: policy.spec.gateway?.image ?? DEFAULT_IMAGE,
+              env: [
+                { name: 'EGRESS_IPS', value: ips.join(',') },
+                { name: 'DESTINATION_CIDRS', value: destinations.join(',') },
+              ],
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'], add: ['NET_ADMIN'] },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
