@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { EgressGatewayPolicy } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import {
+  CONFIG_HASH_ANNOTATION,
+  gatewayLabels,
+  gatewayName,
+  ownership,
+  renderGateway,
+  selectorString,
+} from './gateway.ts';
+
+const policy = (name = 'payments', spec: Partial<EgressGatewayPolicy['spec']> = {}): EgressGatewayPolicy => ({
+  metadata: { name, namespace: 'shop', uid: 'uid-1', generation: 1 },
+  spec: { podSelector: {}, ipamPoolRef: { name: 'corp' }, destinationCIDRs: ['198.51.100.0/24'], ...spec },
+});
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+describe('renderGateway', () => {
+  it('renders an owned Deployment: name, labels, selector, controller reference with the uid (I8)', () => {
+    const d = renderGateway(policy(), ['192.0.2.18']);
+    expect(d.metadata).toEqual({
+      name: 'egw-payments',
+      namespace: 'shop',
+      labels: { 'app.kubernetes.io/name': 'egress-gateway', 'egress.kubeloom.dev/policy': 'payments' },
+      ownerReferences: [
+        {
+          apiVersion: 'egress.kubeloom.dev/v1alpha1',
+          kind: 'EgressGatewayPolicy',
+          name: 'payments',
+          uid: 'uid-1',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    });
+    expect(d.spec?.selector).toEqual({ matchLabels: d.metadata?.labels });
+    expect(d.spec?.template.metadata?.labels).toEqual(d.metadata?.labels);
+    expect(d.spec?.replicas).toBe(2);
+    expect(d.spec?.template.spec?.containers[0]?.env).toEqual([
+      { name: 'EGRESS_IPS', value: '192.0.2.18' },
+      { name: 'DESTINATION_CIDRS', value: '198.51.100.0/24' },
+    ]);
+  });
+
+  it('rolls pods when the addresses or destinations change, not for replicas (I15)', () => {
+    const hash = (p: EgressGatewayPolicy, ips: string[]) =>
+      renderGateway(p, ips).spec?.template.metadata?.annotations?.[CONFIG_HASH_ANNOTATION];
+    const base = hash(policy(), ['192.0.2.18']);
+    expect(hash(policy(), ['192.0.2.18'])).toBe(base);
+    expect(hash(policy(), ['192.0.2.19'])).not.toBe(base);
+    expect(hash(policy('payments', { destinationCIDRs: ['203.0.113.0/24'] }), ['192.0.2.18'])).not.toBe(base);
+    expect(hash(policy('payments', { gateway: { replicas: 4 } }), ['192.0.2.18'])).toBe(base);
+    const scaled = renderGateway(
+      policy('payments', { gateway: { replicas: 4, nodeSelector: { egress: 'true' } } }),
+      [],
+    );
+    expect(scaled.spec?.replicas).toBe(4);
+    expect(scaled.spec?.template.spec?.nodeSelector).toEqual({ egress: 'true' });
+  });
+
+  it('keeps names and label values within 63 characters and distinct for long policy names', () => {
+    const long = `${'a'.repeat(70)}-x`;
+    const other = `${'a'.repeat(70)}-y`;
+    expect(gatewayName(long)).toHaveLength(63);
+    expect(gatewayName(long)).not.toBe(gatewayName(other));
+    expect(gatewayName(long)).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    const value = gatewayLabels('a.'.repeat(40))['egress.kubeloom.dev/policy'] ?? '';
+    expect(value.length).toBeLessThanOrEqual(63);
+    expect(value).toMatch(LABEL_VALUE);
+    expect(selectorString(gatewayLabels('p'))).toBe(
+      'app.kubernetes.io/name=egress-gateway,egress.kubeloom.dev/policy=p',
+    );
+  });
+});
+
+describe('ownership', () => {
+  it('adopts nothing: only a controller reference with this uid is ours (I9)', () => {
+    const rendered = renderGateway(policy(), []);
+    expect(ownership(undefined, policy())).toBe('absent');
+    expect(ownership(rendered, policy())).toBe('ours');
+    const other = { ...policy(), metadata: { ...policy().metadata, uid: 'uid-2' } };
+    expect(ownership(rendered, other)).toBe('foreign'); // same name, recreated policy
+    expect(ownership({ metadata: { name: 'egw-payments' } }, policy())).toBe('foreign');
+    expect(
+      ownership(
+        {
+          metadata: {
+            ownerReferences: [
+              { apiVersion: 'v1', kind: 'EgressGatewayPolicy', name: 'payments', uid: 'uid-1' },
+            ],
+          },
+        },
+        policy(),
+      ),
+    ).toBe('foreign'); // not a controller reference
+  });
+});
