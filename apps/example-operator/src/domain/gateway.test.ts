@@ -4,7 +4,9 @@ import {
   CONFIG_HASH_ANNOTATION,
   gatewayLabels,
   gatewayName,
+  isUpToDate,
   ownership,
+  RENDERED_HASH_ANNOTATION,
   renderGateway,
   selectorString,
 } from './gateway.ts';
@@ -21,6 +23,7 @@ describe('renderGateway', () => {
     expect(d.metadata).toEqual({
       name: 'egw-payments',
       namespace: 'shop',
+      annotations: { [RENDERED_HASH_ANNOTATION]: expect.stringMatching(/^[0-9a-f]{16}$/) },
       labels: { 'app.kubernetes.io/name': 'egress-gateway', 'egress.kubeloom.dev/policy': 'payments' },
       ownerReferences: [
         {
@@ -70,6 +73,24 @@ describe('renderGateway', () => {
     expect(selectorString(gatewayLabels('p'))).toBe(
       'app.kubernetes.io/name=egress-gateway,egress.kubeloom.dev/policy=p',
     );
+  });
+});
+
+describe('isUpToDate', () => {
+  it('skips an apply only when nothing rendered changed and nobody edited the fields users touch (I7)', () => {
+    const desired = renderGateway(policy(), ['192.0.2.18']);
+    // As stored: the apiserver adds defaults, which are not compared.
+    const stored = structuredClone(desired);
+    stored.spec!.template.spec!.containers[0]!.imagePullPolicy = 'IfNotPresent';
+    expect(isUpToDate(stored, desired)).toBe(true);
+    expect(isUpToDate(undefined, desired)).toBe(false);
+    const scaled = structuredClone(stored);
+    scaled.spec!.replicas = 5; // kubectl scale
+    expect(isUpToDate(scaled, desired)).toBe(false);
+    expect(isUpToDate(stored, renderGateway(policy(), ['192.0.2.19']))).toBe(false);
+    expect(
+      isUpToDate(stored, renderGateway(policy('payments', { gateway: { image: 'other' } }), ['192.0.2.18'])),
+    ).toBe(false);
   });
 });
 

@@ -18,6 +18,8 @@ export const API_VERSION = `${GROUP}/v1alpha1`;
 export const POLICY_LABEL = `${GROUP}/policy`;
 /** Pod-template annotation: hash of the gateway's configuration (egress IPs, destinations). */
 export const CONFIG_HASH_ANNOTATION = `${GROUP}/config-hash`;
+/** Deployment annotation: hash of everything the operator renders, to skip applies that change nothing. */
+export const RENDERED_HASH_ANNOTATION = `${GROUP}/rendered-hash`;
 /** The gateway's container image when the policy names none (the CRD default). */
 export const DEFAULT_IMAGE = 'registry.example/egress-gw:v0.1.0';
 
@@ -94,7 +96,7 @@ export function renderGateway(policy: EgressGatewayPolicy, egressIPs: readonly s
   const ips = [...egressIPs];
   const configHash = hash(JSON.stringify({ ips, destinations }), 16);
   const nodeSelector = policy.spec.gateway?.nodeSelector;
-  return {
+  const rendered: V1Deployment = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: gatewayName(name), namespace, labels, ownerReferences: [ownerReference(policy)] },
@@ -127,4 +129,25 @@ export function renderGateway(policy: EgressGatewayPolicy, egressIPs: readonly s
       },
     },
   };
+  const annotations = { [RENDERED_HASH_ANNOTATION]: hash(JSON.stringify(rendered), 16) };
+  return { ...rendered, metadata: { ...rendered.metadata, annotations } };
+}
+
+/**
+ * Whether `existing` already is what `desired` renders, so no apply is needed: the same rendered
+ * hash, and none of the fields users are tempted to edit (replicas, image, node selector, the pod
+ * template's config hash) drifted since. Fields the apiserver defaults are not compared.
+ */
+export function isUpToDate(existing: V1Deployment | undefined, desired: V1Deployment): boolean {
+  if (!existing) return false;
+  const pick = (d: V1Deployment) => ({
+    rendered: d.metadata?.annotations?.[RENDERED_HASH_ANNOTATION],
+    replicas: d.spec?.replicas,
+    config: d.spec?.template.metadata?.annotations?.[CONFIG_HASH_ANNOTATION],
+    image: d.spec?.template.spec?.containers.find((c) => c.name === 'gateway')?.image,
+    nodeSelector: JSON.stringify(Object.entries(d.spec?.template.spec?.nodeSelector ?? {}).sort()),
+  });
+  const a = pick(existing);
+  const b = pick(desired);
+  return (Object.keys(b) as (keyof typeof b)[]).every((k) => a[k] === b[k]);
 }

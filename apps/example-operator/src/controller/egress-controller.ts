@@ -1,0 +1,189 @@
+/**
+ * The EgressGatewayPolicy controller: two queues (policies, pool summaries) fed by informer
+ * handlers, and a reconcile that is a thin sequence of the processors. Two phases, as every
+ * kubeloom controller: {@link createEgressController} wires clients, indexes, queues and handlers
+ * without I/O; `run(signal)` waits for the caches and runs the workers until `signal` aborts.
+ *
+ * @module
+ */
+
+import {
+  type ControllerMetrics,
+  createQueue,
+  extract,
+  objectHandler,
+  type Queue,
+} from '@kubeloom/controllers';
+import { type KubeClient, type Logger, noopLogger, type ObjectKey } from '@kubeloom/kube';
+import { findCondition } from '../domain/conditions.ts';
+import {
+  type EgressGatewayPolicy,
+  EgressGatewayPolicyResource,
+  type IPAMPool,
+} from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import { createOperatorClients, type OperatorClients } from './clients.ts';
+import {
+  allocate,
+  convergeGateway,
+  ensureFinalizer,
+  finalize,
+  type ProcessorContext,
+  summarizePool,
+  writeStatus,
+} from './processors.ts';
+
+/** Options of {@link createEgressController}. */
+export interface EgressControllerOptions {
+  /** Watch policies (and their Deployments) in this namespace only. Default: all namespaces. */
+  readonly namespace?: string | undefined;
+  /** Parallel policy reconciles (distinct keys). Default 1. */
+  readonly workers?: number | undefined;
+  /** Where reconcile failures are logged. Default: nowhere. */
+  readonly logger?: Logger | undefined;
+  /** Workqueue and reconcile metrics (e.g. `prometheusMetrics`). Default: none. */
+  readonly metrics?: ControllerMetrics | undefined;
+  /** The clock of condition transitions and allocation times. Default: the system clock. */
+  readonly now?: (() => Date) | undefined;
+}
+
+/** A running-or-ready EgressGatewayPolicy controller. */
+export interface EgressController {
+  /** The typed clients and indexes the controller reads (shared caches). */
+  readonly clients: OperatorClients;
+  /**
+   * Waits until the caches synced and the handlers saw the initial lists, then runs the workers
+   * until `signal` aborts; resolves once in-flight reconciles finished and handlers were removed.
+   * Start the informers first with `kube.runAndWait(signal)` (on every replica: only the leader
+   * calls `run`).
+   */
+  run(signal: AbortSignal): Promise<void>;
+  /** True once every policy and pool that existed when `run` started was reconciled once. */
+  hasSynced(): boolean;
+}
+
+/** Retries per key (rate-limited, up to the limiter's 1000 s cap: hours), then the next event requeues it. */
+const MAX_ATTEMPTS = 50;
+
+/** Builds the controller (phase 1: no I/O, nothing starts). */
+export function createEgressController(
+  kube: KubeClient,
+  options: EgressControllerOptions = {},
+): EgressController {
+  const clients = createOperatorClients(kube, { namespace: options.namespace });
+  const logger = options.logger ?? noopLogger;
+  const now = options.now ?? (() => new Date());
+  const common = {
+    maxAttempts: MAX_ATTEMPTS,
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  };
+  const context = (signal: AbortSignal): ProcessorContext => ({ kube, clients, signal, now });
+
+  const policyQueue: Queue<ObjectKey> = createQueue<ObjectKey>({
+    name: 'egressgatewaypolicy',
+    workers: options.workers ?? 1,
+    reconciler: (key, ctx) => reconcilePolicy(context(ctx.signal), key),
+    ...common,
+  });
+  const poolQueue: Queue<string> = createQueue<string>({
+    name: 'ipampool',
+    reconciler: (name, ctx) => summarizePool(context(ctx.signal), name),
+    ...common,
+  });
+
+  const enqueuePoliciesOf = (pool: string, filter: (p: EgressGatewayPolicy) => boolean = () => true) => {
+    for (const p of clients.policiesByPool.lookup(pool)) if (filter(p)) policyQueue.addObject(p);
+  };
+  const handlers = [
+    clients.policies.addEventHandler({
+      onAdd: (p) => policyQueue.addObject(p),
+      onUpdate: (old, p) => {
+        // Status-only updates (our own writes among them) change nothing a reconcile reads.
+        if (specOrLifecycleChanged(old, p)) policyQueue.addObject(p);
+      },
+      onDelete: (obj) => {
+        const p = extract(obj);
+        if (!p) return;
+        policyQueue.addObject(p);
+        poolQueue.add(p.spec.ipamPoolRef.name); // a finalizer removed by hand leaves an orphan
+      },
+    }),
+    clients.pools.addEventHandler({
+      onAdd: (pool) => {
+        poolQueue.add(name(pool));
+        enqueuePoliciesOf(name(pool));
+      },
+      onUpdate: (old, pool) => {
+        poolQueue.add(name(pool));
+        if (old.metadata?.generation !== pool.metadata?.generation) enqueuePoliciesOf(name(pool));
+        // Addresses came back: policies waiting for room may fit now.
+        else if (released(old, pool)) enqueuePoliciesOf(name(pool), (p) => !allocated(p));
+      },
+      onDelete: (obj) => {
+        const pool = extract(obj);
+        if (pool) enqueuePoliciesOf(name(pool));
+      },
+    }),
+    clients.deployments.addEventHandler(
+      objectHandler((d) => {
+        for (const ref of d.metadata?.ownerReferences ?? [])
+          if (ref.controller && ref.kind === EgressGatewayPolicyResource.kind && d.metadata?.namespace)
+            policyQueue.add({ namespace: d.metadata.namespace, name: ref.name });
+      }),
+    ),
+  ];
+
+  return {
+    clients,
+    async run(signal) {
+      const synced = await kube.waitForCacheSync(
+        'egress controller',
+        signal,
+        () => clients.policies.hasSynced() && clients.pools.hasSynced() && clients.deployments.hasSynced(),
+        ...handlers.map((h) => () => h.hasSynced()),
+      );
+      if (synced) await Promise.all([policyQueue.run(signal), poolQueue.run(signal)]);
+      else await Promise.all([policyQueue[Symbol.asyncDispose](), poolQueue[Symbol.asyncDispose]()]);
+      for (const h of handlers) h.remove();
+    },
+    hasSynced: () => policyQueue.hasSynced() && poolQueue.hasSynced(),
+  };
+}
+
+/**
+ * One policy: finalizer guard → IP pool → Deployment → status. Level-based: everything is read
+ * from the caches; a conflict anywhere throws and the key is retried.
+ */
+async function reconcilePolicy(ctx: ProcessorContext, key: ObjectKey): Promise<void> {
+  const cached = ctx.clients.policies.get(key.name, key.namespace);
+  if (!cached) return; // deleted: its addresses were released by the finalizer (or are reclaimed as orphans)
+  if (cached.metadata?.deletionTimestamp) return finalize(ctx, cached);
+  const policy = await ensureFinalizer(ctx, cached);
+  const pool = await allocate(ctx, policy);
+  const gateway = await convergeGateway(ctx, policy, pool);
+  await writeStatus(ctx, policy, { pool, gateway });
+}
+
+function name(obj: { metadata?: { name?: string } | undefined }): string {
+  return obj.metadata?.name ?? '';
+}
+
+function specOrLifecycleChanged(old: EgressGatewayPolicy, p: EgressGatewayPolicy): boolean {
+  const a = old.metadata;
+  const b = p.metadata;
+  return (
+    a?.generation !== b?.generation ||
+    a?.deletionTimestamp !== b?.deletionTimestamp ||
+    JSON.stringify(a?.finalizers ?? []) !== JSON.stringify(b?.finalizers ?? []) ||
+    a?.uid !== b?.uid
+  );
+}
+
+function released(old: IPAMPool, pool: IPAMPool): boolean {
+  const now = new Set((pool.status?.allocations ?? []).map((a) => `${a.ip}|${a.owner.uid}`));
+  return (old.status?.allocations ?? []).some((a) => !now.has(`${a.ip}|${a.owner.uid}`));
+}
+
+function allocated(p: EgressGatewayPolicy): boolean {
+  return findCondition(p.status?.conditions, 'IPAllocated')?.status === 'True';
+}

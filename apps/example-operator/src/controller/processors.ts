@@ -1,0 +1,211 @@
+/**
+ * The processors a reconcile runs in order (design §2.7.4): finalizer guard → IP pool →
+ * Deployment → status. Each reads the cache, decides with the pure domain modules, and writes
+ * only when something changed; each write carries a precondition (resourceVersion, or a field
+ * manager that owns what it applies), so a stale cache makes a write fail, never wrong.
+ *
+ * @module
+ */
+
+import type { ApplyConfiguration } from '@kubeloom/kclient';
+import { retryOnConflict } from '@kubeloom/kclient';
+import { builtins, ignoreNotFound, isConflict, type KubeClient } from '@kubeloom/kube';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { type AllocationPlan, planAllocation, releaseAllocations } from '../domain/allocation.ts';
+import { isUpToDate, type Ownership, ownership, renderGateway } from '../domain/gateway.ts';
+import { desiredPolicyStatus, jsonEqual } from '../domain/policy-status.ts';
+import { orphanCandidates, poolStatus } from '../domain/pool-summary.ts';
+import {
+  type EgressGatewayPolicy,
+  EgressGatewayPolicyResource,
+  type IPAMPool,
+  IPAMPoolResource,
+} from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import { FIELD_MANAGER, type OperatorClients } from './clients.ts';
+
+/** The finalizer that holds a policy until its addresses are back in the pool. */
+export const FINALIZER = 'egress.kubeloom.dev/release-ips';
+
+/** What every processor needs. */
+export interface ProcessorContext {
+  readonly kube: KubeClient;
+  readonly clients: OperatorClients;
+  readonly signal: AbortSignal;
+  readonly now: () => Date;
+}
+
+/** Attempts of a pool-status write before the key is requeued with backoff. */
+const POOL_WRITE_ATTEMPTS = 5;
+
+/**
+ * Writes the allocation table `decide` returns for the pool, with the counters and conditions
+ * recomputed. The first attempt uses the cached pool; after a conflict the pool is read live and
+ * `decide` runs again, at most {@link POOL_WRITE_ATTEMPTS} times, then the conflict is thrown
+ * (the key is retried with backoff). Returns the pool as written (or as read, when nothing
+ * changed), or `undefined` when the pool does not exist.
+ */
+export async function writePool(
+  ctx: ProcessorContext,
+  name: string,
+  decide: (pool: IPAMPool) => {
+    readonly allocations: IPAMPool['status'] extends infer S ? NonNullable<S>['allocations'] : never;
+    readonly changed: boolean;
+  },
+): Promise<IPAMPool | undefined> {
+  let pool = ctx.clients.pools.get(name);
+  return retryOnConflict(
+    async (attempt) => {
+      if (attempt > 1)
+        pool = (await ignoreNotFound(
+          ctx.kube.api.get(IPAMPoolResource, name, undefined, { signal: ctx.signal }),
+        )) as IPAMPool | undefined;
+      if (!pool) return undefined;
+      const { allocations, changed } = decide(pool);
+      const status = poolStatus(
+        { ...pool, status: { ...pool.status, allocations: allocations ?? [] } },
+        ctx.now(),
+      );
+      if (!changed && summaryEqual(pool.status, status)) return pool;
+      return ctx.clients.pools.updateStatus({ ...pool, status }, { signal: ctx.signal });
+    },
+    { steps: POOL_WRITE_ATTEMPTS, initialDelayMs: 0, signal: ctx.signal },
+  );
+}
+
+function summaryEqual(stored: IPAMPool['status'], desired: IPAMPool['status']): boolean {
+  return jsonEqual(stored ?? {}, desired ?? {});
+}
+
+/** Adds the finalizer before anything is allocated; returns the policy as stored afterwards. */
+export async function ensureFinalizer(
+  ctx: ProcessorContext,
+  policy: EgressGatewayPolicy,
+): Promise<EgressGatewayPolicy> {
+  const finalizers = policy.metadata?.finalizers ?? [];
+  if (finalizers.includes(FINALIZER)) return policy;
+  return ctx.clients.policies.update(
+    { ...policy, metadata: { ...policy.metadata, finalizers: [...finalizers, FINALIZER] } },
+    { signal: ctx.signal },
+  );
+}
+
+/** Deletion: return the policy's addresses to its pool (if the pool still exists), then drop the finalizer. */
+export async function finalize(ctx: ProcessorContext, policy: EgressGatewayPolicy): Promise<void> {
+  const finalizers = policy.metadata?.finalizers ?? [];
+  if (!finalizers.includes(FINALIZER)) return;
+  const uid = policy.metadata?.uid ?? '';
+  await writePool(ctx, policy.spec.ipamPoolRef.name, (pool) => releaseAllocations(pool, uid));
+  await ignoreNotFound(
+    ctx.clients.policies.update(
+      { ...policy, metadata: { ...policy.metadata, finalizers: finalizers.filter((f) => f !== FINALIZER) } },
+      { signal: ctx.signal },
+    ),
+  );
+}
+
+/** The IP pool processor's outcome. */
+export interface PoolOutcome {
+  readonly poolFound: boolean;
+  readonly egressIPs: readonly string[];
+  readonly failure?: AllocationPlan['failure'];
+}
+
+/** Allocates the policy's addresses in its pool (sticky, lowest free first; see `planAllocation`). */
+export async function allocate(ctx: ProcessorContext, policy: EgressGatewayPolicy): Promise<PoolOutcome> {
+  let plan: AllocationPlan | undefined;
+  const written = await writePool(ctx, policy.spec.ipamPoolRef.name, (pool) => {
+    plan = planAllocation(pool, policy, ctx.now());
+    return plan;
+  });
+  if (!written || !plan) return { poolFound: false, egressIPs: [] };
+  return plan.failure
+    ? { poolFound: true, egressIPs: plan.egressIPs, failure: plan.failure }
+    : { poolFound: true, egressIPs: plan.egressIPs };
+}
+
+/** The Deployment processor's outcome. */
+export interface GatewayOutcome {
+  readonly deployment?: V1Deployment | undefined;
+  readonly ownership: Ownership;
+}
+
+/**
+ * Converges the gateway Deployment by server-side apply with {@link FIELD_MANAGER} when the
+ * policy holds all its addresses. A Deployment of that name that this policy does not control is
+ * reported, never adopted: when the cache (gateway-labelled Deployments only) has none, a live
+ * read confirms the name is free before the apply creates it.
+ */
+export async function convergeGateway(
+  ctx: ProcessorContext,
+  policy: EgressGatewayPolicy,
+  pool: PoolOutcome,
+): Promise<GatewayOutcome> {
+  const desired = renderGateway(policy, pool.egressIPs);
+  const name = desired.metadata?.name ?? '';
+  const namespace = desired.metadata?.namespace ?? '';
+  let existing = ctx.clients.deployments.get(name, namespace);
+  if (!existing)
+    existing = (await ignoreNotFound(
+      ctx.kube.api.get(builtins.Deployment, name, namespace, { signal: ctx.signal }),
+    )) as V1Deployment | undefined;
+  const owner = ownership(existing, policy);
+  if (owner === 'foreign') return { deployment: existing, ownership: owner };
+  const ready = pool.poolFound && !pool.failure && pool.egressIPs.length > 0;
+  if (!ready || isUpToDate(existing, desired)) return { deployment: existing, ownership: owner };
+  const applied = await ctx.clients.deployments.apply(desired as ApplyConfiguration<V1Deployment>, {
+    fieldManager: FIELD_MANAGER,
+    force: true,
+    signal: ctx.signal,
+  });
+  return { deployment: applied, ownership: 'ours' };
+}
+
+/** Writes the policy's status through `/status` only when it differs from the stored one. */
+export async function writeStatus(
+  ctx: ProcessorContext,
+  policy: EgressGatewayPolicy,
+  observed: { readonly pool: PoolOutcome; readonly gateway: GatewayOutcome },
+): Promise<void> {
+  const status = desiredPolicyStatus({
+    policy,
+    poolFound: observed.pool.poolFound,
+    egressIPs: observed.pool.egressIPs,
+    allocationFailure: observed.pool.failure,
+    deployment: observed.gateway.deployment,
+    ownership: observed.gateway.ownership,
+    now: ctx.now(),
+  });
+  if (jsonEqual(status, policy.status ?? {})) return;
+  await ctx.clients.policies.updateStatus({ ...policy, status }, { signal: ctx.signal });
+}
+
+/**
+ * The pool summary: counters and conditions, and orphan reclaim — an allocation whose owner is not
+ * in the cache is released only after a live read shows the policy gone (404, or another uid).
+ */
+export async function summarizePool(ctx: ProcessorContext, name: string): Promise<void> {
+  const pool = ctx.clients.pools.get(name);
+  if (!pool) return;
+  const known = new Set<string>();
+  for (const a of pool.status?.allocations ?? [])
+    if (ctx.clients.policiesByUid.lookup(a.owner.uid).length > 0) known.add(a.owner.uid);
+  const orphans = new Set<string>();
+  for (const candidate of orphanCandidates(pool, known)) {
+    if (orphans.has(candidate.uid)) continue;
+    const live = (await ignoreNotFound(
+      ctx.kube.api.get(EgressGatewayPolicyResource, candidate.name, candidate.namespace, {
+        signal: ctx.signal,
+      }),
+    )) as EgressGatewayPolicy | undefined;
+    if (!live || live.metadata?.uid !== candidate.uid) orphans.add(candidate.uid);
+  }
+  await writePool(ctx, name, (current) => {
+    const allocations = (current.status?.allocations ?? []).filter((a) => !orphans.has(a.owner.uid));
+    return { allocations, changed: allocations.length !== (current.status?.allocations ?? []).length };
+  });
+}
+
+/** Whether `err` is a conflict the queue should retry at once rather than with backoff. */
+export function isRetryableConflict(err: unknown): boolean {
+  return isConflict(err);
+}
