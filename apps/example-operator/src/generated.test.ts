@@ -10,12 +10,20 @@ import { expect, it } from 'vitest';
 const cwd = fileURLToPath(new URL('..', import.meta.url));
 
 it.each([
-  ['CRDs and ClusterRole', ['crd', 'src/api/**/*.ts', '--out', 'deploy/crds', '--role-name', 'kubeloom-egress-operator']],
-  ['typed clients and validators', ['types', 'deploy/crds/egress.kubeloom.dev_*.yaml', '--out', 'src/generated']],
+  [
+    'CRDs and ClusterRole',
+    ['crd', 'src/api/**/*.ts', '--out', 'deploy/crds', '--role-name', 'kubeloom-egress-operator'],
+  ],
+  [
+    'typed clients and validators',
+    ['types', 'deploy/crds/egress.kubeloom.dev_*.yaml', '--out', 'src/generated'],
+  ],
 ])('the committed %s are what codegen generates', (_what, args) => {
   const lines: string[] = [];
   const io: CliIO = { out: (l) => lines.push(l), err: (l) => lines.push(l), cwd };
   const code = runCli([...args, '--check'], io);
-  expect(lines.join('\n'), 'run `pnpm --filter @kubeloom/example-operator generate`').not.toMatch(/stale|missing|differ/i);
+  expect(lines.join('\n'), 'run `pnpm --filter @kubeloom/example-operator generate`').not.toMatch(
+    /stale|missing|differ/i,
+  );
   expect(code).toBe(0);
 });

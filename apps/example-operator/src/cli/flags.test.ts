@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { FlagError, parseBindAddress, parseFlags } from './flags.ts';
+
+describe('parseFlags', () => {
+  it('has controller-runtime defaults', () => {
+    expect(parseFlags([], { inCluster: true })).toEqual({
+      kubeconfig: undefined,
+      namespace: undefined,
+      leaderElect: false,
+      leaderElectionNamespace: undefined,
+      leaderElectionId: 'kubeloom-egress-operator',
+      metricsBindAddress: { host: undefined, port: 8443 },
+      metricsSecure: true,
+      healthProbeBindAddress: { host: undefined, port: 8081 },
+      concurrency: 1,
+      logLevel: 'info',
+      logFormat: 'json',
+      help: false,
+    });
+    expect(parseFlags([], { inCluster: false }).logFormat).toBe('text');
+  });
+
+  it('reads every flag, Go-style booleans included', () => {
+    const f = parseFlags(
+      [
+        '--kubeconfig=/k',
+        '--namespace',
+        'shop',
+        '--leader-elect',
+        '--leader-election-namespace=ops',
+        '--leader-election-id=egress',
+        '--metrics-bind-address=127.0.0.1:9443',
+        '--metrics-secure=false',
+        '--health-probe-bind-address=[::1]:8081',
+        '--concurrency=4',
+        '--log-level=debug',
+        '--log-format=text',
+      ],
+      { inCluster: true },
+    );
+    expect(f).toMatchObject({
+      kubeconfig: '/k',
+      namespace: 'shop',
+      leaderElect: true,
+      leaderElectionNamespace: 'ops',
+      leaderElectionId: 'egress',
+      metricsBindAddress: { host: '127.0.0.1', port: 9443 },
+      metricsSecure: false,
+      healthProbeBindAddress: { host: '::1', port: 8081 },
+      concurrency: 4,
+      logLevel: 'debug',
+      logFormat: 'text',
+    });
+    expect(
+      parseFlags(['--metrics-bind-address=0', '--health-probe-bind-address=0'], { inCluster: false }),
+    ).toMatchObject({
+      metricsBindAddress: undefined,
+      healthProbeBindAddress: undefined,
+    });
+  });
+
+  it('says what is wrong with a bad command line', () => {
+    const cases: [string[], RegExp][] = [
+      [['--concurency=2'], /Unknown option '--concurency'.*--help/],
+      [['--concurrency=0'], /--concurrency=0: expected an integer from 1 to 64/],
+      [['--concurrency=2.5'], /--concurrency=2.5: expected an integer/],
+      [['--log-level=verbose'], /--log-level=verbose: expected one of debug, info, warn, error/],
+      [['--metrics-bind-address=8080'], /--metrics-bind-address=8080: expected \[host\]:port/],
+      [['--metrics-bind-address=:70000'], /expected \[host\]:port/],
+      [['--leader-elect=yes'], /--leader-elect=yes: expected true or false/],
+      [['--namespace='], /--namespace needs a value/],
+      [['positional'], /Unexpected argument 'positional'/],
+    ];
+    for (const [argv, message] of cases) {
+      expect(() => parseFlags(argv, { inCluster: false }), argv.join(' ')).toThrow(FlagError);
+      expect(() => parseFlags(argv, { inCluster: false }), argv.join(' ')).toThrow(message);
+    }
+  });
+
+  it('parses bind addresses as controller-runtime does', () => {
+    expect(parseBindAddress('x', ':8080')).toEqual({ host: undefined, port: 8080 });
+    expect(parseBindAddress('x', '0.0.0.0:1')).toEqual({ host: '0.0.0.0', port: 1 });
+    expect(parseBindAddress('x', '0')).toBeUndefined();
+  });
+});

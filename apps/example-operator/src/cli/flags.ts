@@ -1,0 +1,147 @@
+/**
+ * The operator's command line, with the flags controller-runtime users know. Parsing is pure:
+ * {@link parseFlags} returns the options or throws a {@link FlagError} that says what is wrong.
+ *
+ * @module
+ */
+
+import { parseArgs } from 'node:util';
+
+/** A bind address: `host:port`, `:port` (every interface) or disabled (`0`). */
+export interface BindAddress {
+  /** The host to listen on; `undefined` for every interface. */
+  readonly host: string | undefined;
+  readonly port: number;
+}
+
+/** The parsed command line. */
+export interface OperatorFlags {
+  readonly kubeconfig: string | undefined;
+  /** Watch policies in this namespace only; `undefined` for all namespaces. */
+  readonly namespace: string | undefined;
+  readonly leaderElect: boolean;
+  /** Namespace of the leader-election Lease; `undefined`: the Pod's namespace (in-cluster) or `default`. */
+  readonly leaderElectionNamespace: string | undefined;
+  readonly leaderElectionId: string;
+  /** `undefined` when metrics are disabled (`--metrics-bind-address=0`). */
+  readonly metricsBindAddress: BindAddress | undefined;
+  readonly metricsSecure: boolean;
+  /** `undefined` when probes are disabled (`--health-probe-bind-address=0`). */
+  readonly healthProbeBindAddress: BindAddress | undefined;
+  readonly concurrency: number;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** `json` lines (the default in a Pod) or `text`. */
+  readonly logFormat: 'json' | 'text';
+  readonly help: boolean;
+}
+
+/** A command line the operator cannot run with; the message says which flag and what to pass. */
+export class FlagError extends Error {
+  override readonly name = 'FlagError';
+}
+
+/** The `--help` text. */
+export const USAGE = `Usage: kubeloom-egress-operator [flags]
+
+  --kubeconfig <path>                  kubeconfig to use (default: $KUBECONFIG, in-cluster config in a Pod, ~/.kube/config)
+  --namespace <ns>                     watch EgressGatewayPolicies in this namespace only (default: all)
+  --leader-elect                       run workers only while holding the leader Lease (use with more than one replica)
+  --leader-election-namespace <ns>     namespace of the Lease (default: the Pod's namespace, else "default")
+  --leader-election-id <name>          name of the Lease (default: kubeloom-egress-operator)
+  --metrics-bind-address <addr>        where /metrics listens, [host]:port or 0 to disable (default: :8443)
+  --metrics-secure[=false]             serve metrics over HTTPS, authenticated and authorized (default: true)
+  --health-probe-bind-address <addr>   where /healthz and /readyz listen, or 0 (default: :8081)
+  --concurrency <n>                    parallel reconciles, 1-64 (default: 1)
+  --log-level <debug|info|warn|error>  (default: info)
+  --log-format <json|text>             (default: json in a Pod, text elsewhere)
+  -h, --help                           print this help
+`;
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+const LOG_FORMATS = ['json', 'text'] as const;
+
+/** Parses a bind address the way controller-runtime accepts it. */
+export function parseBindAddress(flag: string, text: string): BindAddress | undefined {
+  if (text === '0') return undefined;
+  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]*))?:(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[2]) : Number.NaN;
+  if (!m || port < 0 || port > 65_535)
+    throw new FlagError(
+      `--${flag}=${text}: expected [host]:port (e.g. :8081 or 127.0.0.1:8081) or 0 to disable`,
+    );
+  const host = m[1] ? m[1].replace(/^\[|\]$/g, '') : undefined;
+  return { host, port };
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new FlagError(`--${flag}=${value}: expected one of ${allowed.join(', ')}`);
+}
+
+function bool(flag: string, value: string | boolean | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new FlagError(`--${flag}=${value}: expected true or false`);
+}
+
+/**
+ * Parses `argv` (without the node and script paths). `inCluster` picks the default log format.
+ *
+ * @throws FlagError for an unknown flag, a missing or malformed value, or a value out of range.
+ */
+export function parseFlags(argv: readonly string[], options: { readonly inCluster: boolean }): OperatorFlags {
+  let parsed: ReturnType<typeof parseArgs>;
+  // Booleans accept `--flag`, `--flag=true` and `--flag=false`, as Go's flag package does: they
+  // are parsed as strings, a bare flag standing for `=true`.
+  const booleans = new Set(['--leader-elect', '--metrics-secure']);
+  try {
+    parsed = parseArgs({
+      args: argv.map((a) => (booleans.has(a) ? `${a}=true` : a)),
+      strict: true,
+      allowPositionals: false,
+      options: {
+        kubeconfig: { type: 'string' },
+        namespace: { type: 'string' },
+        'leader-elect': { type: 'string' },
+        'leader-election-namespace': { type: 'string' },
+        'leader-election-id': { type: 'string' },
+        'metrics-bind-address': { type: 'string' },
+        'metrics-secure': { type: 'string' },
+        'health-probe-bind-address': { type: 'string' },
+        concurrency: { type: 'string' },
+        'log-level': { type: 'string' },
+        'log-format': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new FlagError(`${error instanceof Error ? error.message : String(error)} (see --help)`);
+  }
+  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const str = (k: string) => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
+  const concurrencyText = str('concurrency') ?? '1';
+  const concurrency = Number(concurrencyText);
+  if (!/^\d+$/.test(concurrencyText) || concurrency < 1 || concurrency > 64)
+    throw new FlagError(`--concurrency=${concurrencyText}: expected an integer from 1 to 64`);
+  for (const k of ['kubeconfig', 'namespace', 'leader-election-namespace', 'leader-election-id'])
+    if (str(k) === '') throw new FlagError(`--${k} needs a value`);
+  return {
+    kubeconfig: str('kubeconfig'),
+    namespace: str('namespace'),
+    leaderElect: bool('leader-elect', v['leader-elect'], false),
+    leaderElectionNamespace: str('leader-election-namespace'),
+    leaderElectionId: str('leader-election-id') ?? 'kubeloom-egress-operator',
+    metricsBindAddress: parseBindAddress('metrics-bind-address', str('metrics-bind-address') ?? ':8443'),
+    metricsSecure: bool('metrics-secure', v['metrics-secure'], true),
+    healthProbeBindAddress: parseBindAddress(
+      'health-probe-bind-address',
+      str('health-probe-bind-address') ?? ':8081',
+    ),
+    concurrency,
+    logLevel: oneOf('log-level', str('log-level') ?? 'info', LOG_LEVELS),
+    logFormat: oneOf('log-format', str('log-format') ?? (options.inCluster ? 'json' : 'text'), LOG_FORMATS),
+    help: v.help === true,
+  };
+}
