@@ -12,11 +12,11 @@ const cwd = fileURLToPath(new URL('..', import.meta.url));
 it.each([
   [
     'CRDs and ClusterRole',
-    ['crd', 'src/api/**/*.ts', '--out', 'deploy/crds', '--role-name', 'kubeloom-egress-operator'],
+    ['crd', 'src/api/**/*.ts', '--out', 'deploy/generated', '--role-name', 'kubeloom-egress-operator'],
   ],
   [
     'typed clients and validators',
-    ['types', 'deploy/crds/egress.kubeloom.dev_*.yaml', '--out', 'src/generated'],
+    ['types', 'deploy/generated/egress.kubeloom.dev_*.yaml', '--out', 'src/generated'],
   ],
 ])('the committed %s are what codegen generates', (_what, args) => {
   const lines: string[] = [];

@@ -28,9 +28,9 @@ import {
   IPAMPoolResource,
 } from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
 
-/** The operator's CRDs, as `deploy/crds` holds them. */
+/** The operator's CRDs, as `deploy/generated` holds them. */
 export function operatorCrds(): KubeObject[] {
-  const dir = new URL('../deploy/crds/', import.meta.url);
+  const dir = new URL('../deploy/generated/', import.meta.url);
   return ['egress.kubeloom.dev_ipampools.yaml', 'egress.kubeloom.dev_egressgatewaypolicies.yaml'].flatMap(
     (f) =>
       parseAllDocuments(readFileSync(fileURLToPath(new URL(f, dir)), 'utf8')).map(

@@ -35,6 +35,13 @@ export interface KubeClientOptions {
   /** Use the in-cluster service account (`/var/run/secrets/kubernetes.io/serviceaccount`). */
   readonly inCluster?: boolean | undefined;
   /**
+   * Where the in-cluster service-account files (`token`, `ca.crt`, `namespace`) are. Default
+   * `/var/run/secrets/kubernetes.io/serviceaccount`, where the kubelet mounts them; another
+   * directory runs a process as it would run in a Pod, outside one (what `@kubeloom/testing`'s
+   * `inClusterEnv` lays out). The token is re-read as the kubelet rotates it.
+   */
+  readonly serviceAccountDir?: string | undefined;
+  /**
    * The environment to read `KUBECONFIG`, `HOME` and `KUBERNETES_SERVICE_HOST`/`_PORT` from;
    * `process.env` by default. Lets a caller (or a test) resolve a configuration without touching
    * the process-wide environment.
@@ -66,14 +73,17 @@ export type ApiClientOptions = Pick<
  *   or listing every place searched when no configuration exists at all.
  */
 export function loadKubeConfig(
-  options: Pick<KubeClientOptions, 'kubeConfig' | 'kubeconfigPath' | 'context' | 'inCluster' | 'env'> = {},
+  options: Pick<
+    KubeClientOptions,
+    'kubeConfig' | 'kubeconfigPath' | 'context' | 'inCluster' | 'env' | 'serviceAccountDir'
+  > = {},
 ): KubeConfig {
   const found = findKubeConfig({
     kubeConfig: options.kubeConfig,
     kubeconfigPath: options.kubeconfigPath,
     inCluster: options.inCluster,
     env: options.env ?? process.env,
-    serviceAccountDir: SERVICE_ACCOUNT_DIR,
+    serviceAccountDir: options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR,
   });
   const selected = selectContext(found, options.context);
   checkTlsMaterial(selected);

@@ -11,6 +11,7 @@ describe('parseFlags', () => {
       leaderElectionId: 'kubeloom-egress-operator',
       metricsBindAddress: { host: undefined, port: 8443 },
       metricsSecure: true,
+      metricsCertDir: undefined,
       healthProbeBindAddress: { host: undefined, port: 8081 },
       concurrency: 1,
       logLevel: 'info',

@@ -26,6 +26,8 @@ export interface OperatorFlags {
   /** `undefined` when metrics are disabled (`--metrics-bind-address=0`). */
   readonly metricsBindAddress: BindAddress | undefined;
   readonly metricsSecure: boolean;
+  /** Directory holding `tls.crt` and `tls.key` for secure metrics; `undefined`: a self-signed certificate. */
+  readonly metricsCertDir: string | undefined;
   /** `undefined` when probes are disabled (`--health-probe-bind-address=0`). */
   readonly healthProbeBindAddress: BindAddress | undefined;
   readonly concurrency: number;
@@ -50,6 +52,7 @@ export const USAGE = `Usage: kubeloom-egress-operator [flags]
   --leader-election-id <name>          name of the Lease (default: kubeloom-egress-operator)
   --metrics-bind-address <addr>        where /metrics listens, [host]:port or 0 to disable (default: :8443)
   --metrics-secure[=false]             serve metrics over HTTPS, authenticated and authorized (default: true)
+  --metrics-cert-dir <dir>             tls.crt and tls.key for metrics (default: a self-signed certificate)
   --health-probe-bind-address <addr>   where /healthz and /readyz listen, or 0 (default: :8081)
   --concurrency <n>                    parallel reconciles, 1-64 (default: 1)
   --log-level <debug|info|warn|error>  (default: info)
@@ -109,6 +112,7 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
         'leader-election-id': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
         'metrics-secure': { type: 'string' },
+        'metrics-cert-dir': { type: 'string' },
         'health-probe-bind-address': { type: 'string' },
         concurrency: { type: 'string' },
         'log-level': { type: 'string' },
@@ -125,7 +129,13 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
   const concurrency = Number(concurrencyText);
   if (!/^\d+$/.test(concurrencyText) || concurrency < 1 || concurrency > 64)
     throw new FlagError(`--concurrency=${concurrencyText}: expected an integer from 1 to 64`);
-  for (const k of ['kubeconfig', 'namespace', 'leader-election-namespace', 'leader-election-id'])
+  for (const k of [
+    'kubeconfig',
+    'namespace',
+    'leader-election-namespace',
+    'leader-election-id',
+    'metrics-cert-dir',
+  ])
     if (str(k) === '') throw new FlagError(`--${k} needs a value`);
   return {
     kubeconfig: str('kubeconfig'),
@@ -135,6 +145,7 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
     leaderElectionId: str('leader-election-id') ?? 'kubeloom-egress-operator',
     metricsBindAddress: parseBindAddress('metrics-bind-address', str('metrics-bind-address') ?? ':8443'),
     metricsSecure: bool('metrics-secure', v['metrics-secure'], true),
+    metricsCertDir: str('metrics-cert-dir'),
     healthProbeBindAddress: parseBindAddress(
       'health-probe-bind-address',
       str('health-probe-bind-address') ?? ':8081',

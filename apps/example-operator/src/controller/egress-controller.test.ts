@@ -18,7 +18,9 @@ import {
   waitForCondition,
 } from '../../test/scenarios.ts';
 import {
+  type EgressGatewayPolicy,
   EgressGatewayPolicyResource,
+  type IPAMPool,
   IPAMPoolResource,
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { FIELD_MANAGER } from './clients.ts';
@@ -49,12 +51,12 @@ afterEach(async () => {
   await cluster.kube[Symbol.asyncDispose]();
 });
 
-const create = (obj: Parameters<typeof cluster.kube.api.create>[1], resource = EgressGatewayPolicyResource) =>
-  cluster.kube.api.create(resource, obj);
+const create = (obj: EgressGatewayPolicy) => cluster.kube.api.create(EgressGatewayPolicyResource, obj);
+const createPool = (obj: IPAMPool) => cluster.kube.api.create(IPAMPoolResource, obj);
 
 describe('egress controller on the fake cluster', () => {
   it('allocates, creates the gateway and reports Ready (the design example; I8, I10, I11)', async () => {
-    await create(pool('corp', { cidrs: ['192.0.2.16/29'], excludeIPs: ['192.0.2.17'] }), IPAMPoolResource);
+    await createPool(pool('corp', { cidrs: ['192.0.2.16/29'], excludeIPs: ['192.0.2.17'] }));
     await using _operator = await startOperator(cluster);
     await create(
       policy('shop', 'payments', { ipamPoolRef: { name: 'corp' }, destinationCIDRs: ['198.51.100.0/24'] }),
@@ -96,7 +98,7 @@ describe('egress controller on the fake cluster', () => {
   });
 
   it('writes nothing when nothing changed, and keeps addresses across restarts (I7)', async () => {
-    await create(pool('corp', { cidrs: ['192.0.2.0/28'] }), IPAMPoolResource);
+    await createPool(pool('corp', { cidrs: ['192.0.2.0/28'] }));
     for (const n of ['a', 'b', 'c'])
       await create(policy('shop', n, { ipamPoolRef: { name: 'corp' }, ipCount: 2 }));
     {
@@ -127,7 +129,7 @@ describe('egress controller on the fake cluster', () => {
   });
 
   it('fails cleanly when the pool is exhausted and converges once room appears (I4, I5)', async () => {
-    await create(pool('small', { cidrs: ['192.0.2.0/30'] }), IPAMPoolResource);
+    await createPool(pool('small', { cidrs: ['192.0.2.0/30'] }));
     await using _operator = await startOperator(cluster);
     await create(policy('shop', 'a', { ipamPoolRef: { name: 'small' } }));
     await create(policy('shop', 'b', { ipamPoolRef: { name: 'small' } }));
@@ -150,7 +152,7 @@ describe('egress controller on the fake cluster', () => {
   });
 
   it('reclaims the addresses of a policy deleted while the operator was down (I6)', async () => {
-    await create(pool('corp', { cidrs: ['192.0.2.0/29'] }), IPAMPoolResource);
+    await createPool(pool('corp', { cidrs: ['192.0.2.0/29'] }));
     await create(policy('shop', 'gone', { ipamPoolRef: { name: 'corp' } }));
     {
       await using _operator = await startOperator(cluster);
@@ -168,7 +170,7 @@ describe('egress controller on the fake cluster', () => {
   });
 
   it('never adopts a Deployment it does not control (I9)', async () => {
-    await create(pool('corp', { cidrs: ['192.0.2.0/29'] }), IPAMPoolResource);
+    await createPool(pool('corp', { cidrs: ['192.0.2.0/29'] }));
     const foreign: V1Deployment = {
       metadata: { name: 'egw-taken', namespace: 'shop' },
       spec: {
@@ -196,7 +198,7 @@ describe('egress controller on the fake cluster', () => {
   });
 
   it('propagates spec changes to the gateway (I15)', async () => {
-    await create(pool('corp', { cidrs: ['192.0.2.0/28'] }), IPAMPoolResource);
+    await createPool(pool('corp', { cidrs: ['192.0.2.0/28'] }));
     await using _operator = await startOperator(cluster);
     await create(policy('shop', 'p', { ipamPoolRef: { name: 'corp' } }));
     await waitForCondition(cluster, 'p', { type: 'Ready', status: 'True' });
@@ -222,7 +224,7 @@ describe('egress controller on the fake cluster', () => {
   });
 
   it('never allocates an address twice with two operators writing at once (I1 without leader election)', async () => {
-    await create(pool('tiny', { cidrs: ['192.0.2.0/29'] }), IPAMPoolResource); // 6 addresses
+    await createPool(pool('tiny', { cidrs: ['192.0.2.0/29'] })); // 6 addresses
     await using _a = await startOperator(cluster, 4);
     await using _b = await startOperator(cluster, 4);
     const names = Array.from({ length: 8 }, (_, i) => `p${i}`);

@@ -20,6 +20,7 @@ import {
   EgressGatewayPolicyResource,
   type IPAMPool,
   IPAMPoolResource,
+  type IPAMPoolStatusAllocationsItem,
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { FIELD_MANAGER, type OperatorClients } from './clients.ts';
 
@@ -48,7 +49,7 @@ export async function writePool(
   ctx: ProcessorContext,
   name: string,
   decide: (pool: IPAMPool) => {
-    readonly allocations: IPAMPool['status'] extends infer S ? NonNullable<S>['allocations'] : never;
+    readonly allocations: IPAMPoolStatusAllocationsItem[];
     readonly changed: boolean;
   },
 ): Promise<IPAMPool | undefined> {
@@ -61,10 +62,7 @@ export async function writePool(
         )) as IPAMPool | undefined;
       if (!pool) return undefined;
       const { allocations, changed } = decide(pool);
-      const status = poolStatus(
-        { ...pool, status: { ...pool.status, allocations: allocations ?? [] } },
-        ctx.now(),
-      );
+      const status = poolStatus({ ...pool, status: { ...pool.status, allocations } }, ctx.now());
       if (!changed && summaryEqual(pool.status, status)) return pool;
       return ctx.clients.pools.updateStatus({ ...pool, status }, { signal: ctx.signal });
     },

@@ -1,6 +1,6 @@
 /**
  * The egress operator's API, `egress.kubeloom.dev/v1alpha1`, written once with kubeloom markers.
- * `pnpm generate` turns it into the CRDs in `deploy/crds/`, the ClusterRole rules, and the typed
+ * `pnpm generate` turns it into the CRDs and the ClusterRole in `deploy/generated/`, and the typed
  * clients and validators in `src/generated/` (checked by `pnpm generate --check` in CI).
  *
  * @module

@@ -1,0 +1,170 @@
+/**
+ * The operator program: flags → logger → kube client → controller, probes and metrics →
+ * informers on every replica → workers only while leading. Stops cleanly when `signal` aborts
+ * (SIGTERM in a Pod): workers finish their reconcile, the Lease is released, servers close.
+ *
+ * @module
+ */
+
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { createLeaderElector, prometheusMetrics } from '@kubeloom/controllers';
+import { createKubeClient, type KubeClient, KubeConfigError, type Logger } from '@kubeloom/kube';
+import * as prom from 'prom-client';
+import { createEgressController } from '../controller/egress-controller.ts';
+import { FlagError, type OperatorFlags, parseFlags, USAGE } from './flags.ts';
+import { createLogger } from './logger.ts';
+import { startMetricsServer } from './metrics-server.ts';
+import { registerOperatorMetrics } from './operator-metrics.ts';
+import { type ListeningServer, startProbeServer } from './probes.ts';
+import { selfSignedCertificate } from './self-signed.ts';
+
+/** The default in-cluster service-account directory. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** Where the program reads and writes (injectable for tests). */
+export interface OperatorIO {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Aborted on SIGTERM/SIGINT. */
+  readonly signal: AbortSignal;
+}
+
+/** Lease timings (design §2.7.5): duration > renew deadline > 1.2 × retry period. */
+const LEASE = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } as const;
+
+/** Runs the operator until `io.signal` aborts; resolves to the process exit code. */
+export async function runOperator(io: OperatorIO): Promise<number> {
+  const saDir = io.env.KUBELOOM_SERVICE_ACCOUNT_DIR ?? SERVICE_ACCOUNT_DIR;
+  const inCluster = !!io.env.KUBERNETES_SERVICE_HOST && !io.env.KUBECONFIG;
+  let flags: OperatorFlags;
+  try {
+    flags = parseFlags(io.argv, { inCluster });
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    io.stderr(`kubeloom-egress-operator: ${error.message}\n`);
+    return 2;
+  }
+  if (flags.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const logger = createLogger({
+    level: flags.logLevel,
+    format: flags.logFormat,
+    write: (l) => io.stderr(`${l}\n`),
+  });
+  let kube: KubeClient;
+  try {
+    kube = createKubeClient({
+      kubeconfigPath: flags.kubeconfig,
+      env: io.env,
+      logger,
+      serviceAccountDir: saDir,
+    });
+  } catch (error) {
+    if (!(error instanceof KubeConfigError)) throw error;
+    logger.error('cannot load a Kubernetes configuration', { err: error });
+    return 1;
+  }
+  const servers: ListeningServer[] = [];
+  try {
+    return await operate({ io, flags, kube, logger, servers, saDir });
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+    await kube[Symbol.asyncDispose]();
+    logger.info('stopped');
+  }
+}
+
+interface Running {
+  readonly io: OperatorIO;
+  readonly flags: OperatorFlags;
+  readonly kube: KubeClient;
+  readonly logger: Logger;
+  readonly servers: ListeningServer[];
+  readonly saDir: string;
+}
+
+async function operate({ io, flags, kube, logger, servers, saDir }: Running): Promise<number> {
+  const registry = new prom.Registry();
+  prom.collectDefaultMetrics({ register: registry });
+  const metrics = prometheusMetrics({ registry, promClient: prom });
+  const controller = createEgressController(kube, {
+    namespace: flags.namespace,
+    workers: flags.concurrency,
+    logger,
+    metrics,
+  });
+  registerOperatorMetrics(registry, controller.clients);
+  let informersSynced = false;
+  if (flags.healthProbeBindAddress) {
+    const probes = await startProbeServer({
+      address: flags.healthProbeBindAddress,
+      readyChecks: { informers: () => informersSynced },
+    });
+    servers.push(probes);
+    logger.info('serving health probes', { port: probes.port });
+  }
+  if (flags.metricsBindAddress) {
+    const secure = flags.metricsSecure ? { kube, ...servingCertificate(flags, io.env) } : undefined;
+    const server = await startMetricsServer({ address: flags.metricsBindAddress, registry, secure, logger });
+    servers.push(server);
+    logger.info('serving metrics', { port: server.port, secure: !!secure });
+  }
+
+  informersSynced = await kube.runAndWait(io.signal);
+  if (!informersSynced) return 0; // stopped while syncing
+  logger.info('caches synced');
+  if (!flags.leaderElect) {
+    await controller.run(io.signal);
+    return 0;
+  }
+  const namespace = flags.leaderElectionNamespace ?? (await podNamespace(io.env, saDir));
+  const elector = createLeaderElector({
+    api: kube.api,
+    lease: { namespace, name: flags.leaderElectionId },
+    identity: `${io.env.POD_NAME ?? hostname()}_${randomUUID()}`,
+    ...LEASE,
+    releaseOnCancel: true,
+    logger,
+    metrics,
+    onStartedLeading: (leading) => {
+      logger.info('became leader, starting workers');
+      return controller.run(leading);
+    },
+  });
+  await elector.run(io.signal);
+  if (io.signal.aborted) return 0;
+  // As controller-runtime: a replica that lost its lease exits and is restarted, so its workers
+  // can never race the new leader's.
+  logger.error('leader election lost');
+  return 1;
+}
+
+async function podNamespace(env: OperatorIO['env'], saDir: string): Promise<string> {
+  if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
+  try {
+    return (await readFile(path.join(saDir, 'namespace'), 'utf8')).trim() || 'default';
+  } catch {
+    return 'default';
+  }
+}
+
+/** The mounted certificate (`--metrics-cert-dir`: `tls.crt`, `tls.key`), or a self-signed one. */
+function servingCertificate(flags: OperatorFlags, env: OperatorIO['env']): { cert: string; key: string } {
+  const dir = flags.metricsCertDir;
+  if (dir)
+    return {
+      cert: readFileSync(path.join(dir, 'tls.crt'), 'utf8'),
+      key: readFileSync(path.join(dir, 'tls.key'), 'utf8'),
+    };
+  const service = 'kubeloom-egress-operator-metrics';
+  const ns = env.POD_NAMESPACE ?? 'kubeloom-egress-system';
+  return selfSignedCertificate([service, `${service}.${ns}.svc`, 'localhost', '127.0.0.1', '::1']);
+}
