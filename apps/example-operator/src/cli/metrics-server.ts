@@ -15,16 +15,11 @@ import { defineResource, type KubeClient, type KubeObject, type Logger } from '@
 import type { BindAddress } from './flags.ts';
 import { type ListeningServer, listen } from './probes.ts';
 
-/** What serves the metrics text (a prom-client `Registry`). */
-export interface MetricsSource {
-  readonly contentType: string;
-  metrics(): Promise<string>;
-}
-
 /** Options of {@link startMetricsServer}. */
 export interface MetricsServerOptions {
   readonly address: BindAddress;
-  readonly registry: MetricsSource;
+  /** What serves the metrics text (a prom-client `Registry`). */
+  readonly registry: { readonly contentType: string; metrics(): Promise<string> };
   /** HTTPS with authentication and authorization through `kube`; omit for plain HTTP. */
   readonly secure?: { readonly kube: KubeClient; readonly cert: string; readonly key: string } | undefined;
   readonly logger: Logger;

@@ -23,7 +23,7 @@ import { type ListeningServer, startProbeServer } from './probes.ts';
 import { selfSignedCertificate } from './self-signed.ts';
 
 /** The default in-cluster service-account directory. */
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** Where the program reads and writes (injectable for tests). */
 export interface OperatorIO {

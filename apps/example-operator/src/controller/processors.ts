@@ -9,7 +9,7 @@
 
 import type { ApplyConfiguration } from '@kubeloom/kclient';
 import { retryOnConflict } from '@kubeloom/kclient';
-import { builtins, ignoreNotFound, isConflict, type KubeClient } from '@kubeloom/kube';
+import { builtins, ignoreNotFound, type KubeClient } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { type AllocationPlan, planAllocation, releaseAllocations } from '../domain/allocation.ts';
 import { isUpToDate, type Ownership, ownership, renderGateway } from '../domain/gateway.ts';
@@ -45,7 +45,7 @@ const POOL_WRITE_ATTEMPTS = 5;
  * (the key is retried with backoff). Returns the pool as written (or as read, when nothing
  * changed), or `undefined` when the pool does not exist.
  */
-export async function writePool(
+async function writePool(
   ctx: ProcessorContext,
   name: string,
   decide: (pool: IPAMPool) => {
@@ -201,9 +201,4 @@ export async function summarizePool(ctx: ProcessorContext, name: string): Promis
     const allocations = (current.status?.allocations ?? []).filter((a) => !orphans.has(a.owner.uid));
     return { allocations, changed: allocations.length !== (current.status?.allocations ?? []).length };
   });
-}
-
-/** Whether `err` is a conflict the queue should retry at once rather than with backoff. */
-export function isRetryableConflict(err: unknown): boolean {
-  return isConflict(err);
 }

@@ -9,16 +9,13 @@ import type { IPAMPoolSpec } from '../generated/egress.kubeloom.dev/v1alpha1/ind
 import { type Family, formatAddress, parseAddress, parseCidr } from './ip.ts';
 
 /** An inclusive range of addresses. */
-export interface AddressRange {
-  readonly first: bigint;
-  readonly last: bigint;
-}
+type AddressRange = AddressSpace['ranges'][number];
 
 /** A pool's usable address space. */
 export interface AddressSpace {
   readonly family: Family;
-  /** Disjoint, sorted ranges. */
-  readonly ranges: readonly AddressRange[];
+  /** Disjoint, sorted, inclusive ranges. */
+  readonly ranges: readonly { readonly first: bigint; readonly last: bigint }[];
   /** Excluded addresses inside the ranges, sorted, unique. */
   readonly excluded: readonly bigint[];
   /** Usable addresses (ranges minus excluded), as a number; at most `Number.MAX_SAFE_INTEGER`. */

@@ -37,13 +37,13 @@ export interface AllocationPlan {
 }
 
 /** The identity of a policy in allocation records. */
-export function ownerOf(policy: EgressGatewayPolicy): OwnerRef {
+function ownerOf(policy: EgressGatewayPolicy): OwnerRef {
   const m = policy.metadata ?? {};
   return { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '' };
 }
 
 /** Sorts addresses numerically (IPv4 before IPv6; unparsable last, by text). */
-export function byAddress(a: string, b: string): number {
+function byAddress(a: string, b: string): number {
   const x = parseAddress(a);
   const y = parseAddress(b);
   if (!x || !y) return x ? -1 : y ? 1 : a < b ? -1 : a > b ? 1 : 0;

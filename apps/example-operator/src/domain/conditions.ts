@@ -27,7 +27,7 @@ export interface ConditionInput {
 export const REASON_PATTERN = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
 /** A message as one line of at most 32768 characters, as the Condition schema allows. */
-export function oneLine(message: string): string {
+function oneLine(message: string): string {
   return message.replace(/\s*[\r\n]+\s*/g, '; ').slice(0, 32768);
 }
 

@@ -11,17 +11,17 @@ import type { V1Deployment, V1OwnerReference } from '@kubernetes/client-node';
 import type { EgressGatewayPolicy } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 
 /** The API group of the operator's resources. */
-export const GROUP = 'egress.kubeloom.dev';
+const GROUP = 'egress.kubeloom.dev';
 /** `apiVersion` of the operator's resources. */
-export const API_VERSION = `${GROUP}/v1alpha1`;
+const API_VERSION = `${GROUP}/v1alpha1`;
 /** Label on gateway Deployments and pods: which policy they serve. */
-export const POLICY_LABEL = `${GROUP}/policy`;
+const POLICY_LABEL = `${GROUP}/policy`;
 /** Pod-template annotation: hash of the gateway's configuration (egress IPs, destinations). */
 export const CONFIG_HASH_ANNOTATION = `${GROUP}/config-hash`;
 /** Deployment annotation: hash of everything the operator renders, to skip applies that change nothing. */
 export const RENDERED_HASH_ANNOTATION = `${GROUP}/rendered-hash`;
 /** The gateway's container image when the policy names none (the CRD default). */
-export const DEFAULT_IMAGE = 'registry.example/egress-gw:v0.1.0';
+const DEFAULT_IMAGE = 'registry.example/egress-gw:v0.1.0';
 
 function hash(text: string, length: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
@@ -56,7 +56,7 @@ export function selectorString(labels: Record<string, string>): string {
 }
 
 /** The controller owner reference a gateway Deployment carries. */
-export function ownerReference(policy: EgressGatewayPolicy): V1OwnerReference {
+function ownerReference(policy: EgressGatewayPolicy): V1OwnerReference {
   return {
     apiVersion: API_VERSION,
     kind: 'EgressGatewayPolicy',

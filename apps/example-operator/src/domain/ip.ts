@@ -27,11 +27,6 @@ export interface Cidr {
 
 const BITS: Record<Family, number> = { IPv4: 32, IPv6: 128 };
 
-/** Number of bits in an address of `family`. */
-export function bits(family: Family): number {
-  return BITS[family];
-}
-
 function parseIPv4(text: string): bigint | undefined {
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
