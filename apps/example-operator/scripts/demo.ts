@@ -44,6 +44,8 @@ const bounded = { timeoutMs: 120_000, signal: stop.signal };
 
 let plane: ControlPlane | undefined;
 let kube: KubeClient;
+/** The client to clean up with (set once `kube` is). */
+let created: KubeClient | undefined;
 let leaseNamespace: string;
 const replicas: OperatorProcess[] = [];
 const remote = !!process.env.KUBECONFIG;
@@ -172,6 +174,7 @@ try {
       `using $KUBECONFIG (${process.env.KUBECONFIG}): installing the CRDs, running the replicas on this machine`,
     );
     kube = createKubeClient({ logger: noopLogger });
+    created = kube;
     for (const file of [
       'egress.kubeloom.dev_ipampools.yaml',
       'egress.kubeloom.dev_egressgatewaypolicies.yaml',
@@ -180,12 +183,13 @@ try {
         readFileSync(`${DEPLOY}generated/${file}`, 'utf8'),
       )[0]?.toJS() as KubeObject;
       await kube.api.patch(
-        builtins.CustomResourceDefinition,
-        crd.metadata?.name ?? '',
-        undefined,
+        { resource: builtins.CustomResourceDefinition, name: crd.metadata?.name ?? '' },
         crd,
-        'apply',
-        { fieldManager: 'kubeloom-demo', force: true },
+        {
+          type: 'apply',
+          fieldManager: 'kubeloom-demo',
+          force: true,
+        },
       );
     }
     leaseNamespace = NS;
@@ -196,6 +200,7 @@ try {
     say(`control plane ${plane.version.gitVersion} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     say(`kubectl: kubectl --kubeconfig ${plane.kubeconfigPath} get egp,ipp -A`);
     kube = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
+    created = kube;
     const applied = spawnSync(
       findBinary('kubectl'),
       ['--kubeconfig', plane.kubeconfigPath, 'apply', '-k', DEPLOY],
@@ -265,9 +270,9 @@ try {
   say('demo complete');
 } finally {
   stop.abort();
-  if (remote && kube) await cleanUp(kube);
+  if (remote && created) await cleanUp(created);
   await Promise.all(replicas.map((r) => r[Symbol.asyncDispose]()));
-  await kube?.[Symbol.asyncDispose]();
+  await created?.[Symbol.asyncDispose]();
   await plane?.[Symbol.asyncDispose]();
   say(plane ? 'control plane stopped' : 'cleaned up');
 }

@@ -158,10 +158,10 @@ describe('egress controller on the fake cluster', () => {
       await using _operator = await startOperator(cluster);
       await waitForCondition(cluster, 'gone', { type: 'Ready', status: 'True' });
     }
-    const p = await getPolicy(cluster, 'gone');
+    const p = await cluster.kube.api.get(EgressGatewayPolicyResource, 'gone', 'shop');
     await cluster.kube.api.update(EgressGatewayPolicyResource, {
       ...p,
-      metadata: { ...p?.metadata, finalizers: [] },
+      metadata: { ...p.metadata, finalizers: [] },
     });
     await cluster.kube.api.delete(EgressGatewayPolicyResource, 'gone', 'shop');
     expect((await getPool(cluster, 'corp'))?.status?.allocated).toBe(1);
@@ -205,10 +205,10 @@ describe('egress controller on the fake cluster', () => {
     const hash = (d?: V1Deployment) =>
       d?.spec?.template.metadata?.annotations?.['egress.kubeloom.dev/config-hash'];
     const before = await getGateway(cluster, 'p');
-    const current = await getPolicy(cluster, 'p');
+    const current = await cluster.kube.api.get(EgressGatewayPolicyResource, 'p', 'shop');
     await cluster.kube.api.update(EgressGatewayPolicyResource, {
       ...current,
-      spec: { ...current?.spec, ipCount: 2, gateway: { replicas: 3, nodeSelector: { egress: 'true' } } },
+      spec: { ...current.spec, ipCount: 2, gateway: { replicas: 3, nodeSelector: { egress: 'true' } } },
     });
     const after = await waitFor('gateway updated', async () => {
       const d = await getGateway(cluster, 'p');
