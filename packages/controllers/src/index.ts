@@ -44,6 +44,10 @@ export {
   prometheusMetrics,
 } from './prometheus-metrics.ts';
 export {
+  type PrometheusRequestMetricsOptions,
+  prometheusRequestMetrics,
+} from './prometheus-request-metrics.ts';
+export {
   type KeySink,
   type Queue,
   type QueueOptions,

@@ -19,7 +19,7 @@ export interface PromMetricConfig {
   name: string;
   /** Help text. */
   help: string;
-  /** Label names; always `['name']`. */
+  /** Label names. */
   labelNames: string[];
   /** Always empty: kubeloom registers each metric in the given registry itself. */
   registers: never[];

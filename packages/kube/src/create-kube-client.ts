@@ -9,6 +9,7 @@ import { kubeClientOver } from './kube-client.ts';
 import type { Logger } from './logger.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import type { ResourceRegistry } from './registry.ts';
+import { observedApiClient, type RequestObserver } from './request-observer.ts';
 
 /** Where the cluster credentials come from (or which transport to use), and how the client behaves. */
 export interface KubeClientOptions {
@@ -55,6 +56,12 @@ export interface KubeClientOptions {
   readonly tuning?: InformerTuning | undefined;
   /** HTTP transport options. */
   readonly http?: HttpOptions | undefined;
+  /**
+   * Called after every request with its verb, resource, status code and duration (for a watch,
+   * once established): what `rest_client_requests_total` and `rest_client_request_duration_seconds`
+   * are made of (`@kubeloom/controllers`' `prometheusRequestMetrics`). Applies to `api` too.
+   */
+  readonly requestObserver?: RequestObserver | undefined;
 }
 
 /** Where the cluster credentials come from, and how the HTTPS transport behaves ({@link createApiClient}). */
@@ -127,9 +134,11 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
  */
 export function createKubeClient(options: KubeClientOptions = {}): KubeClient {
   const { logger, objectFilter, tuning, registry } = options;
+  const observe = (api: ApiClient): ApiClient =>
+    options.requestObserver ? observedApiClient(api, options.requestObserver) : api;
   if (options.api) {
     return kubeClientOver({
-      api: options.api,
+      api: observe(options.api),
       kubeConfig: options.kubeConfig,
       logger,
       objectFilter,
@@ -138,6 +147,6 @@ export function createKubeClient(options: KubeClientOptions = {}): KubeClient {
     });
   }
   const kubeConfig = loadKubeConfig(options);
-  const api = new HttpApiClient(kubeConfig, options.http);
+  const api = observe(new HttpApiClient(kubeConfig, options.http));
   return kubeClientOver({ api, kubeConfig, logger, objectFilter, tuning, registry });
 }

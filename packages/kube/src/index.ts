@@ -118,6 +118,7 @@ export {
 } from './object.ts';
 export { type NamespaceFilter, namespaceFilter, type ObjectFilter, objectFilter } from './object-filter.ts';
 export { type ResourceRegistry, UnknownResourceError } from './registry.ts';
+export type { ObservedRequest, RequestObserver } from './request-observer.ts';
 export {
   apiVersionOf,
   defineResource,

@@ -11,8 +11,14 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { createLeaderElector, prometheusMetrics } from '@kubeloom/controllers';
-import { createKubeClient, type KubeClient, KubeConfigError, type Logger } from '@kubeloom/kube';
+import { createLeaderElector, prometheusMetrics, prometheusRequestMetrics } from '@kubeloom/controllers';
+import {
+  createKubeClient,
+  type KubeClient,
+  KubeConfigError,
+  type Logger,
+  loadKubeConfig,
+} from '@kubeloom/kube';
 import * as prom from 'prom-client';
 import { createEgressController } from '../controller/egress-controller.ts';
 import { FlagError, type OperatorFlags, parseFlags, USAGE } from './flags.ts';
@@ -59,14 +65,17 @@ export async function runOperator(io: OperatorIO): Promise<number> {
     format: flags.logFormat,
     write: (l) => io.stderr(`${l}\n`),
   });
+  const registry = new prom.Registry();
   let kube: KubeClient;
   try {
-    kube = createKubeClient({
+    const kubeConfig = loadKubeConfig({
       kubeconfigPath: flags.kubeconfig,
       env: io.env,
-      logger,
       serviceAccountDir: saDir,
     });
+    const host = new URL(kubeConfig.getCurrentCluster()?.server ?? 'https://unknown').host;
+    const requestObserver = prometheusRequestMetrics({ registry, promClient: prom, host });
+    kube = createKubeClient({ kubeConfig, logger, requestObserver });
   } catch (error) {
     if (!(error instanceof KubeConfigError)) throw error;
     logger.error('cannot load a Kubernetes configuration', { err: error });
@@ -74,7 +83,7 @@ export async function runOperator(io: OperatorIO): Promise<number> {
   }
   const servers: ListeningServer[] = [];
   try {
-    return await operate({ io, flags, kube, logger, servers, saDir });
+    return await operate({ io, flags, kube, logger, servers, saDir, registry });
   } finally {
     await Promise.all(servers.map((s) => s.close()));
     await kube[Symbol.asyncDispose]();
@@ -89,10 +98,10 @@ interface Running {
   readonly logger: Logger;
   readonly servers: ListeningServer[];
   readonly saDir: string;
+  readonly registry: prom.Registry;
 }
 
-async function operate({ io, flags, kube, logger, servers, saDir }: Running): Promise<number> {
-  const registry = new prom.Registry();
+async function operate({ io, flags, kube, logger, servers, saDir, registry }: Running): Promise<number> {
   prom.collectDefaultMetrics({ register: registry });
   const metrics = prometheusMetrics({ registry, promClient: prom });
   const controller = createEgressController(kube, {

@@ -1,0 +1,80 @@
+/**
+ * The program's contract on a real apiserver: probes, metrics, clean exit on SIGTERM, and clear
+ * errors (nothing started) for a bad command line or kubeconfig.
+ */
+
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { installCRDs, sharedControlPlane, waitFor } from '@kubeloom/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOperatorProcess } from '../../scripts/replica.ts';
+import { operatorCrds } from '../../test/scenarios.ts';
+
+let dir: string;
+beforeAll(async () => {
+  await installCRDs(sharedControlPlane().kubeConfig, operatorCrds() as never);
+  dir = await mkdtemp(path.join(tmpdir(), 'kubeloom-operator-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function get(port: number, urlPath: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: urlPath }, (res) => {
+      let body = '';
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (body += c))
+        .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('kubeloom-egress-operator', () => {
+  it('serves probes and metrics, and exits 0 on SIGTERM', async () => {
+    const { kubeconfigPath } = sharedControlPlane();
+    await using p = startOperatorProcess({
+      name: 'program',
+      env: {},
+      args: [`--kubeconfig=${kubeconfigPath}`, '--metrics-secure=false'],
+    });
+    const probes = await p.port('serving health probes');
+    const metrics = await p.port('serving metrics');
+    expect((await get(probes, '/healthz')).status).toBe(200);
+    await waitFor('ready', async () => (await get(probes, '/readyz')).status === 200);
+    const scraped = await get(metrics, '/metrics');
+    expect(scraped.status).toBe(200);
+    for (const name of [
+      'rest_client_requests_total{code="200",method="GET"',
+      'workqueue_adds_total',
+      'process_cpu_seconds_total',
+    ])
+      expect(scraped.body).toContain(name);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toEqual({ code: 0, signal: null });
+    expect(p.logs.some((r) => r.msg === 'stopped')).toBe(true);
+  });
+
+  it('refuses a bad flag with a one-line error and exit code 2', async () => {
+    await using p = startOperatorProcess({ name: 'bad-flag', env: {}, args: ['--concurrency=zero'] });
+    expect((await p.exited).code).toBe(2);
+    expect(p.logs.map((r) => r.msg)).toContain(
+      'kubeloom-egress-operator: --concurrency=zero: expected an integer from 1 to 64',
+    );
+  });
+
+  it('refuses a malformed kubeconfig, naming the file, with exit code 1', async () => {
+    const file = path.join(dir, 'broken.yaml');
+    writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: [\n');
+    await using p = startOperatorProcess({ name: 'bad-kubeconfig', env: {}, args: [`--kubeconfig=${file}`] });
+    expect((await p.exited).code).toBe(1);
+    const record = p.logs.find((r) => r.msg === 'cannot load a Kubernetes configuration');
+    expect(JSON.stringify(record)).toContain(file);
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Observing every request a client sends — the hook behind client-go's `rest_client_*` metrics.
+ * `createKubeClient({ requestObserver })` wraps the transport so each verb reports its outcome.
+ *
+ * @module
+ */
+
+import type { ApiClient } from './api.ts';
+import { ApiError } from './errors.ts';
+import type { ResourceDescriptor } from './resource.ts';
+
+/** One finished request (for a watch: once the stream is established or failed). */
+export interface ObservedRequest {
+  /** The client verb: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete` or `request`. */
+  readonly verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'request';
+  /** The HTTP method, e.g. `GET`, `PATCH`. */
+  readonly method: string;
+  /** `<plural>.<group>` (or `<plural>` for the core group); `''` for raw requests. */
+  readonly resource: string;
+  /** The HTTP status, or `0` when no response arrived (connection failure, abort). */
+  readonly code: number;
+  /** From sending to the response (for a watch, to its first event or end), in seconds. */
+  readonly durationSeconds: number;
+}
+
+/** Receives every {@link ObservedRequest}; must not throw (errors are ignored). */
+export type RequestObserver = (request: ObservedRequest) => void;
+
+const METHODS = {
+  get: 'GET',
+  list: 'GET',
+  watch: 'GET',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+} as const;
+
+function resourceName(r: ResourceDescriptor | undefined): string {
+  if (!r) return '';
+  return r.group ? `${r.plural}.${r.group}` : r.plural;
+}
+
+function codeOf(err: unknown): number {
+  return err instanceof ApiError ? err.code : 0;
+}
+
+/**
+ * `api` with every request reported to `observer`. The wrapper adds no behaviour: results, errors
+ * and cancellation pass through unchanged.
+ */
+export function observedApiClient(api: ApiClient, observer: RequestObserver): ApiClient {
+  const report = (r: Omit<ObservedRequest, 'durationSeconds'>, start: bigint): void => {
+    try {
+      observer({ ...r, durationSeconds: Number(process.hrtime.bigint() - start) / 1e9 });
+    } catch {
+      // an observer's failure must not fail the request
+    }
+  };
+  const timed = async <T>(
+    verb: keyof typeof METHODS,
+    resource: ResourceDescriptor | undefined,
+    call: () => Promise<T>,
+  ): Promise<T> => {
+    const start = process.hrtime.bigint();
+    const base = { verb, method: METHODS[verb], resource: resourceName(resource) };
+    try {
+      const result = await call();
+      report({ ...base, code: verb === 'create' ? 201 : 200 }, start);
+      return result;
+    } catch (err) {
+      report({ ...base, code: codeOf(err) }, start);
+      throw err;
+    }
+  };
+  return {
+    get: (resource, name, namespace, opts) =>
+      timed('get', resource, () => api.get(resource, name, namespace, opts)),
+    list: (resource, opts) => timed('list', resource, () => api.list(resource, opts)),
+    create: (resource, obj, opts) => timed('create', resource, () => api.create(resource, obj, opts)),
+    update: (resource, obj, opts) => timed('update', resource, () => api.update(resource, obj, opts)),
+    patch: (ref, data, opts) => timed('patch', ref.resource, () => api.patch(ref, data, opts)),
+    delete: (resource, name, namespace, opts) =>
+      timed('delete', resource, () => api.delete(resource, name, namespace, opts)),
+    watch(resource, opts) {
+      const inner = api.watch(resource, opts);
+      return {
+        [Symbol.asyncIterator]() {
+          const it = inner[Symbol.asyncIterator]();
+          const start = process.hrtime.bigint();
+          const base = { verb: 'watch' as const, method: 'GET', resource: resourceName(resource) };
+          let reported = false;
+          const once = (code: number) => {
+            if (reported) return;
+            reported = true;
+            report({ ...base, code }, start);
+          };
+          return {
+            async next() {
+              try {
+                const r = await it.next();
+                once(200);
+                return r;
+              } catch (err) {
+                once(codeOf(err));
+                throw err;
+              }
+            },
+            async return(value?: unknown) {
+              once(200);
+              return (await it.return?.(value)) ?? { done: true as const, value: undefined };
+            },
+          };
+        },
+      };
+    },
+    async request(req) {
+      const start = process.hrtime.bigint();
+      const base = { verb: 'request' as const, method: req.method ?? 'GET', resource: '' };
+      try {
+        const result = await api.request(req);
+        report({ ...base, code: 200 }, start);
+        return result as never;
+      } catch (err) {
+        report({ ...base, code: codeOf(err) }, start);
+        throw err;
+      }
+    },
+    close: () => api.close(),
+    [Symbol.asyncDispose]: () => api[Symbol.asyncDispose](),
+  };
+}
