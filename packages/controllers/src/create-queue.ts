@@ -302,6 +302,13 @@ class WorkQueue<K> implements Queue<K> {
           err: serializeError(err),
         });
       }
+      if (this.#metrics?.reconcile) {
+        const requeued = !failed && (result as ReconcileResult | undefined)?.requeueAfterMs !== undefined;
+        this.#metrics.reconcile(
+          failed ? 'error' : requeued ? 'requeue_after' : 'success',
+          (this.#clock.now() - start) / 1000,
+        );
+      }
       this.#done(key);
       // Counted for async reconcilers too: one whose promise is already settled (a cache hit, a
       // no-op) resumes the worker in a microtask, and microtasks alone never let timers or I/O run.

@@ -18,6 +18,12 @@ export interface QueueMetricsRecorder {
   observeQueueDuration(seconds: number): void;
   /** A reconcile took `seconds`. */
   observeWorkDuration(seconds: number): void;
+  /**
+   * A reconcile finished with `result` after `seconds` (controller-runtime's
+   * `controller_runtime_reconcile_*`): `success`, `error` (it threw), or `requeue_after` (it asked
+   * to run again later).
+   */
+  reconcile?(result: 'success' | 'error' | 'requeue_after', seconds: number): void;
   /** The queue stopped; its gauges drop to zero and it is no longer collected. */
   close(): void;
 }

@@ -40,6 +40,40 @@ function exposeGc(): () => void {
 }
 
 describe('prometheusMetrics', () => {
+  it("records controller-runtime's reconcile metrics, and the controller label on workqueue metrics", async () => {
+    vi.useRealTimers();
+    const registry = new promClient.Registry();
+    const metrics = prometheusMetrics({ registry, promClient });
+    let failures = 1;
+    const q = createQueue<string>({
+      name: 'policies',
+      metrics,
+      logger: noopLogger,
+      maxAttempts: 2,
+      reconciler: (k) => {
+        if (k === 'fail' && failures-- > 0) throw new Error('once');
+        return k === 'later' ? { requeueAfterMs: 60_000 } : undefined;
+      },
+    });
+    for (const k of ['a', 'fail', 'later']) q.add(k);
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await vi.waitFor(async () => {
+      const text = await registry.metrics();
+      expect(text).toContain('controller_runtime_reconcile_total{controller="policies",result="success"} 2');
+    });
+    const text = await registry.metrics();
+    expect(text).toContain('controller_runtime_reconcile_total{controller="policies",result="error"} 1');
+    expect(text).toContain(
+      'controller_runtime_reconcile_total{controller="policies",result="requeue_after"} 1',
+    );
+    expect(text).toContain('controller_runtime_reconcile_errors_total{controller="policies"} 1');
+    expect(text).toContain('controller_runtime_reconcile_time_seconds_count{controller="policies"} 4');
+    expect(text).toContain('workqueue_adds_total{name="policies",controller="policies"}');
+    ac.abort();
+    await run;
+  });
+
   it("records controller-runtime's workqueue metrics, labelled by queue name", async () => {
     const registry = new promClient.Registry();
     const metrics = prometheusMetrics({ registry, promClient });

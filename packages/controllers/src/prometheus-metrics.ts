@@ -74,9 +74,15 @@ export interface PrometheusMetricsOptions {
 /** client-go's workqueue histogram buckets: 10 ns to 1000 s, ×10 per bucket. */
 const DURATION_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
 
+/** controller-runtime's `controller_runtime_reconcile_time_seconds` buckets. */
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5,
+  1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+
 /** What the registry knows of one queue; only the queue (through its recorder) holds it strongly. */
 interface QueueEntry {
-  readonly labels: { readonly name: string };
+  readonly labels: { readonly name: string; readonly controller: string };
   readonly stats: QueueStats;
 }
 
@@ -94,6 +100,9 @@ interface RegistryState {
   readonly retries: PromCounter;
   readonly unfinished: PromGauge;
   readonly longest: PromGauge;
+  readonly reconciles: PromCounter;
+  readonly reconcileErrors: PromCounter;
+  readonly reconcileTime: PromHistogram;
   readonly leader: PromGauge;
   /** Live queues by name (several queues may share one); a name leaves with its last queue. */
   readonly queues: Map<string, Set<Tracked>>;
@@ -104,11 +113,15 @@ interface RegistryState {
 const states = new WeakMap<PromRegistry, RegistryState>();
 
 /**
- * Metrics on prom-client, with the names controller-runtime users have dashboards for, each with
- * the label `name` (the queue's name, or the lease's): `workqueue_depth`,
- * `workqueue_adds_total`, `workqueue_queue_duration_seconds`, `workqueue_work_duration_seconds`,
- * `workqueue_retries_total`, `workqueue_unfinished_work_seconds`,
- * `workqueue_longest_running_processor_seconds` and `leader_election_master_status`.
+ * Metrics on prom-client, with the names controller-runtime users have dashboards for: the
+ * workqueue metrics with the labels `name` and `controller` (both the queue's name), as
+ * controller-runtime's — `workqueue_depth`, `workqueue_adds_total`,
+ * `workqueue_queue_duration_seconds`, `workqueue_work_duration_seconds`, `workqueue_retries_total`,
+ * `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`; the reconcile
+ * metrics with the label `controller` — `controller_runtime_reconcile_total` (and `result`:
+ * `success`, `error`, `requeue_after`), `controller_runtime_reconcile_errors_total`,
+ * `controller_runtime_reconcile_time_seconds`; and `leader_election_master_status` with the
+ * lease's `name`.
  *
  * Gauges are computed when the registry is scraped: no timers. Calling it again with the same
  * registry reuses the same metrics. prom-client stays an optional peer dependency: pass the
@@ -133,7 +146,7 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMet
   const s = state;
   return {
     queue(name: string, stats: QueueStats): QueueMetricsRecorder {
-      const entry: QueueEntry = { labels: { name }, stats };
+      const entry: QueueEntry = { labels: { name, controller: name }, stats };
       const tracked: Tracked = { name, ref: new WeakRef(entry) };
       let set = s.queues.get(name);
       if (!set) {
@@ -148,6 +161,12 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMet
         retry: () => s.retries.inc(entry.labels),
         observeQueueDuration: (seconds) => s.queueDuration.observe(entry.labels, seconds),
         observeWorkDuration: (seconds) => s.workDuration.observe(entry.labels, seconds),
+        reconcile: (result, seconds) => {
+          const controller = { controller: entry.labels.name };
+          s.reconciles.inc({ ...controller, result });
+          if (result === 'error') s.reconcileErrors.inc(controller);
+          s.reconcileTime.observe(controller, seconds);
+        },
         close: () => {
           s.finalizer.unregister(tracked);
           unregister(s, tracked);
@@ -193,17 +212,20 @@ function unregister(s: RegistryState, tracked: Tracked): void {
   const set = s.queues.get(tracked.name);
   if (!set?.delete(tracked) || set.size !== 0) return;
   s.queues.delete(tracked.name);
-  const labels = { name: tracked.name };
+  const labels = { name: tracked.name, controller: tracked.name };
   s.depth.set(labels, 0);
   s.unfinished.set(labels, 0);
   s.longest.set(labels, 0);
 }
 
+/** Workqueue metrics carry the queue's name as `name` and as `controller`, as controller-runtime's do. */
+const QUEUE_LABELS = ['name', 'controller'];
+
 function createState(registry: PromRegistry, prom: PromClientModule): RegistryState {
   const queues = new Map<string, Set<Tracked>>();
   const make = <M>(
     ctor: new (c: PromMetricConfig) => M,
-    config: Omit<PromMetricConfig, 'labelNames' | 'registers'>,
+    config: Omit<PromMetricConfig, 'labelNames' | 'registers'> & { labelNames?: string[] },
   ): M => {
     if (registry.getSingleMetric(config.name) !== undefined) {
       throw new Error(
@@ -211,7 +233,7 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
           'use a separate Registry for kubeloom, or remove the other metric',
       );
     }
-    const metric = new ctor({ ...config, labelNames: ['name'], registers: [] });
+    const metric = new ctor({ labelNames: QUEUE_LABELS, ...config, registers: [] });
     registry.registerMetric(metric as never);
     return metric;
   };
@@ -249,7 +271,7 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
     name: 'workqueue_depth',
     help: 'Current depth of workqueue',
     collect: () => {
-      for (const [name, v] of perName((s) => s.depth(), sum)) depth.set({ name }, v);
+      for (const [name, v] of perName((s) => s.depth(), sum)) depth.set({ name, controller: name }, v);
     },
   });
   unfinished = make(prom.Gauge, {
@@ -259,7 +281,8 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
       'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate ' +
       'at which this increases.',
     collect: () => {
-      for (const [name, v] of perName((s) => s.unfinishedWorkSeconds(), sum)) unfinished.set({ name }, v);
+      for (const [name, v] of perName((s) => s.unfinishedWorkSeconds(), sum))
+        unfinished.set({ name, controller: name }, v);
     },
   });
   longest = make(prom.Gauge, {
@@ -267,7 +290,7 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
     help: 'How many seconds has the longest running processor for workqueue been running.',
     collect: () => {
       for (const [name, v] of perName((s) => s.longestRunningProcessorSeconds(), Math.max)) {
-        longest.set({ name }, v);
+        longest.set({ name, controller: name }, v);
       }
     },
   });
@@ -293,7 +316,24 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
       name: 'workqueue_retries_total',
       help: 'Total number of retries handled by workqueue',
     }),
+    reconciles: make(prom.Counter, {
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+    }),
+    reconcileErrors: make(prom.Counter, {
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+    }),
+    reconcileTime: make(prom.Histogram, {
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: RECONCILE_BUCKETS,
+    }),
     leader: make(prom.Gauge, {
+      labelNames: ['name'],
       name: 'leader_election_master_status',
       help:
         'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. ' +
