@@ -52,7 +52,8 @@ describe('kubeloom-egress-operator', () => {
     expect(scraped.status).toBe(200);
     for (const name of [
       'rest_client_requests_total{code="200",method="GET"',
-      'workqueue_adds_total',
+      'workqueue_depth{name="ipampool",controller="ipampool"} 0',
+      '# TYPE controller_runtime_reconcile_total counter',
       'process_cpu_seconds_total',
     ])
       expect(scraped.body).toContain(name);
