@@ -225,8 +225,10 @@ describe('the egress operator on a cluster that runs workloads', () => {
       return r.status === 200 ? r : undefined;
     });
     for (const name of [
-      'workqueue_adds_total',
-      'leader_election_master_status',
+      'workqueue_adds_total{name="egressgatewaypolicy",controller="egressgatewaypolicy"}',
+      'controller_runtime_reconcile_total{controller="egressgatewaypolicy",result="success"}',
+      'rest_client_requests_total{code="201",method="POST"',
+      'leader_election_master_status{name="kubeloom-egress-operator"} 1',
       'egress_pool_free_addresses{pool="corp"} 2',
     ])
       expect(ok.body).toContain(name);
