@@ -17,6 +17,7 @@ import {
   startOperator,
   waitForCondition,
 } from '../../test/scenarios.ts';
+import { findCondition } from '../domain/conditions.ts';
 import {
   type EgressGatewayPolicy,
   EgressGatewayPolicyResource,
@@ -221,6 +222,30 @@ describe('egress controller on the fake cluster', () => {
       value: '192.0.2.1,192.0.2.2',
     });
     await waitForCondition(cluster, 'p', { type: 'Ready', status: 'True' });
+  });
+
+  it('reports a pool deleted under live policies, and recovers when it comes back', async () => {
+    await createPool(pool('corp', { cidrs: ['192.0.2.0/29'] }));
+    await using _operator = await startOperator(cluster);
+    await create(policy('shop', 'orphaned', { ipamPoolRef: { name: 'corp' } }));
+    await waitForCondition(cluster, 'orphaned', { type: 'Ready', status: 'True' });
+    await cluster.kube.api.delete(IPAMPoolResource, 'corp');
+    const lost = await waitForCondition(cluster, 'orphaned', {
+      type: 'IPAllocated',
+      status: 'False',
+      reason: 'PoolNotFound',
+    });
+    expect(lost.status?.egressIPs).toEqual([]);
+    expect(findCondition(lost.status?.conditions, 'Ready')?.reason).toBe('IPNotAllocated');
+    // Its gateway stops using the lost address.
+    const drained = await waitFor('gateway scaled to zero', async () => {
+      const d = await getGateway(cluster, 'orphaned');
+      return d?.spec?.replicas === 0 ? d : undefined;
+    });
+    expect(drained.spec?.template.spec?.containers[0]?.env?.[0]).toEqual({ name: 'EGRESS_IPS', value: '' });
+    await createPool(pool('corp', { cidrs: ['192.0.2.0/29'] }));
+    const back = await waitForCondition(cluster, 'orphaned', { type: 'Ready', status: 'True' });
+    expect(back.status?.egressIPs).toEqual(['192.0.2.1']);
   });
 
   it('never allocates an address twice with two operators writing at once (I1 without leader election)', async () => {

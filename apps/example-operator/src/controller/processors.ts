@@ -148,8 +148,11 @@ export async function convergeGateway(
     )) as V1Deployment | undefined;
   const owner = ownership(existing, policy);
   if (owner === 'foreign') return { deployment: existing, ownership: owner };
+  // Converge when the policy holds all its addresses; also scale an existing gateway to zero once
+  // it holds none (its old addresses may be handed to another policy).
   const ready = pool.poolFound && !pool.failure && pool.egressIPs.length > 0;
-  if (!ready || isUpToDate(existing, desired)) return { deployment: existing, ownership: owner };
+  const drain = owner === 'ours' && pool.egressIPs.length === 0;
+  if ((!ready && !drain) || isUpToDate(existing, desired)) return { deployment: existing, ownership: owner };
   const applied = await ctx.clients.deployments.apply(desired as ApplyConfiguration<V1Deployment>, {
     fieldManager: FIELD_MANAGER,
     force: true,

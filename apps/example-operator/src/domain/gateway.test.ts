@@ -53,9 +53,10 @@ describe('renderGateway', () => {
     expect(hash(policy(), ['192.0.2.19'])).not.toBe(base);
     expect(hash(policy('payments', { destinationCIDRs: ['203.0.113.0/24'] }), ['192.0.2.18'])).not.toBe(base);
     expect(hash(policy('payments', { gateway: { replicas: 4 } }), ['192.0.2.18'])).toBe(base);
+    expect(renderGateway(policy('payments', { gateway: { replicas: 4 } }), []).spec?.replicas).toBe(0); // no addresses, no pods
     const scaled = renderGateway(
       policy('payments', { gateway: { replicas: 4, nodeSelector: { egress: 'true' } } }),
-      [],
+      ['192.0.2.18'],
     );
     expect(scaled.spec?.replicas).toBe(4);
     expect(scaled.spec?.template.spec?.nodeSelector).toEqual({ egress: 'true' });

@@ -85,7 +85,7 @@ export function ownership(deployment: V1Deployment | undefined, policy: EgressGa
 
 /**
  * The gateway Deployment for `policy` holding `egressIPs`, as an apply configuration: only the
- * fields the operator owns. The config hash covers the addresses and destinations, so changing
+ * fields the operator owns; with no addresses, scaled to zero. The config hash covers the addresses and destinations, so changing
  * either rolls the pods; replicas, image and node selector roll them through the Deployment itself.
  */
 export function renderGateway(policy: EgressGatewayPolicy, egressIPs: readonly string[]): V1Deployment {
@@ -101,7 +101,8 @@ export function renderGateway(policy: EgressGatewayPolicy, egressIPs: readonly s
     kind: 'Deployment',
     metadata: { name: gatewayName(name), namespace, labels, ownerReferences: [ownerReference(policy)] },
     spec: {
-      replicas: policy.spec.gateway?.replicas ?? 2,
+      // A gateway without addresses runs no pods: its old addresses may belong to another policy now.
+      replicas: ips.length === 0 ? 0 : (policy.spec.gateway?.replicas ?? 2),
       selector: { matchLabels: labels },
       template: {
         metadata: { labels, annotations: { [CONFIG_HASH_ANNOTATION]: configHash } },
