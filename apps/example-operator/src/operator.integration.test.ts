@@ -193,12 +193,13 @@ describe('the egress operator on a cluster that runs workloads', () => {
     }
     expect((await getPolicy(cluster, 'payments'))?.status?.egressIPs).toEqual(['192.0.2.18']);
     await expectAllocationInvariants(cluster, ['corp']);
-    // I10 through the real controllers: no node can take the pods → not Ready.
-    const p = (await getPolicy(cluster, 'search')) as EgressGatewayPolicy;
-    await admin.api.update(EgressGatewayPolicyResource, {
-      ...p,
-      spec: { ...p.spec, gateway: { replicas: 1, nodeSelector: { nowhere: 'true' } } },
-    });
+    // I10 through the real scheduler and controllers: no node takes pods, the gateway's pod goes → not Ready.
+    kubectl('cordon', ...plane.nodes);
+    kubectl('delete', 'pods', '-n', 'shop', '-l', 'egress.kubeloom.dev/policy=search', '--wait=false');
+    await waitForCondition(cluster, 'search', { type: 'Ready', status: 'False', reason: 'GatewayUnavailable' });
+    kubectl('uncordon', ...plane.nodes);
+    await waitForCondition(cluster, 'search', { type: 'Ready', status: 'True' });
+  });
     await waitForCondition(cluster, 'search', {
       type: 'Ready',
       status: 'False',
