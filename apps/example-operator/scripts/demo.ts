@@ -228,12 +228,18 @@ try {
   await startReplica('replica-2');
   say(`two operator replicas started; leader: ${(await leader()).replica.name}`);
 
-  await kube.api.create(IPAMPoolResource, {
-    apiVersion: 'egress.kubeloom.dev/v1alpha1',
-    kind: 'IPAMPool',
-    metadata: { name: POOL },
-    spec: { cidrs: ['192.0.2.0/29'], excludeIPs: ['192.0.2.1'] },
-  });
+  // Retried while a just-installed CRD is not served yet (404, then 429 while its storage initializes).
+  await waitFor(
+    'the pool created',
+    () =>
+      kube.api.create(IPAMPoolResource, {
+        apiVersion: 'egress.kubeloom.dev/v1alpha1',
+        kind: 'IPAMPool',
+        metadata: { name: POOL },
+        spec: { cidrs: ['192.0.2.0/29'], excludeIPs: ['192.0.2.1'] },
+      }),
+    bounded,
+  );
   for (const p of [
     policy('web', {}),
     policy('api', { ipCount: 2 }),

@@ -118,6 +118,14 @@ beforeAll(async () => {
   plane = await startControlPlane({ workloads: { nodes: 2 } });
   admin = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
   kubectl('apply', '-k', DEPLOY);
+  // Served only once established: the apiserver answers 429 "storage is (re)initializing" before.
+  kubectl(
+    'wait',
+    '--for=condition=Established',
+    '--timeout=120s',
+    'crd/ipampools.egress.kubeloom.dev',
+    'crd/egressgatewaypolicies.egress.kubeloom.dev',
+  );
   kubectl('create', 'namespace', 'shop');
   cluster = { kube: admin, operatorClient: () => admin, namespace: 'shop', prefix: 'e2e' };
 }, 180_000);
@@ -150,8 +158,8 @@ describe('the egress operator on a cluster that runs workloads', () => {
     ).toEqual([
       'poddisruptionbudget.policy/kubeloom-egress-operator',
       'service/kubeloom-egress-operator-metrics',
-      `serviceaccount/${SA}`,
       'serviceaccount/default',
+      `serviceaccount/${SA}`,
     ]);
   });
 
@@ -161,7 +169,10 @@ describe('the egress operator on a cluster that runs workloads', () => {
       logger: noopLogger,
     });
     try {
-      await kube.api.list(EgressGatewayPolicyResource, {}); // granted
+      // granted (retried while the new CRD's storage initializes: 429)
+      await waitFor('policies listable as the operator', () =>
+        kube.api.list(EgressGatewayPolicyResource, {}),
+      );
       const refused = [
         kube.api.list(builtins.Secret, { namespace: SYSTEM }),
         kube.api.delete(builtins.Deployment, 'anything', 'shop'),
@@ -267,6 +278,7 @@ describe('the egress operator on a cluster that runs workloads', () => {
         ),
       );
       old.child.kill('SIGKILL');
+      await old.exited;
       await Promise.all(creating);
       if (round > 0) await admin.api.delete(EgressGatewayPolicyResource, `churn-${round - 1}-0`, 'shop');
       await startReplica(`replica-${round}-new`);
