@@ -35,6 +35,7 @@ const POLICIES = smoke ? 8 : Number(process.env.EGRESS_BENCH_POLICIES ?? 1000);
 const RUNS = smoke ? 1 : Number(process.env.EGRESS_BENCH_RUNS ?? 5);
 const POOLS = 4;
 const MINIMUM_WRITES = 5;
+const TYPE_META = { apiVersion: 'egress.kubeloom.dev/v1alpha1' };
 
 interface RunResult {
   readonly convergeSeconds: number;
@@ -97,6 +98,8 @@ async function run(): Promise<RunResult> {
     await Promise.all(
       names.slice(i, i + 50).map((name, j) =>
         kube.api.create(EgressGatewayPolicyResource, {
+          ...TYPE_META,
+          kind: 'EgressGatewayPolicy',
           metadata: { name, namespace: 'bench' },
           spec: {
             podSelector: {},
