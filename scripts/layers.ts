@@ -47,10 +47,19 @@ export const LAYERS: readonly Layer[] = [
     allow: ['@kubeloom/codegen-runtime'],
     allowInTests: [T, '@kubeloom/kube', '@kubeloom/controllers', '@kubeloom/kclient'],
   },
+  // The operator's generated clients import codegen's runtime validators; its demo (scripts/)
+  // starts a control plane.
   {
     dir: 'apps/example-operator',
     name: '@kubeloom/example-operator',
-    allow: [T, '@kubeloom/kube', '@kubeloom/controllers', '@kubeloom/kclient', '@kubeloom/krt'],
+    allow: [
+      T,
+      '@kubeloom/kube',
+      '@kubeloom/controllers',
+      '@kubeloom/kclient',
+      '@kubeloom/krt',
+      '@kubeloom/codegen',
+    ],
     allowInTests: [],
   },
 ];

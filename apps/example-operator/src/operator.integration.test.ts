@@ -38,7 +38,6 @@ import {
   waitForCondition,
 } from '../test/scenarios.ts';
 import {
-  type EgressGatewayPolicy,
   EgressGatewayPolicyResource,
   type IPAMPool,
   IPAMPoolResource,
