@@ -2,7 +2,7 @@
 // egressgatewaypolicies.egress.kubeloom.dev, version v1alpha1.
 
 import { defineResource, type KubeObject, type ListMeta, type ObjectMeta, type TypedResourceDescriptor, type KubeClient } from '@kubeloom/kube';
-import { createValidator, type JsonSchemaProps, type ObjectValidator } from '@kubeloom/codegen/runtime';
+import { createValidator, type JsonSchemaProps, type ObjectValidator } from '@kubeloom/codegen-runtime';
 import { type Client, type ClientOptions, createClient, type WithScale, withScale } from '@kubeloom/kclient';
 
 /**
