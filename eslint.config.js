@@ -1,7 +1,16 @@
-// The type-aware lint layer beside biome: only the rules that need type information (which biome
-// cannot see) plus the project's parameter limit. Biome stays the formatter and the main linter.
-// Run with `pnpm lint:types`.
+// The type-aware lint layer beside biome (`pnpm lint:types`): only rules that need type
+// information, which biome does not have, plus the project's parameter limit. Biome stays the
+// formatter and the main linter.
 import tseslint from 'typescript-eslint';
+
+/** Repository scripts and vitest configs belong to no package: tsconfig.tools.json types them. */
+const TOOLS = [
+  'scripts/**/*.ts',
+  'configs/*.ts',
+  '*.config.ts',
+  'packages/*/vitest.config.ts',
+  'apps/*/vitest.config.ts',
+];
 
 export default tseslint.config(
   {
@@ -13,19 +22,15 @@ export default tseslint.config(
       '**/testdata/**',
       '**/generated/**',
       '**/*.generated.ts',
+      '**/.test-output/**',
       '**/*.js',
-      '**/*.mjs',
-      '**/*.cjs',
     ],
   },
   {
     files: ['**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: {
-        projectService: true,
-        tsconfigRootDir: import.meta.dirname,
-      },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -33,15 +38,21 @@ export default tseslint.config(
       // A promise nobody awaits loses its rejection: await it, return it, or `void` it with a
       // comment saying why fire-and-forget is right and where its errors go.
       '@typescript-eslint/no-floating-promises': 'error',
-      // An async callback where a sync one is expected (event emitters, forEach, conditions).
+      // An async function where a sync callback is expected (emitters, forEach, conditions).
       '@typescript-eslint/no-misused-promises': 'error',
-      // A switch over a union handles every member (or says `default`).
+      // A switch over a union handles every member, or says what `default` does.
       '@typescript-eslint/switch-exhaustiveness-check': [
         'error',
         { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
       ],
       // Options objects, not long positional lists (README, "One API style").
       'max-params': ['error', 3],
+    },
+  },
+  {
+    files: TOOLS,
+    languageOptions: {
+      parserOptions: { projectService: false, project: ['./tsconfig.tools.json'] },
     },
   },
 );

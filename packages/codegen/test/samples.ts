@@ -411,6 +411,9 @@ class Generator {
         at('wrong type (list for object)', 'type', [1]);
         if (isObject(v)) this.objectMutations(s, path, ctx, v);
         break;
+      case undefined:
+        // An untyped schema (no type, fields not preserved) has no type to get wrong.
+        break;
     }
   }
 

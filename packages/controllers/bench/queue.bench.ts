@@ -73,7 +73,7 @@ type Reconcile = (key: string) => void | Promise<void>;
  * The baseline: what people hand-roll. An array with a head index plus a Set of waiting keys; a
  * synchronous reconciler is called like a plain function, an async one awaited.
  */
-function baselineQueue(workers: number, reconcile: Reconcile, async: boolean) {
+function baselineQueue(workers: number, reconcile: Reconcile) {
   let items: string[] = [];
   let head = 0;
   const waiting = new Set<string>();
@@ -104,8 +104,8 @@ function baselineQueue(workers: number, reconcile: Reconcile, async: boolean) {
         head = 0;
       }
       waiting.delete(key);
-      if (async) await reconcile(key);
-      else reconcile(key);
+      const pending = reconcile(key);
+      if (pending) await pending;
     }
   };
   q.done = Promise.all(Array.from({ length: workers }, worker)).then(() => {});
@@ -131,13 +131,18 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
  */
 type Mode = 'live' | 'backlog';
 
-async function runOnce(
-  kind: 'kubeloom' | 'baseline',
-  workers: number,
-  async: boolean,
-  mode: Mode,
-  keys: string[],
-): Promise<Result> {
+type Kind = 'baseline' | 'kubeloom';
+
+/** One cell of the result table: which queue, how many workers, which reconciler, which load. */
+interface Cell {
+  readonly kind: Kind;
+  readonly workers: number;
+  /** An async reconciler (awaited) instead of a synchronous one. */
+  readonly async: boolean;
+  readonly mode: Mode;
+}
+
+async function runOnce({ kind, workers, async, mode }: Cell, keys: string[]): Promise<Result> {
   const backlog = mode === 'backlog';
   let processed = 0;
   let endReached!: () => void;
@@ -170,7 +175,7 @@ async function runOnce(
     await run;
     return { ms, cpuMs, processed };
   }
-  const q = baselineQueue(workers, reconcile, async);
+  const q = baselineQueue(workers, reconcile);
   await produce(q, keys, backlog);
   q.add('END');
   await end;
@@ -198,18 +203,17 @@ function median(rs: Result[]): Result {
   return sorted[(sorted.length - 1) >> 1]!;
 }
 
-type Kind = 'baseline' | 'kubeloom';
-
 /** Child mode: one warm-up run, then one measured run, as JSON on stdout. */
-async function child(kind: Kind, workers: number, async: boolean, mode: Mode): Promise<void> {
+async function child(cell: Cell): Promise<void> {
   const keys = keySequence();
-  await runOnce(kind, workers, async, mode, keys);
-  process.stdout.write(JSON.stringify(await runOnce(kind, workers, async, mode, keys)));
+  await runOnce(cell, keys);
+  process.stdout.write(JSON.stringify(await runOnce(cell, keys)));
 }
 
-async function measure(kind: Kind, workers: number, async: boolean, mode: Mode): Promise<Result> {
+async function measure(cell: Cell): Promise<Result> {
+  const { kind, workers, async, mode } = cell;
   // The smoke run only checks that the benchmark works: in-process, no isolation.
-  if (smoke) return runOnce(kind, workers, async, mode, keySequence());
+  if (smoke) return runOnce(cell, keySequence());
   const out = execFileSync(
     process.execPath,
     [
@@ -239,7 +243,7 @@ async function main(): Promise<void> {
       const res: Record<Kind, Result[]> = { baseline: [], kubeloom: [] };
       for (let r = 0; r < ROUNDS; r++) {
         for (const kind of ['baseline', 'kubeloom'] as const)
-          res[kind].push(await measure(kind, workers, async, mode));
+          res[kind].push(await measure({ kind, workers, async, mode }));
       }
       const b = nsPerKey(median(res.baseline));
       const k = nsPerKey(median(res.kubeloom));
@@ -276,12 +280,12 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'child') {
-  await child(
-    process.argv[3] as Kind,
-    Number(process.argv[4]),
-    process.argv[5] === 'async',
-    process.argv[6] as Mode,
-  );
+  await child({
+    kind: process.argv[3] as Kind,
+    workers: Number(process.argv[4]),
+    async: process.argv[5] === 'async',
+    mode: process.argv[6] as Mode,
+  });
 } else {
   await main();
 }

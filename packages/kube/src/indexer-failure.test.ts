@@ -24,8 +24,11 @@ const names = (objs: KubeObject[]): string[] => objs.map((o) => o.metadata?.name
 
 describe('a failing custom indexer (unit)', () => {
   const stops: AbortController[] = [];
-  afterEach(() => {
+  // Every informer's run(): settles once its signal is aborted, which afterEach checks.
+  const runs: Promise<void>[] = [];
+  afterEach(async () => {
     for (const s of stops.splice(0)) s.abort();
+    await Promise.all(runs.splice(0));
   });
 
   it('never wedges the informer: the object is cached and delivered, kept out of that index only, and later events keep flowing', async () => {
@@ -50,7 +53,7 @@ describe('a failing custom indexer (unit)', () => {
     });
     const stop = new AbortController();
     stops.push(stop);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await waitFor('the initial list to sync despite the failing indexer', () => informer.hasSynced(), {
       timeoutMs: 10_000,
     });

@@ -8,8 +8,11 @@ import { InformerEngine } from './shared-informer.ts';
 
 describe('informer health counts what happened', () => {
   const stops: AbortController[] = [];
-  afterEach(() => {
+  // Every informer's run(): settles once its signal is aborted, which afterEach checks.
+  const runs: Promise<void>[] = [];
+  afterEach(async () => {
     for (const s of stops.splice(0)) s.abort();
+    await Promise.all(runs.splice(0));
   });
 
   function start(api: ScriptedApi): InformerEngine {
@@ -21,7 +24,7 @@ describe('informer health counts what happened', () => {
     });
     const stop = new AbortController();
     stops.push(stop);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     return informer;
   }
 

@@ -57,6 +57,7 @@ describe('a paginated initial list slower than etcd compaction (watch cache off)
     });
     const kube = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
     const stop = new AbortController();
+    let running: Promise<void> | undefined;
     try {
       const namespace = await createTestNamespace(plane.kubeConfig, 'slow-list');
       const names = ['cm-0', 'cm-1', 'cm-2', 'cm-3', 'cm-4'];
@@ -72,7 +73,7 @@ describe('a paginated initial list slower than etcd compaction (watch cache off)
         logger,
         tuning: { pageSize: 2, initialBackoffMs: 20, maxBackoffMs: 300 },
       });
-      informer.run(stop.signal);
+      running = informer.run(stop.signal);
       await waitFor('the list request after the expired continue token', () => calls.length >= 3, {
         timeoutMs: 120_000,
       });
@@ -103,6 +104,7 @@ describe('a paginated initial list slower than etcd compaction (watch cache off)
       await waitFor('the watch after the fallback list', () => informer.store.get(`${namespace}/after`));
     } finally {
       stop.abort();
+      await running;
       kube.shutdown();
     }
   }, 240_000);

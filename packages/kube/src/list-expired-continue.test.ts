@@ -17,8 +17,11 @@ const expiredContinue = () =>
 
 describe('an initial list whose continue token expires (unit)', () => {
   const stops: AbortController[] = [];
-  afterEach(() => {
+  // Every informer's run(): settles once its signal is aborted, which afterEach checks.
+  const runs: Promise<void>[] = [];
+  afterEach(async () => {
     for (const s of stops.splice(0)) s.abort();
+    await Promise.all(runs.splice(0));
   });
 
   it('falls back to one full unpaginated list, like client-go’s pager, and syncs', async () => {
@@ -47,7 +50,7 @@ describe('an initial list whose continue token expires (unit)', () => {
     });
     const stop = new AbortController();
     stops.push(stop);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await api.watchNumber(0, 10_000);
     expect(api.lists.map((l) => ({ limit: l.limit, continue: l.continue }))).toEqual([
       { limit: 2, continue: undefined },
@@ -85,7 +88,7 @@ describe('an initial list whose continue token expires (unit)', () => {
     });
     const stop = new AbortController();
     stops.push(stop);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await api.watchNumber(0, 10_000);
     expect(api.lists.map((l) => `${l.limit ?? 'all'}/${l.continue ?? '-'}`)).toEqual([
       '1/-',

@@ -38,8 +38,11 @@ function recorder() {
 
 describe('Informer', () => {
   const stops: AbortController[] = [];
-  afterEach(() => {
+  // Every informer's run(): settles once its signal is aborted, which afterEach checks.
+  const runs: Promise<void>[] = [];
+  afterEach(async () => {
     for (const s of stops.splice(0)) s.abort();
+    await Promise.all(runs.splice(0));
     vi.useRealTimers();
   });
 
@@ -72,7 +75,7 @@ describe('Informer', () => {
     const { informer, stop } = start(api, { tuning: { ...fast, pageSize: 3 } });
     const rec = recorder();
     informer.addEventHandler(rec.handler);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     expect(api.lists.map((l) => [l.limit, l.continue])).toEqual([
       [3, undefined],
@@ -99,7 +102,7 @@ describe('Informer', () => {
       return { metadata: { resourceVersion: '5', continue: 'page2' }, items: [cm('a', '1')] };
     };
     const { informer, stop } = start(api, { tuning: { ...fast, pageSize: 1 } });
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     expect(api.lists.map((l) => [l.limit, l.continue])).toEqual([
       [1, undefined],
@@ -116,7 +119,7 @@ describe('Informer', () => {
     const { informer, stop } = start(api);
     const rec = recorder();
     informer.addEventHandler(rec.handler);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     const w0 = await api.watchNumber(0);
     w0.push(
       { type: 'ADDED', object: cm('b', '11') },
@@ -159,7 +162,7 @@ describe('Informer', () => {
     const { informer, stop } = start(api);
     const rec = recorder();
     informer.addEventHandler(rec.handler);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     const w0 = await api.watchNumber(0);
     w0.push({
       type: 'ERROR',
@@ -179,7 +182,7 @@ describe('Informer', () => {
     const api = new ScriptedApi();
     api.watchErrors.push(apiErrorFromStatus(410, { reason: 'Gone', code: 410 }));
     const { informer, stop } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await api.watchNumber(0);
     expect(api.lists).toHaveLength(2);
   });
@@ -187,7 +190,7 @@ describe('Informer', () => {
   it('counts a malformed line, logs it, and restarts the watch from the last good resourceVersion', async () => {
     const api = new ScriptedApi();
     const { informer, stop, logger } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     const w0 = await api.watchNumber(0);
     w0.push(
       { type: 'ADDED', object: cm('a', '7') },
@@ -211,7 +214,7 @@ describe('Informer', () => {
   it('restarts the watch after a non-410 ERROR event, keeping its resourceVersion', async () => {
     const api = new ScriptedApi();
     const { informer, stop } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     const w0 = await api.watchNumber(0);
     w0.push({ type: 'ERROR', status: { code: 500, reason: 'InternalError', message: 'boom' } });
     const w1 = await api.watchNumber(1);
@@ -231,7 +234,7 @@ describe('Informer', () => {
       return { metadata: { resourceVersion: '3' }, items: [] };
     };
     const { informer, stop } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     expect(informer.health()).toMatchObject({ errors: 5, synced: true, lists: 1, listAttempts: 6 });
   });
@@ -248,7 +251,7 @@ describe('Informer', () => {
       return { metadata: { resourceVersion: '3' }, items: [] };
     };
     const { informer, stop } = start(api, { tuning: { initialBackoffMs: 1, maxBackoffMs: 30_000 } });
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await vi.advanceTimersByTimeAsync(6_900);
     expect(calls).toBe(1);
     expect(informer.health().state).toBe('backoff');
@@ -271,7 +274,7 @@ describe('Informer', () => {
     // Every watch is refused with 410 at once.
     for (let i = 0; i < 50; i++)
       api.watchErrors.push(apiErrorFromStatus(410, { reason: 'Expired', code: 410 }));
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await vi.advanceTimersByTimeAsync(5_000);
     // 100 + 200 + 400 + 800 + 1000 + 1000 + … ms between relists: about 8 lists in 5 s, not thousands.
     expect(api.lists.length).toBeGreaterThanOrEqual(5);
@@ -285,7 +288,7 @@ describe('Informer', () => {
     const { informer, stop } = start(api, {
       tuning: { initialBackoffMs: 100, maxBackoffMs: 10_000, random: () => 1 },
     });
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     for (let i = 0; i < 5; i++) {
       await vi.advanceTimersByTimeAsync(0);
       const w = api.watches[i]!;
@@ -308,7 +311,7 @@ describe('Informer', () => {
   it('reconnects after an idle timeout at once, without counting it as an error', async () => {
     const api = new ScriptedApi();
     const { informer, stop } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     const w0 = await api.watchNumber(0);
     w0.fail(new WatchIdleTimeoutError(120_000));
     await api.watchNumber(1);
@@ -327,7 +330,7 @@ describe('Informer', () => {
         return o;
       },
     });
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     expect(await informer.waitUntilSynced(stop.signal)).toBe(true);
     const w = await api.watchNumber(0);
     w.push({ type: 'ADDED', object: cm('poison', '5') }, { type: 'ADDED', object: cm('b', '6') });
@@ -358,7 +361,7 @@ describe('Informer', () => {
           reg = informer.addEventHandler({ onAdd: (n) => nested.push(n.metadata!.name!) });
       },
     });
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await informer.waitUntilSynced(stop.signal);
     await waitFor('nested sync', () => reg?.hasSynced() === true);
     expect(nested.sort()).toEqual(['a', 'b', 'c']);
@@ -380,7 +383,7 @@ describe('Informer', () => {
       return { metadata: { resourceVersion: '1' }, items: [] };
     };
     const { informer, stop } = start(api, { tuning: { initialBackoffMs: 60_000, maxBackoffMs: 60_000 } });
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await waitFor('backoff', () => informer.health().state === 'backoff');
     fail = false;
     informer.retryNow();
@@ -395,7 +398,7 @@ describe('Informer', () => {
         opts.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
       );
     const { informer, stop } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     const waiting = informer.waitUntilSynced();
     stop.abort();
     expect(await waiting).toBe(false);
@@ -403,7 +406,7 @@ describe('Informer', () => {
 
     const api2 = new ScriptedApi();
     const second = start(api2);
-    second.informer.run(second.stop.signal);
+    runs.push(second.informer.run(second.stop.signal));
     const w = await api2.watchNumber(0);
     second.stop.abort();
     await waitFor('watch ended', () => w.ended);
@@ -419,7 +422,7 @@ describe('Informer', () => {
     };
     api.listHandler = () => ({ metadata: { resourceVersion: '1' }, items: [structuredClone(withMf)] });
     const { informer, stop } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await informer.waitUntilSynced(stop.signal);
     const obj = informer.store.get('ns/a')!;
     expect(obj.metadata?.managedFields).toBeUndefined();
@@ -433,7 +436,7 @@ describe('Informer', () => {
         return o;
       },
     });
-    custom.informer.run(custom.stop.signal);
+    runs.push(custom.informer.run(custom.stop.signal));
     await custom.informer.waitUntilSynced(custom.stop.signal);
     const kept = custom.informer.store.get('ns/a') as KubeObject & { data: unknown };
     expect(kept.metadata?.managedFields).toEqual([{ manager: 'x' }]);
@@ -451,7 +454,7 @@ describe('Informer', () => {
       },
     });
     informer.addEventHandler({ onAdd: (o) => seen.push(o.metadata!.name!) });
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await informer.waitUntilSynced(stop.signal);
     expect(seen).toEqual(['a']);
     expect(informer.health().handlerErrors).toBe(1);
@@ -462,7 +465,7 @@ describe('Informer', () => {
     const api = new ScriptedApi();
     api.listHandler = () => ({ metadata: { resourceVersion: '1' }, items: [cm('a', '1')] });
     const { informer, stop } = start(api);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await informer.waitUntilSynced(stop.signal);
     const rec = recorder();
     const reg = informer.addEventHandler(rec.handler);
@@ -488,7 +491,7 @@ describe('Informer', () => {
     const { informer, stop } = start(api, { key: { resource: builtins.ConfigMap }, filter });
     const rec = recorder();
     informer.addEventHandler(rec.handler);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await informer.waitUntilSynced(stop.signal);
     expect(informer.store.keys()).toEqual(['one/a']);
     expect(informer.listUnfiltered()).toHaveLength(2);
@@ -517,7 +520,7 @@ describe('Informer', () => {
     });
     const { informer, stop } = start(api, { key: { resource: builtins.ConfigMap } });
     informer.store.addIndexer('app', (o) => [o.metadata?.labels?.app ?? '']);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     await informer.waitUntilSynced(stop.signal);
     expect(
       informer.store

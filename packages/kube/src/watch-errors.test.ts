@@ -88,8 +88,11 @@ describe('a watch reset (HttpApiClient against a local HTTPS server)', () => {
 
 describe('watch failures in the informer', () => {
   const stops: AbortController[] = [];
-  afterEach(() => {
+  // Every informer's run(): settles once its signal is aborted, which afterEach checks.
+  const runs: Promise<void>[] = [];
+  afterEach(async () => {
     for (const s of stops.splice(0)) s.abort();
+    await Promise.all(runs.splice(0));
   });
 
   function start(api: ScriptedApi) {
@@ -102,7 +105,7 @@ describe('watch failures in the informer', () => {
     });
     const stop = new AbortController();
     stops.push(stop);
-    informer.run(stop.signal);
+    runs.push(informer.run(stop.signal));
     return { informer, logger };
   }
 

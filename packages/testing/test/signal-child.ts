@@ -31,9 +31,12 @@ function say(line: string): void {
 
 if (scenario === 'plane') {
   let stop: (() => Promise<void>) | undefined;
-  process.once(signal, async () => {
-    await stop?.();
-    say('cleanup-done');
+  // The cleanup outlives the listener; a failure is printed for the test to see, never swallowed.
+  process.once(signal, () => {
+    (stop?.() ?? Promise.resolve()).then(
+      () => say('cleanup-done'),
+      (err: unknown) => say(`cleanup-failed ${String(err)}`),
+    );
   });
   // By package name, from source (`--conditions=@kubeloom/source`), as a user's program would.
   const { startControlPlane } = await import('@kubeloom/testing');

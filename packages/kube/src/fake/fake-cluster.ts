@@ -283,13 +283,13 @@ export class FakeCluster {
             if (!channel) {
               starting ??= this.#openWatch(resource, opts, owner);
               channel = await starting;
-              if (stopped) channel.return();
+              if (stopped) await channel.return();
             }
             return channel.next();
           },
           return: async () => {
             stopped = true;
-            if (channel) channel.return();
+            if (channel) await channel.return();
             else
               void starting?.then(
                 (c) => c.return(),
