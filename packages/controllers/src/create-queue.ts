@@ -115,8 +115,9 @@ class WorkQueue<K> implements Queue<K> {
     this.#reconciler = opts.reconciler;
     this.#keyFunc = (opts.keyFunc ?? defaultKeyFunc(this.name)) as (key: K) => string;
     this.#stringKeys = opts.keyFunc === undefined;
-    this.#maxAttempts = requireInteger(`queue "${this.name}"`, 'maxAttempts', opts.maxAttempts ?? 0, 0);
-    this.#workerCount = requireInteger(`queue "${this.name}"`, 'workers', opts.workers ?? 1, 1);
+    const owner = `queue "${this.name}"`;
+    this.#maxAttempts = requireInteger(opts.maxAttempts ?? 0, { owner, option: 'maxAttempts', min: 0 });
+    this.#workerCount = requireInteger(opts.workers ?? 1, { owner, option: 'workers', min: 1 });
     this.#clock = opts.clock ?? systemClock;
     this.#limiter = opts.rateLimiter ?? defaultControllerRateLimiter(() => this.#clock.now());
     this.#logger = (opts.logger ?? consoleLogger('warn')).child({ queue: this.name });

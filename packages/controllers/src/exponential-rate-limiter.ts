@@ -8,18 +8,10 @@ import type { ExponentialRateLimiterOptions, RateLimiter } from './rate-limiter.
  * @throws RangeError when a delay is not a positive finite number or the base exceeds the cap.
  */
 export function exponentialFailureRateLimiter(opts: ExponentialRateLimiterOptions = {}): RateLimiter {
-  const base = requirePositiveFinite(
-    'exponentialFailureRateLimiter',
-    'baseDelayMs',
-    opts.baseDelayMs ?? 5,
-    ' (milliseconds)',
-  );
-  const max = requirePositiveFinite(
-    'exponentialFailureRateLimiter',
-    'maxDelayMs',
-    opts.maxDelayMs ?? 1_000_000,
-    ' (milliseconds)',
-  );
+  const owner = 'exponentialFailureRateLimiter';
+  const unit = ' (milliseconds)';
+  const base = requirePositiveFinite(opts.baseDelayMs ?? 5, { owner, option: 'baseDelayMs', unit });
+  const max = requirePositiveFinite(opts.maxDelayMs ?? 1_000_000, { owner, option: 'maxDelayMs', unit });
   if (base > max) {
     throw new RangeError(
       `exponentialFailureRateLimiter: baseDelayMs (${base}) is larger than maxDelayMs (${max}); pass a base no larger than the cap`,

@@ -10,7 +10,7 @@ import type { RateLimiter, TokenBucketRateLimiterOptions } from './rate-limiter.
  * @throws RangeError when qps is not a positive finite number or burst not a positive integer.
  */
 export function tokenBucketRateLimiter(opts: TokenBucketRateLimiterOptions = {}): RateLimiter {
-  const qps = requirePositiveFinite('tokenBucketRateLimiter', 'qps', opts.qps ?? 10);
+  const qps = requirePositiveFinite(opts.qps ?? 10, { owner: 'tokenBucketRateLimiter', option: 'qps' });
   const burst = opts.burst ?? 100;
   if (!Number.isInteger(burst) || burst < 1) {
     throw new RangeError(`tokenBucketRateLimiter: burst must be a positive integer, got ${String(burst)}`);

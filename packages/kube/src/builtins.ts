@@ -33,36 +33,24 @@ import type {
 } from '@kubernetes/client-node';
 import { defineResource, type ResourceDescriptor, type TypedResourceDescriptor } from './resource.ts';
 
-function core<T>(
-  kind: string,
-  plural: string,
-  namespaced: boolean,
-  status = false,
-  extra: Partial<ResourceDescriptor> = {},
-): TypedResourceDescriptor<T> {
-  return grouped<T>('', 'v1', kind, plural, namespaced, status, extra);
+/** A built-in resource: the core group `v1` unless said otherwise, no status subresource by default. */
+interface BuiltinSpec extends Partial<ResourceDescriptor> {
+  readonly kind: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** Whether the kind has a `status` subresource. */
+  readonly status?: boolean;
 }
 
-function grouped<T>(
-  group: string,
-  version: string,
-  kind: string,
-  plural: string,
-  namespaced: boolean,
-  status = false,
-  extra: Partial<ResourceDescriptor> = {},
-): TypedResourceDescriptor<T> {
+function builtin<T>({ status = false, ...spec }: BuiltinSpec): TypedResourceDescriptor<T> {
   return defineResource<T>({
-    group,
-    version,
-    kind,
-    plural,
-    singular: kind.toLowerCase(),
-    namespaced,
-    listKind: `${kind}List`,
+    group: '',
+    version: 'v1',
+    singular: spec.kind.toLowerCase(),
+    listKind: `${spec.kind}List`,
     subresources: { status },
     strategicMergePatch: true,
-    ...extra,
+    ...spec,
   });
 }
 
@@ -71,133 +59,203 @@ function grouped<T>(
  * Other built-in kinds are found through discovery ({@link ResourceRegistry}).
  */
 export const builtins = {
-  ConfigMap: core<V1ConfigMap>('ConfigMap', 'configmaps', true, false, { shortNames: ['cm'] }),
-  Secret: core<V1Secret>('Secret', 'secrets', true),
-  Namespace: core<V1Namespace>('Namespace', 'namespaces', false, true, { shortNames: ['ns'] }),
-  Pod: core<V1Pod>('Pod', 'pods', true, true, { shortNames: ['po'] }),
-  Service: core<V1Service>('Service', 'services', true, true, { shortNames: ['svc'] }),
-  Endpoints: core<V1Endpoints>('Endpoints', 'endpoints', true, false, {
+  ConfigMap: builtin<V1ConfigMap>({
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    namespaced: true,
+    shortNames: ['cm'],
+  }),
+  Secret: builtin<V1Secret>({ kind: 'Secret', plural: 'secrets', namespaced: true }),
+  Namespace: builtin<V1Namespace>({
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+    status: true,
+    shortNames: ['ns'],
+  }),
+  Pod: builtin<V1Pod>({ kind: 'Pod', plural: 'pods', namespaced: true, status: true, shortNames: ['po'] }),
+  Service: builtin<V1Service>({
+    kind: 'Service',
+    plural: 'services',
+    namespaced: true,
+    status: true,
+    shortNames: ['svc'],
+  }),
+  Endpoints: builtin<V1Endpoints>({
+    kind: 'Endpoints',
+    plural: 'endpoints',
+    namespaced: true,
     shortNames: ['ep'],
     singular: 'endpoints',
   }),
-  Node: core<V1Node>('Node', 'nodes', false, true, { shortNames: ['no'] }),
-  ServiceAccount: core<V1ServiceAccount>('ServiceAccount', 'serviceaccounts', true, false, {
+  Node: builtin<V1Node>({
+    kind: 'Node',
+    plural: 'nodes',
+    namespaced: false,
+    status: true,
+    shortNames: ['no'],
+  }),
+  ServiceAccount: builtin<V1ServiceAccount>({
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
     shortNames: ['sa'],
   }),
-  PersistentVolume: core<V1PersistentVolume>('PersistentVolume', 'persistentvolumes', false, true, {
+  PersistentVolume: builtin<V1PersistentVolume>({
+    kind: 'PersistentVolume',
+    plural: 'persistentvolumes',
+    namespaced: false,
+    status: true,
     shortNames: ['pv'],
   }),
-  PersistentVolumeClaim: core<V1PersistentVolumeClaim>(
-    'PersistentVolumeClaim',
-    'persistentvolumeclaims',
-    true,
-    true,
-    {
-      shortNames: ['pvc'],
-    },
-  ),
-  Event: core<CoreV1Event>('Event', 'events', true, false, { shortNames: ['ev'] }),
-  Deployment: grouped<V1Deployment>('apps', 'v1', 'Deployment', 'deployments', true, true, {
+  PersistentVolumeClaim: builtin<V1PersistentVolumeClaim>({
+    kind: 'PersistentVolumeClaim',
+    plural: 'persistentvolumeclaims',
+    namespaced: true,
+    status: true,
+    shortNames: ['pvc'],
+  }),
+  Event: builtin<CoreV1Event>({ kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] }),
+  Deployment: builtin<V1Deployment>({
+    group: 'apps',
+    kind: 'Deployment',
+    plural: 'deployments',
+    namespaced: true,
+    status: true,
     subresources: { status: true, scale: true },
     shortNames: ['deploy'],
   }),
-  ReplicaSet: grouped<V1ReplicaSet>('apps', 'v1', 'ReplicaSet', 'replicasets', true, true, {
+  ReplicaSet: builtin<V1ReplicaSet>({
+    group: 'apps',
+    kind: 'ReplicaSet',
+    plural: 'replicasets',
+    namespaced: true,
+    status: true,
     subresources: { status: true, scale: true },
     shortNames: ['rs'],
   }),
-  StatefulSet: grouped<V1StatefulSet>('apps', 'v1', 'StatefulSet', 'statefulsets', true, true, {
+  StatefulSet: builtin<V1StatefulSet>({
+    group: 'apps',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    namespaced: true,
+    status: true,
     subresources: { status: true, scale: true },
     shortNames: ['sts'],
   }),
-  DaemonSet: grouped<V1DaemonSet>('apps', 'v1', 'DaemonSet', 'daemonsets', true, true, {
+  DaemonSet: builtin<V1DaemonSet>({
+    group: 'apps',
+    kind: 'DaemonSet',
+    plural: 'daemonsets',
+    namespaced: true,
+    status: true,
     shortNames: ['ds'],
   }),
-  Job: grouped<V1Job>('batch', 'v1', 'Job', 'jobs', true, true),
-  CronJob: grouped<V1CronJob>('batch', 'v1', 'CronJob', 'cronjobs', true, true, { shortNames: ['cj'] }),
-  Lease: grouped<V1Lease>('coordination.k8s.io', 'v1', 'Lease', 'leases', true),
-  EndpointSlice: grouped<V1EndpointSlice>('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
-  Ingress: grouped<V1Ingress>('networking.k8s.io', 'v1', 'Ingress', 'ingresses', true, true, {
+  Job: builtin<V1Job>({ group: 'batch', kind: 'Job', plural: 'jobs', namespaced: true, status: true }),
+  CronJob: builtin<V1CronJob>({
+    group: 'batch',
+    kind: 'CronJob',
+    plural: 'cronjobs',
+    namespaced: true,
+    status: true,
+    shortNames: ['cj'],
+  }),
+  Lease: builtin<V1Lease>({
+    group: 'coordination.k8s.io',
+    kind: 'Lease',
+    plural: 'leases',
+    namespaced: true,
+  }),
+  EndpointSlice: builtin<V1EndpointSlice>({
+    group: 'discovery.k8s.io',
+    kind: 'EndpointSlice',
+    plural: 'endpointslices',
+    namespaced: true,
+  }),
+  Ingress: builtin<V1Ingress>({
+    group: 'networking.k8s.io',
+    kind: 'Ingress',
+    plural: 'ingresses',
+    namespaced: true,
+    status: true,
     shortNames: ['ing'],
   }),
-  NetworkPolicy: grouped<V1NetworkPolicy>(
-    'networking.k8s.io',
-    'v1',
-    'NetworkPolicy',
-    'networkpolicies',
-    true,
-    false,
-    {
-      shortNames: ['netpol'],
-    },
-  ),
-  PodDisruptionBudget: grouped<V1PodDisruptionBudget>(
-    'policy',
-    'v1',
-    'PodDisruptionBudget',
-    'poddisruptionbudgets',
-    true,
-    true,
-    {
-      shortNames: ['pdb'],
-    },
-  ),
-  HorizontalPodAutoscaler: grouped<V2HorizontalPodAutoscaler>(
-    'autoscaling',
-    'v2',
-    'HorizontalPodAutoscaler',
-    'horizontalpodautoscalers',
-    true,
-    true,
-    { shortNames: ['hpa'] },
-  ),
-  Role: grouped<V1Role>('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
-  RoleBinding: grouped<V1RoleBinding>('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
-  ClusterRole: grouped<V1ClusterRole>(
-    'rbac.authorization.k8s.io',
-    'v1',
-    'ClusterRole',
-    'clusterroles',
-    false,
-  ),
-  ClusterRoleBinding: grouped<V1ClusterRoleBinding>(
-    'rbac.authorization.k8s.io',
-    'v1',
-    'ClusterRoleBinding',
-    'clusterrolebindings',
-    false,
-  ),
-  StorageClass: grouped<V1StorageClass>(
-    'storage.k8s.io',
-    'v1',
-    'StorageClass',
-    'storageclasses',
-    false,
-    false,
-    { shortNames: ['sc'] },
-  ),
-  CustomResourceDefinition: grouped<V1CustomResourceDefinition>(
-    'apiextensions.k8s.io',
-    'v1',
-    'CustomResourceDefinition',
-    'customresourcedefinitions',
-    false,
-    true,
-    { shortNames: ['crd', 'crds'], strategicMergePatch: false },
-  ),
-  MutatingWebhookConfiguration: grouped<V1MutatingWebhookConfiguration>(
-    'admissionregistration.k8s.io',
-    'v1',
-    'MutatingWebhookConfiguration',
-    'mutatingwebhookconfigurations',
-    false,
-  ),
-  ValidatingWebhookConfiguration: grouped<V1ValidatingWebhookConfiguration>(
-    'admissionregistration.k8s.io',
-    'v1',
-    'ValidatingWebhookConfiguration',
-    'validatingwebhookconfigurations',
-    false,
-  ),
+  NetworkPolicy: builtin<V1NetworkPolicy>({
+    group: 'networking.k8s.io',
+    kind: 'NetworkPolicy',
+    plural: 'networkpolicies',
+    namespaced: true,
+    shortNames: ['netpol'],
+  }),
+  PodDisruptionBudget: builtin<V1PodDisruptionBudget>({
+    group: 'policy',
+    kind: 'PodDisruptionBudget',
+    plural: 'poddisruptionbudgets',
+    namespaced: true,
+    status: true,
+    shortNames: ['pdb'],
+  }),
+  HorizontalPodAutoscaler: builtin<V2HorizontalPodAutoscaler>({
+    group: 'autoscaling',
+    version: 'v2',
+    kind: 'HorizontalPodAutoscaler',
+    plural: 'horizontalpodautoscalers',
+    namespaced: true,
+    status: true,
+    shortNames: ['hpa'],
+  }),
+  Role: builtin<V1Role>({
+    group: 'rbac.authorization.k8s.io',
+    kind: 'Role',
+    plural: 'roles',
+    namespaced: true,
+  }),
+  RoleBinding: builtin<V1RoleBinding>({
+    group: 'rbac.authorization.k8s.io',
+    kind: 'RoleBinding',
+    plural: 'rolebindings',
+    namespaced: true,
+  }),
+  ClusterRole: builtin<V1ClusterRole>({
+    group: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    plural: 'clusterroles',
+    namespaced: false,
+  }),
+  ClusterRoleBinding: builtin<V1ClusterRoleBinding>({
+    group: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    namespaced: false,
+  }),
+  StorageClass: builtin<V1StorageClass>({
+    group: 'storage.k8s.io',
+    kind: 'StorageClass',
+    plural: 'storageclasses',
+    namespaced: false,
+    shortNames: ['sc'],
+  }),
+  CustomResourceDefinition: builtin<V1CustomResourceDefinition>({
+    group: 'apiextensions.k8s.io',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+    status: true,
+    shortNames: ['crd', 'crds'],
+    strategicMergePatch: false,
+  }),
+  MutatingWebhookConfiguration: builtin<V1MutatingWebhookConfiguration>({
+    group: 'admissionregistration.k8s.io',
+    kind: 'MutatingWebhookConfiguration',
+    plural: 'mutatingwebhookconfigurations',
+    namespaced: false,
+  }),
+  ValidatingWebhookConfiguration: builtin<V1ValidatingWebhookConfiguration>({
+    group: 'admissionregistration.k8s.io',
+    kind: 'ValidatingWebhookConfiguration',
+    plural: 'validatingwebhookconfigurations',
+    namespaced: false,
+  }),
 } as const;
 
 /** Every built-in descriptor, for registry seeding. */

@@ -213,15 +213,19 @@ function classFor(reason: ApiErrorReason): typeof ApiError {
   }
 }
 
-/**
- * Builds the typed error for an HTTP status code and (optional) Status body.
- * @param context - what was being done, prefixed to the message, e.g. `get configmaps ns/name`.
- */
+/** Options for {@link apiErrorFromStatus}. */
+export interface ApiErrorContext {
+  /** What was being done, prefixed to the message, e.g. `get configmaps ns/name`. */
+  readonly context?: string | undefined;
+  /** The response's `Retry-After` header (seconds); wins over the Status body's `retryAfterSeconds`. */
+  readonly retryAfterHeader?: string | null | undefined;
+}
+
+/** Builds the typed error for an HTTP status code and (optional) Status body. */
 export function apiErrorFromStatus(
   code: number,
   status: Status | undefined,
-  context?: string,
-  retryAfterHeader?: string | null,
+  { context, retryAfterHeader }: ApiErrorContext = {},
 ): ApiError {
   const statusReason =
     status?.reason && knownReasons.has(status.reason) ? (status.reason as ApiErrorReason) : undefined;
@@ -275,7 +279,7 @@ export function toApiError(err: unknown): ApiError | undefined {
     }
     const status = typeof body === 'object' && body !== null ? (body as Status) : undefined;
     const retry = err.headers?.['retry-after'] ?? err.headers?.['Retry-After'];
-    return apiErrorFromStatus(err.code, status, undefined, retry);
+    return apiErrorFromStatus(err.code, status, { retryAfterHeader: retry });
   }
   if (typeof err === 'object' && err !== null && (err as Status).kind === 'Status') {
     const s = err as Status;

@@ -182,7 +182,7 @@ export class HttpApiClient implements ApiClient {
           apiErrorFromStatus(
             504,
             { reason: 'Timeout', message: `no response within ${this.#requestTimeoutMs} ms` },
-            context,
+            { context },
           ),
         );
       });
@@ -201,7 +201,10 @@ export class HttpApiClient implements ApiClient {
       parsed = text ? { message: text.slice(0, 500) } : undefined;
     }
     const retry = res.headers['retry-after'];
-    return apiErrorFromStatus(status, parsed, context, Array.isArray(retry) ? retry[0] : retry);
+    return apiErrorFromStatus(status, parsed, {
+      context,
+      retryAfterHeader: Array.isArray(retry) ? retry[0] : retry,
+    });
   }
 
   /** {@inheritDoc ApiClient.get} */

@@ -45,6 +45,7 @@ export {
 export {
   AlreadyExistsError,
   ApiError,
+  type ApiErrorContext,
   type ApiErrorReason,
   apiErrorFromStatus,
   ConflictError,

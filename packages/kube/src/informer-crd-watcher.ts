@@ -40,6 +40,20 @@ function servedVersions(crd: CrdLike): GroupVersionResource[] {
  * once it is Established and discovery lists its resource for that version (discovery lags the
  * CRD object by up to a few seconds; the watcher polls it with backoff).
  */
+/** What {@link InformerCrdWatcher} watches with. */
+export interface InformerCrdWatcherOptions {
+  /** The CustomResourceDefinition informer (the client starts it). */
+  readonly informer: SharedInformer<KubeObject>;
+  /** For the discovery polls. */
+  readonly api: ApiClient;
+  /** Told about each served resource. */
+  readonly registry: ResourceRegistry;
+  /** Where the watcher logs (as component `crd-watcher`). */
+  readonly logger: Logger;
+  /** The signal of the client's run, once it runs: bounds the discovery polls. */
+  readonly signal: () => AbortSignal | undefined;
+}
+
 export class InformerCrdWatcher implements CrdWatcher {
   readonly #informer: SharedInformer<CrdLike>;
   readonly #api: ApiClient;
@@ -54,13 +68,7 @@ export class InformerCrdWatcher implements CrdWatcher {
   readonly #byCrd = new Map<string, GroupVersionResource[]>();
 
   /** Creates the watcher over `informer` (which the client starts). */
-  constructor(
-    informer: SharedInformer<KubeObject>,
-    api: ApiClient,
-    registry: ResourceRegistry,
-    logger: Logger,
-    signal: () => AbortSignal | undefined,
-  ) {
+  constructor({ informer, api, registry, logger, signal }: InformerCrdWatcherOptions) {
     this.#informer = informer as SharedInformer<CrdLike>;
     this.#api = api;
     this.#registry = registry;

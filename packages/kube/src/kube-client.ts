@@ -69,13 +69,13 @@ class KubeClientImpl implements KubeClient {
     if (!this.#crdWatcher) {
       // CRD objects are never filtered by the object filter.
       const informer = this.#informerWithFilter(builtins.CustomResourceDefinition, {}, undefined);
-      this.#crdWatcher = new InformerCrdWatcher(
-        informer as SharedInformer<KubeObject>,
-        this.api,
-        this.registry,
-        this.logger,
-        () => this.#runSignal,
-      );
+      this.#crdWatcher = new InformerCrdWatcher({
+        informer: informer as SharedInformer<KubeObject>,
+        api: this.api,
+        registry: this.registry,
+        logger: this.logger,
+        signal: () => this.#runSignal,
+      });
     }
     return this.#crdWatcher;
   }

@@ -118,7 +118,7 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
     const index = new Map<string, Set<string>>();
     this.#indices.set(name, index);
     for (const [key, obj] of this.#items) {
-      const values = this.#valuesOf(name, fn, key, obj);
+      const values = this.#valuesOf(name, key, obj);
       if (values) addTo(index, values, key);
     }
   }
@@ -129,7 +129,7 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
     this.#items.set(key, obj);
     for (const [name, fn] of this.#indexers) {
       const index = this.#indices.get(name)!;
-      const values = this.#valuesOf(name, fn, key, obj);
+      const values = this.#valuesOf(name, key, obj);
       if (old === undefined) {
         if (values) addTo(index, values, key);
         continue;
@@ -169,10 +169,10 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
   }
 
   /** The index values of an object being stored, or undefined (reported) when the index function fails. */
-  #valuesOf(name: string, fn: IndexFunc<T>, key: string, obj: T): readonly string[] | undefined {
+  #valuesOf(name: string, key: string, obj: T): readonly string[] | undefined {
     let error: unknown;
     try {
-      const values = fn(obj);
+      const values = this.#indexers.get(name)!(obj);
       if (isStringArray(values)) return values;
       error = new TypeError(`the index function returned ${describe(values)}, not an array of strings`);
     } catch (err) {

@@ -245,9 +245,18 @@ describe('Informer', () => {
     let calls = 0;
     api.listHandler = () => {
       calls++;
-      if (calls === 1) throw apiErrorFromStatus(429, { reason: 'TooManyRequests', code: 429 }, 'list', '7');
+      if (calls === 1)
+        throw apiErrorFromStatus(
+          429,
+          { reason: 'TooManyRequests', code: 429 },
+          { context: 'list', retryAfterHeader: '7' },
+        );
       if (calls === 2)
-        throw apiErrorFromStatus(429, { reason: 'TooManyRequests', code: 429 }, 'list', '3600');
+        throw apiErrorFromStatus(
+          429,
+          { reason: 'TooManyRequests', code: 429 },
+          { context: 'list', retryAfterHeader: '3600' },
+        );
       return { metadata: { resourceVersion: '3' }, items: [] };
     };
     const { informer, stop } = start(api, { tuning: { initialBackoffMs: 1, maxBackoffMs: 30_000 } });

@@ -30,11 +30,21 @@ export function checkTlsMaterial(selected: SelectedContext): void {
     throw new KubeConfigError(`${text}: ${problem}`, { ...location, field: m.field, cause });
   };
   const { cluster, user } = selected;
-  const ca = material(fail, 'cluster', 'certificate-authority', cluster.caFile, cluster.caData);
+  const ca = material(fail, {
+    owner: 'cluster',
+    base: 'certificate-authority',
+    file: cluster.caFile,
+    data: cluster.caData,
+  });
   if (ca) checkCertificates(fail, ca, "the cluster's CA certificate");
   if (!user) return;
-  const cert = material(fail, 'user', 'client-certificate', user.certFile, user.certData);
-  const key = material(fail, 'user', 'client-key', user.keyFile, user.keyData);
+  const cert = material(fail, {
+    owner: 'user',
+    base: 'client-certificate',
+    file: user.certFile,
+    data: user.certData,
+  });
+  const key = material(fail, { owner: 'user', base: 'client-key', file: user.keyFile, data: user.keyData });
   if (cert && !key) {
     fail(
       { owner: 'user', field: 'client-key-data' },
@@ -73,14 +83,16 @@ export function checkTlsMaterial(selected: SelectedContext): void {
 
 type Fail = (m: Pick<Material, 'owner' | 'field'>, problem: string, cause?: unknown) => never;
 
+/** Where one piece of TLS material may come from: the `<base>` file or the `<base>-data` field. */
+interface MaterialSource {
+  readonly owner: Material['owner'];
+  readonly base: string;
+  readonly file: string | undefined;
+  readonly data: string | undefined;
+}
+
 /** Reads `<base>` (a file) or `<base>-data` (base64 PEM), as client-node does: the file first. */
-function material(
-  fail: Fail,
-  owner: Material['owner'],
-  base: string,
-  file: string | undefined,
-  data: string | undefined,
-): Material | undefined {
+function material(fail: Fail, { owner, base, file, data }: MaterialSource): Material | undefined {
   if (file) {
     const m = { owner, field: base, label: `${base} file ${file}` };
     try {
