@@ -289,12 +289,17 @@ function readSchemaNode(ctx: YamlContext, node: Node | null): SchemaNode {
   return out;
 }
 
+/** Which map entry {@link getMap} reads: `key` of the map at `where`, required unless said otherwise. */
+interface MapEntryRef {
+  readonly key: string;
+  readonly where: string;
+  readonly required?: boolean;
+}
+
 function getMap(
   ctx: YamlContext,
   map: YAMLMap,
-  key: string,
-  where: string,
-  required = true,
+  { key, where, required = true }: MapEntryRef,
 ): YAMLMap | undefined {
   const pair = map.items.find((p) => isScalar(p.key) && p.key.value === key);
   const value = pair?.value as Node | undefined;
@@ -318,7 +323,11 @@ function getValue(map: YAMLMap | undefined, key: string): Node | null {
  * Reports keys of a CRD-level map the model does not carry (so nothing is dropped silently):
  * `where` names the map, `allowed` its known keys.
  */
-function onlyKeys(ctx: YamlContext, map: YAMLMap, where: string, allowed: readonly string[]): void {
+function onlyKeys(
+  ctx: YamlContext,
+  { map, where }: { map: YAMLMap; where: string },
+  allowed: readonly string[],
+): void {
   for (const [key, , pair] of entries(map)) {
     if (!allowed.includes(key))
       ctx.error(
@@ -345,10 +354,10 @@ function readVersion(ctx: YamlContext, node: Node): VersionModel | undefined {
     ctx.error(node, 'each spec.versions entry must be a map');
     return undefined;
   }
-  onlyKeys(ctx, node, 'spec.versions[]', VERSION_KEYS);
+  onlyKeys(ctx, { map: node, where: 'spec.versions[]' }, VERSION_KEYS);
   const name = str(ctx, getValue(node, 'name'), 'spec.versions[].name') ?? '?';
   const where = `version ${name}`;
-  const schemaWrapper = getMap(ctx, node, 'schema', where);
+  const schemaWrapper = getMap(ctx, node, { key: 'schema', where });
   const openAPI = schemaWrapper ? getValue(schemaWrapper, 'openAPIV3Schema') : null;
   if (schemaWrapper && !openAPI) ctx.error(schemaWrapper, `${where} has no schema.openAPIV3Schema`);
   const v: VersionModel = {
@@ -362,9 +371,9 @@ function readVersion(ctx: YamlContext, node: Node): VersionModel | undefined {
   if (deprecated === true) v.deprecated = true;
   const warning = js(getValue(node, 'deprecationWarning'));
   if (typeof warning === 'string') v.deprecationWarning = warning;
-  const sub = getMap(ctx, node, 'subresources', where, false);
+  const sub = getMap(ctx, node, { key: 'subresources', where, required: false });
   if (sub) {
-    onlyKeys(ctx, sub, 'subresources', ['status', 'scale']);
+    onlyKeys(ctx, { map: sub, where: 'subresources' }, ['status', 'scale']);
     if (sub.items.length === 0) v.explicitSubresources = true;
     if (getValue(sub, 'status')) v.statusSubresource = true;
     const scale = getValue(sub, 'scale');
@@ -385,7 +394,7 @@ function readVersion(ctx: YamlContext, node: Node): VersionModel | undefined {
   if (isSeq(colsNode)) {
     for (const c of colsNode.items)
       if (isMap(c))
-        onlyKeys(ctx, c, 'additionalPrinterColumns[]', [
+        onlyKeys(ctx, { map: c, where: 'additionalPrinterColumns[]' }, [
           'name',
           'type',
           'jsonPath',
@@ -427,9 +436,9 @@ function readResource(ctx: YamlContext, root: YAMLMap): ResourceModel | undefine
     labels?: unknown;
   } | null;
   const where = `CRD ${metadata?.name ?? '(unnamed)'}`;
-  const spec = getMap(ctx, root, 'spec', where);
+  const spec = getMap(ctx, root, { key: 'spec', where });
   if (!spec) return undefined;
-  onlyKeys(ctx, spec, 'spec', [
+  onlyKeys(ctx, { map: spec, where: 'spec' }, [
     'group',
     'names',
     'scope',
@@ -438,9 +447,9 @@ function readResource(ctx: YamlContext, root: YAMLMap): ResourceModel | undefine
     'preserveUnknownFields',
     'validation',
   ]);
-  const names = getMap(ctx, spec, 'names', `${where} spec`);
+  const names = getMap(ctx, spec, { key: 'names', where: `${where} spec` });
   if (names)
-    onlyKeys(ctx, names, 'spec.names', [
+    onlyKeys(ctx, { map: names, where: 'spec.names' }, [
       'kind',
       'listKind',
       'plural',

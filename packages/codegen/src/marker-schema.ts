@@ -43,8 +43,10 @@ const CEL_REASONS = new Set([
 export function checkTags(
   ctx: ReadContext,
   doc: Doc | undefined,
-  target: MarkerTarget,
-  isResource = false,
+  {
+    target,
+    isResource = false,
+  }: { readonly target: MarkerTarget; readonly isResource?: boolean | undefined },
 ): void {
   if (!doc) return;
   const counts = new Map<string, number>();
@@ -83,8 +85,7 @@ export function checkTags(
 export function applyMarkers(
   ctx: ReadContext,
   node: SchemaNode,
-  doc: Doc | undefined,
-  field: boolean,
+  { doc, field }: { readonly doc: Doc | undefined; readonly field: boolean },
 ): { optional?: boolean } {
   const out: { optional?: boolean } = {};
   if (!doc) return out;
@@ -107,7 +108,7 @@ export function applyMarkers(
       if (field) out.optional = name === 'optional';
       continue;
     }
-    applyMarker(ctx, target, name, doc, tag);
+    applyMarker(ctx, target, { name, doc, tag });
     if (spec.appliesTo) checks.push({ target, tag, applies: spec.appliesTo });
   }
   for (const { target, tag, applies } of checks) {
@@ -124,7 +125,11 @@ export function applyMarkers(
 }
 
 /** Applies one schema marker (its name without `items.`) to `node`. */
-function applyMarker(ctx: ReadContext, node: SchemaNode, name: string, doc: Doc, tag: DocTag): void {
+function applyMarker(
+  ctx: ReadContext,
+  node: SchemaNode,
+  { name, doc, tag }: { readonly name: string; readonly doc: Doc; readonly tag: DocTag },
+): void {
   const at = ctx.tagLoc(doc, tag);
   const setNumberType = (t: 'integer' | 'number') => {
     if (ctx.pending.get(node) === 'number' || node.type === 'integer' || node.type === 'number') {

@@ -78,10 +78,10 @@ export function readTypeScript(files: readonly string[], options: ReadTypeScript
           if (r) found.push(r);
         } else if (ts.isInterfaceDeclaration(stmt)) {
           // check the markers of types no resource uses too, so typos never hide
-          checkTags(ctx, doc, 'type');
-          for (const m of stmt.members) checkTags(ctx, ctx.docOf(m), 'field');
+          checkTags(ctx, doc, { target: 'type' });
+          for (const m of stmt.members) checkTags(ctx, ctx.docOf(m), { target: 'field' });
         } else {
-          checkTags(ctx, doc, 'type');
+          checkTags(ctx, doc, { target: 'type' });
         }
       } else if (doc) {
         for (const t of doc.comment.tags) {

@@ -34,10 +34,10 @@ export function readResource(
     schema = types.interfaceSchema(decl, true);
     ctx.stack.pop();
   } else {
-    checkTags(ctx, doc, 'resource', true);
+    checkTags(ctx, doc, { target: 'resource', isResource: true });
     schema = types.mapTypeNode(decl.type, decl).schema;
     if (doc.comment.description !== undefined) schema.description = doc.comment.description;
-    applyMarkers(ctx, schema, doc, false);
+    applyMarkers(ctx, schema, { doc, field: false });
   }
   const scopeRaw = one('scope') ?? 'Namespaced';
   if (scopeRaw !== 'Namespaced' && scopeRaw !== 'Cluster')

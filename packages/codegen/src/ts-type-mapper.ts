@@ -268,18 +268,16 @@ export class TypeMapper {
     try {
       if (ts.isTypeAliasDeclaration(decl)) {
         const doc = this.#ctx.docOf(decl);
-        checkTags(
-          this.#ctx,
-          doc,
-          'type',
-          doc?.comment.tags.some((t) => t.name === 'group'),
-        );
+        checkTags(this.#ctx, doc, {
+          target: 'type',
+          isResource: doc?.comment.tags.some((t) => t.name === 'group'),
+        });
         const inner = this.mapTypeNode(decl.type, decl);
         const schema = { ...inner.schema };
         const p = this.#ctx.pending.get(inner.schema);
         if (p) this.#ctx.pending.set(schema, p);
         if (doc?.comment.description !== undefined) schema.description = doc.comment.description;
-        applyMarkers(this.#ctx, schema, doc, false);
+        applyMarkers(this.#ctx, schema, { doc, field: false });
         return { schema, optional: inner.optional };
       }
       if (ts.isInterfaceDeclaration(decl)) {
@@ -330,7 +328,7 @@ export class TypeMapper {
   interfaceSchema(decl: ts.InterfaceDeclaration, resource = false): SchemaNode {
     const doc = this.#ctx.docOf(decl);
     const isRes = resource || (doc?.comment.tags.some((t) => t.name === 'group') ?? false);
-    checkTags(this.#ctx, doc, isRes ? 'resource' : 'type', isRes);
+    checkTags(this.#ctx, doc, { target: isRes ? 'resource' : 'type', isResource: isRes });
     const bases: SchemaNode[] = [];
     for (const clause of decl.heritageClauses ?? []) {
       for (const t of clause.types) {
@@ -352,7 +350,7 @@ export class TypeMapper {
       schema.properties = { ...schema.properties };
     }
     if (doc?.comment.description !== undefined) schema.description = doc.comment.description;
-    applyMarkers(this.#ctx, schema, doc, false);
+    applyMarkers(this.#ctx, schema, { doc, field: false });
     return schema;
   }
 
@@ -388,7 +386,7 @@ export class TypeMapper {
         continue;
       }
       const doc = this.#ctx.docOf(m);
-      checkTags(this.#ctx, doc, 'field');
+      checkTags(this.#ctx, doc, { target: 'field' });
       let field: SchemaNode;
       let optional = m.questionToken !== undefined;
       if (root && name === 'metadata') {
@@ -404,7 +402,7 @@ export class TypeMapper {
         if (mapped.optional) optional = true;
       }
       if (doc?.comment.description !== undefined) field.description = doc.comment.description;
-      const o = applyMarkers(this.#ctx, field, doc, true);
+      const o = applyMarkers(this.#ctx, field, { doc, field: true });
       if (o.optional !== undefined) optional = o.optional;
       finishPending(this.#ctx, field, m);
       if (field.items) finishPending(this.#ctx, field.items, m);

@@ -64,7 +64,7 @@ export function index<K, O>(
     for (const k of ks) if (typeof k !== 'string') allStrings = false;
     return allStrings ? (ks as unknown as readonly string[]) : ks.map(keyString);
   });
-  return makeIndex(c, view, internals.uid, extract, false);
+  return makeIndex(c, { view, extract }, { owner: internals.uid, namespace: false });
 }
 
 const namespaceKeys = (o: unknown): readonly string[] => [namespaceOf(o)];
@@ -75,23 +75,32 @@ export function namespaceIndex<O>(c: Collection<O>): CollectionIndex<string, O> 
   const view = internals.index('namespace', namespaceKeys);
   // Only a view that really extracts namespaces scopes the automatic indexes (an index named
   // "namespace" created before by `index()` may extract something else).
-  return makeIndex(c, view, internals.uid, namespaceKeys, view.extract === namespaceKeys);
+  return makeIndex(
+    c,
+    { view, extract: namespaceKeys },
+    { owner: internals.uid, namespace: view.extract === namespaceKeys },
+  );
+}
+
+/** An index of a collection: its view and the key extraction it was built with. */
+interface IndexSource<K, O> {
+  readonly view: IndexView<O>;
+  readonly extract: (obj: O) => readonly K[];
 }
 
 function makeIndex<K, O>(
   c: Collection<O>,
-  view: IndexView<O>,
-  owner: number,
-  extract: (obj: O) => readonly K[],
-  namespace: boolean,
+  source: IndexSource<K, O>,
+  { owner, namespace }: { readonly owner: number; readonly namespace: boolean },
 ): CollectionIndex<K, O> {
+  const { view } = source;
   const idx: CollectionIndex<K, O> = {
     name: view.name,
     collection: c,
     [INTERNAL]: { view, owner, namespace },
     lookup: (key) => view.lookup(keyString(key)),
-    fetch: (ctx, key, ...opts) => fetchIndexed(ctx, c, idx[INTERNAL], keyString(key), opts),
-    asCollection: (opts) => new IndexCollection<K, O>(c, view, extract, opts),
+    fetch: (ctx, key, ...opts) => fetchIndexed(ctx, c, { handle: idx[INTERNAL], key: keyString(key), opts }),
+    asCollection: (opts) => new IndexCollection<K, O>(c, source, opts),
   };
   return idx;
 }
@@ -123,12 +132,7 @@ class IndexCollection<K, O> extends BaseCollection<IndexObject<K, O>> {
   readonly #indexes = new IndexSet<IndexObject<K, O>>();
   readonly #reg: Registration;
 
-  constructor(
-    parent: Collection<O>,
-    view: IndexView<O>,
-    extract: (obj: O) => readonly K[],
-    opts: CollectionOptions,
-  ) {
+  constructor(parent: Collection<O>, { view, extract }: IndexSource<K, O>, opts: CollectionOptions) {
     super('index', `Index[${view.name}]`, opts);
     this.#parent = parent;
     this.#view = view;

@@ -15,7 +15,8 @@ export function collection<I, O>(
   transform: TransformationSingle<I, O>,
   opts: CollectionOptions,
 ): Collection<O> {
-  return new DerivedCollection<I, O>(parent, transform, opts, {
+  return new DerivedCollection<I, O>(parent, opts, {
+    transform,
     kind: 'collection',
     defaultName: `Collection[${parent.name}]`,
     multi: false,

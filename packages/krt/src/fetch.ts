@@ -1,5 +1,5 @@
 import type { Collection, HandlerContext } from './core.ts';
-import { applyIndex, type FetchOption, type IndexHandle } from './filter.ts';
+import { applyIndex, type FetchOption, type IndexLookup } from './filter.ts';
 import { type FilterSpec, hasPredicates, matchesPredicates } from './internal/filter-spec.ts';
 import { type CollectionInternals, internalsOf } from './internal/internals.ts';
 import { labelCandidates, selectorCandidates } from './internal/label-index.ts';
@@ -50,16 +50,14 @@ export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOp
 export function fetchIndexed<T>(
   ctx: HandlerContext,
   c: Collection<T>,
-  handle: IndexHandle,
-  key: string,
-  opts: readonly FetchOption[],
+  { handle, key, opts }: IndexLookup & { readonly opts: readonly FetchOption[] },
 ): T[] {
   if (ctx === undefined || ctx === null) {
     throw new TypeError('fetch: a HandlerContext is required (use list() outside transformations)');
   }
   const src = internalsOf(c) as CollectionInternals<unknown>;
   const spec: FilterSpec = {};
-  applyIndex(spec, handle, key, src.uid, c.name);
+  applyIndex(spec, { handle, key }, { uid: src.uid, name: c.name });
   for (const o of opts) o[INTERNAL](spec, src.uid, c.name);
   const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
   rec?.record(c as Collection<unknown>, spec);

@@ -42,15 +42,22 @@ export interface IndexHandle {
   readonly namespace: boolean;
 }
 
-/** Adds an index filter to a fetch on the collection with uid `source`. */
+/** One key of an index, as a fetch filter. */
+export interface IndexLookup {
+  /** The index. */
+  readonly handle: IndexHandle;
+  /** The index key to fetch. */
+  readonly key: string;
+}
+
+/** Adds an index filter to a fetch on the collection with uid `source` (named `sourceName`, for errors). */
 export function applyIndex(
   s: FilterSpec,
-  handle: IndexHandle,
-  key: string,
-  source: number,
-  sourceName: string,
+  { handle, key }: IndexLookup,
+  source: { uid: number; name: string },
 ): void {
-  if (handle.owner !== source) {
+  const { uid, name: sourceName } = source;
+  if (handle.owner !== uid) {
     throw new TypeError(`fetch: the index filter belongs to another collection than "${sourceName}"`);
   }
   if (s.index !== undefined) {
@@ -84,7 +91,9 @@ export const filter = {
   index<K, O>(index: CollectionIndex<K, O>, key: K): FetchOption {
     const handle = index[INTERNAL];
     const k = typeof key === 'string' ? key : String(key);
-    return opt((s, source, sourceName) => applyIndex(s, handle, k, source, sourceName));
+    return opt((s, source, sourceName) =>
+      applyIndex(s, { handle, key: k }, { uid: source, name: sourceName }),
+    );
   },
   /** The objects whose labels include every label in `labels` (undefined or empty: all). */
   labels(labels: Labels | undefined): FetchOption {

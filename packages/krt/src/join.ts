@@ -95,7 +95,7 @@ class JoinCollection<T> extends BaseCollection<T> {
       }
       merged = vals.length === 0 ? undefined : this.#merge(vals);
     }
-    setOutput(this.#outputs, this.#indexes, key, merged, out);
+    setOutput({ outputs: this.#outputs, indexes: this.#indexes }, [key, merged], out);
   }
 
   get(key: string): T | undefined {

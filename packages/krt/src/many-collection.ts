@@ -91,6 +91,8 @@ export type InputHook<I> = (key: string, input: I | undefined, extra: unknown) =
 
 /** Internal options of {@link DerivedCollection}. */
 export interface DerivedOptions<I> {
+  /** The transformation of one input (its result is one output, or an array of outputs when `multi`). */
+  readonly transform: (ctx: HandlerContext, input: I) => unknown;
   readonly kind: string;
   readonly defaultName: string;
   readonly multi: boolean;
@@ -120,16 +122,11 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
   #pendingSync = 1;
   #errors = 0;
 
-  constructor(
-    parent: Collection<I>,
-    transform: (ctx: HandlerContext, input: I) => unknown,
-    opts: CollectionOptions,
-    d: DerivedOptions<I>,
-  ) {
+  constructor(parent: Collection<I>, opts: CollectionOptions, d: DerivedOptions<I>) {
     super(d.kind, d.defaultName, opts);
     this.#parent = parent;
     this.#parentInternals = internalsOf(parent, this.kind);
-    this.#transform = transform;
+    this.#transform = d.transform;
     this.#multi = d.multi;
     this.#customKey = d.keyOf;
     this.#afterInput = d.afterInput;
@@ -439,7 +436,8 @@ export function manyCollection<I, O>(
   transform: TransformationMulti<I, O>,
   opts: CollectionOptions,
 ): Collection<O> {
-  return new DerivedCollection<I, O>(parent, transform, opts, {
+  return new DerivedCollection<I, O>(parent, opts, {
+    transform,
     kind: 'many',
     defaultName: `ManyCollection[${parent.name}]`,
     multi: true,

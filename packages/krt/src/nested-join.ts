@@ -169,7 +169,7 @@ class NestedJoin<T> extends BaseCollection<T> {
       if (v !== undefined) vals.push(v);
     }
     const merged = vals.length === 0 ? undefined : this.#merge ? this.#merge(vals) : vals[0];
-    setOutput(this.#outputs, this.#indexes, key, merged, out);
+    setOutput({ outputs: this.#outputs, indexes: this.#indexes }, [key, merged], out);
   }
 
   get(key: string): T | undefined {

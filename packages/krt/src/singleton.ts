@@ -56,7 +56,8 @@ class SingletonView<T> implements Singleton<T> {
 export function singleton<O>(transform: TransformationEmpty<O>, opts: CollectionOptions): Singleton<O> {
   const name = opts.name ?? 'Singleton';
   const input = staticCollection(['singleton'], { signal: opts.signal, name: `${name}/input` });
-  const c = new DerivedCollection<string, O>(input, (ctx) => transform(ctx), opts, {
+  const c = new DerivedCollection<string, O>(input, opts, {
+    transform: (ctx) => transform(ctx),
     kind: 'singleton',
     defaultName: 'Singleton',
     multi: false,
@@ -72,7 +73,8 @@ export function manyFromNothing<O>(
 ): Collection<O> {
   const name = opts.name ?? 'ManyFromNothing';
   const input = staticCollection(['input'], { signal: opts.signal, name: `${name}/input` });
-  return new DerivedCollection<string, O>(input, (ctx) => transform(ctx), opts, {
+  return new DerivedCollection<string, O>(input, opts, {
+    transform: (ctx) => transform(ctx),
     kind: 'many',
     defaultName: 'ManyFromNothing',
     multi: true,

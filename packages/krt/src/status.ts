@@ -58,30 +58,25 @@ export interface StatusCollections<I, S, O> {
 function build<I, S, O>(
   parent: Collection<I>,
   fn: (ctx: HandlerContext, input: I) => readonly [S | undefined, unknown],
-  opts: CollectionOptions,
-  multi: boolean,
+  { opts, multi }: { readonly opts: CollectionOptions; readonly multi: boolean },
 ): StatusCollections<I, S, O> {
   let statuses: StaticCollection<ObjectWithStatus<I, S>> | undefined;
-  const outputs = new DerivedCollection<I, O>(
-    parent,
-    (ctx, input) => {
+  const outputs = new DerivedCollection<I, O>(parent, opts, {
+    transform: (ctx, input) => {
       const [status, out] = fn(ctx, input);
       (ctx as unknown as { extra: unknown }).extra = { status };
       return out;
     },
-    opts,
-    {
-      kind: multi ? 'status-many' : 'status',
-      defaultName: `StatusCollection[${parent.name}]`,
-      multi,
-      afterInput: (key, input, extra) => {
-        const s = statuses!;
-        const status = (extra as { status: S | undefined } | undefined)?.status;
-        if (input === undefined || status === undefined) s.delete(key);
-        else s.conditionalUpdate(new ObjectWithStatusImpl(input, status, key));
-      },
+    kind: multi ? 'status-many' : 'status',
+    defaultName: `StatusCollection[${parent.name}]`,
+    multi,
+    afterInput: (key, input, extra) => {
+      const s = statuses!;
+      const status = (extra as { status: S | undefined } | undefined)?.status;
+      if (input === undefined || status === undefined) s.delete(key);
+      else s.conditionalUpdate(new ObjectWithStatusImpl(input, status, key));
     },
-  );
+  });
   statuses = staticCollection<ObjectWithStatus<I, S>>([], {
     ...opts,
     name: `${outputs.name}/status`,
@@ -100,7 +95,7 @@ export function statusCollection<I, S, O>(
   transform: StatusTransformation<I, S, O>,
   opts: CollectionOptions,
 ): StatusCollections<I, S, O> {
-  return build<I, S, O>(parent, transform, opts, false);
+  return build<I, S, O>(parent, transform, { opts, multi: false });
 }
 
 /** The 1:N form of {@link statusCollection}. */
@@ -109,5 +104,5 @@ export function statusManyCollection<I, S, O>(
   transform: StatusManyTransformation<I, S, O>,
   opts: CollectionOptions,
 ): StatusCollections<I, S, O> {
-  return build<I, S, O>(parent, transform, opts, true);
+  return build<I, S, O>(parent, transform, { opts, multi: true });
 }

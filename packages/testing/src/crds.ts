@@ -105,9 +105,7 @@ async function createOrReplace(kubeConfig: KubeConfig, crd: CRDObject): Promise<
 
 async function served(
   kubeConfig: KubeConfig,
-  group: string,
-  version: string,
-  plural: string,
+  { group, version, plural }: { group: string; version: string; plural: string },
 ): Promise<boolean> {
   const res = await request(kubeConfig, 'GET', `/apis/${group}/${version}`);
   if (res.status !== 200) return false;
@@ -141,7 +139,8 @@ export async function installCRDs(
     options.signal?.throwIfAborted();
     for (let i = pending.length - 1; i >= 0; i--) {
       const { crd, version } = pending[i]!;
-      if (await served(kubeConfig, crd.spec.group, version, crd.spec.names.plural)) pending.splice(i, 1);
+      if (await served(kubeConfig, { group: crd.spec.group, version, plural: crd.spec.names.plural }))
+        pending.splice(i, 1);
     }
     if (pending.length === 0) break;
     if (Date.now() > deadline) {

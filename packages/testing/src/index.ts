@@ -73,5 +73,5 @@ export {
   sharedControlPlane,
 } from './shared.ts';
 export { ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
-export { type WaitForOptions, WaitForTimeoutError, waitFor } from './wait-for.ts';
+export { type WaitForOptions, type WaitForTimeout, WaitForTimeoutError, waitFor } from './wait-for.ts';
 export { KWOK_NODE_ANNOTATION, type WorkloadsOptions } from './workloads.ts';

@@ -18,6 +18,20 @@ export interface WaitForOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What a {@link WaitForTimeoutError} reports. */
+export interface WaitForTimeout {
+  /** What was awaited. */
+  readonly what: string;
+  /** How long the wait lasted, in milliseconds. */
+  readonly elapsedMs: number;
+  /** How many times the condition was checked. */
+  readonly attempts: number;
+  /** The condition's last result or error, described (empty for none). */
+  readonly detail: string;
+  /** The condition's last error, if it threw. */
+  readonly cause?: unknown;
+}
+
 /** Thrown by {@link waitFor} when the condition did not hold within the bound. */
 export class WaitForTimeoutError extends Error {
   /** What was awaited, as passed to `waitFor`. */
@@ -27,8 +41,11 @@ export class WaitForTimeoutError extends Error {
   /** How many times the condition was checked. */
   readonly attempts: number;
 
-  /** Builds the error; `cause` is the condition's last error, if it threw. */
-  constructor(what: string, elapsedMs: number, attempts: number, detail: string, cause?: unknown) {
+  /**
+   * Builds the error; `detail` (the condition's last result or error, described) ends the message,
+   * `cause` is the condition's last error, if it threw.
+   */
+  constructor({ what, elapsedMs, attempts, detail, cause }: WaitForTimeout) {
     super(
       `timed out after ${elapsedMs} ms (${attempts} checks) waiting for ${what}${detail ? `: ${detail}` : ''}`,
       cause === undefined ? undefined : { cause },
@@ -88,7 +105,13 @@ export async function waitFor<T>(
       const detail = threw
         ? `the condition last threw ${describeError(lastError)}`
         : `the condition last returned ${describeValue(lastValue)}`;
-      throw new WaitForTimeoutError(what, elapsed, attempts, detail, threw ? lastError : undefined);
+      throw new WaitForTimeoutError({
+        what,
+        elapsedMs: elapsed,
+        attempts,
+        detail,
+        cause: threw ? lastError : undefined,
+      });
     }
     await pause(Math.min(intervalMs, timeoutMs - elapsed), signal);
   }

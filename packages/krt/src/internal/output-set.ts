@@ -2,16 +2,20 @@ import type { Event } from '../core.ts';
 import { equal } from '../equality.ts';
 import type { IndexSet } from './internals.ts';
 
+/** The outputs of a collection by key, and the indexes over them. */
+export interface OutputStore<T> {
+  readonly outputs: Map<string, T>;
+  readonly indexes: IndexSet<T>;
+}
+
 /**
  * Stores the new output for `key` (or removes it when `next` is undefined), keeps the indexes in
  * step, and appends the event it amounts to: nothing when the output is unchanged (`equal`).
  * Shared by the collections that keep outputs keyed like this (joins, nested joins).
  */
 export function setOutput<T>(
-  outputs: Map<string, T>,
-  indexes: IndexSet<T>,
-  key: string,
-  next: T | undefined,
+  { outputs, indexes }: OutputStore<T>,
+  [key, next]: readonly [key: string, next: T | undefined],
   out: Event<T>[],
 ): void {
   const old = outputs.get(key);
