@@ -412,17 +412,17 @@ export class FakeCluster {
     const m = existing.metadata as JsonObject;
     const pre = opts.preconditions;
     if (pre?.uid !== undefined && pre.uid !== m.uid) {
-      throw S.toError(S.preconditionFailed(served.descriptor, name, 'UID', pre.uid, String(m.uid)));
+      throw S.toError(
+        S.preconditionFailed(served.descriptor, name, { what: 'UID', want: pre.uid, have: String(m.uid) }),
+      );
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== m.resourceVersion) {
       throw S.toError(
-        S.preconditionFailed(
-          served.descriptor,
-          name,
-          'ResourceVersion',
-          pre.resourceVersion,
-          String(m.resourceVersion),
-        ),
+        S.preconditionFailed(served.descriptor, name, {
+          what: 'ResourceVersion',
+          want: pre.resourceVersion,
+          have: String(m.resourceVersion),
+        }),
       );
     }
     return this.#writes.delete(served, key, existing, opts, opts.dryRun === 'All');
@@ -455,6 +455,6 @@ export class FakeCluster {
     );
     const served = servedResource(this.#table, resource);
     const { matches } = selectionOf(served, opts);
-    return this.#history.openWatch(served, matches, opts, owner);
+    return this.#history.openWatch(served, opts, { matches, owner });
   }
 }

@@ -27,8 +27,7 @@ const CONFIGMAP_STORAGE_KEY = '/configmaps';
 export function defaultsOnCreate(
   served: ServedResource,
   obj: JsonObject,
-  resetStatus: boolean,
-  timestamp: () => string,
+  { resetStatus, timestamp }: { readonly resetStatus: boolean; readonly timestamp: () => string },
 ): void {
   const d = served.descriptor;
   if (resetStatus && d.subresources?.status) {
@@ -126,17 +125,14 @@ export function invalidSubject(served: ServedResource): { name: string; group: s
 export function admitToNamespace(
   ns: JsonObject | undefined,
   d: ResourceDescriptor,
-  name: string,
-  namespace: string,
+  { name, namespace }: { readonly name: string; readonly namespace: string },
 ): void {
   if (!ns) throw S.toError(S.notFound({ group: '', plural: 'namespaces', kind: 'Namespace' }, namespace));
   if ((ns.metadata as JsonObject).deletionTimestamp) {
     throw S.toError(
-      S.failure(
-        403,
-        'Forbidden',
-        `${S.qualifiedResource(d)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-        {
+      S.failure(403, 'Forbidden', {
+        message: `${S.qualifiedResource(d)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        details: {
           name,
           ...(d.group ? { group: d.group } : {}),
           kind: d.plural,
@@ -148,7 +144,7 @@ export function admitToNamespace(
             },
           ],
         },
-      ),
+      }),
     );
   }
 }

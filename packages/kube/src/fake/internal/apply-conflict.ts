@@ -22,16 +22,14 @@ export function applyConflictStatus(conflicts: readonly ApplyConflict[]): Status
       .map(([who, paths]) => [`conflicts with ${who}:`, ...paths.map((p) => `- ${p}`)].join('\n'))
       .join('\n');
   }
-  return S.failure(
-    409,
-    'Conflict',
-    `Apply failed with ${sorted.length} conflict${sorted.length === 1 ? '' : 's'}: ${message}`,
-    {
+  return S.failure(409, 'Conflict', {
+    message: `Apply failed with ${sorted.length} conflict${sorted.length === 1 ? '' : 's'}: ${message}`,
+    details: {
       causes: sorted.map((c) => ({
         reason: 'FieldManagerConflict',
         message: `conflict with ${label(c)}`,
         field: describePath(c.path),
       })),
     },
-  );
+  });
 }

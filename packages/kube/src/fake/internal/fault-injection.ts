@@ -62,12 +62,10 @@ export class FaultInjection {
     const reason = o.reason ?? REASON_BY_CODE[code] ?? 'InternalError';
     const status =
       o.status ??
-      S.failure(
-        code,
-        reason,
-        o.message ?? `injected failure (${reason})`,
-        o.retryAfterSeconds !== undefined ? { retryAfterSeconds: o.retryAfterSeconds } : undefined,
-      );
+      S.failure(code, reason, {
+        message: o.message ?? `injected failure (${reason})`,
+        details: o.retryAfterSeconds !== undefined ? { retryAfterSeconds: o.retryAfterSeconds } : undefined,
+      });
     const f: Failure = {
       verbs: new Set(typeof verbs === 'string' ? [verbs] : verbs),
       resource: o.resource,

@@ -208,9 +208,11 @@ export function writeManagedFields(obj: JsonObject, entries: readonly ManagedEnt
 
 function sameEntry(
   e: ManagedEntry,
-  manager: string,
-  operation: string,
-  subresource: string | undefined,
+  {
+    manager,
+    operation,
+    subresource,
+  }: { manager: string; operation: string; subresource: string | undefined },
 ): boolean {
   return e.manager === manager && e.operation === operation && (e.subresource ?? '') === (subresource ?? '');
 }
@@ -221,10 +223,14 @@ function sameEntry(
  */
 export function trackUpdate(
   entries: ManagedEntry[],
-  before: JsonObject | undefined,
-  after: JsonObject,
-  who: { manager: string; apiVersion: string; subresource?: string | undefined; time: string },
-  shape: Shape,
+  { before, after }: { before: JsonObject | undefined; after: JsonObject },
+  {
+    who,
+    shape,
+  }: {
+    who: { manager: string; apiVersion: string; subresource?: string | undefined; time: string };
+    shape: Shape;
+  },
 ): ManagedEntry[] {
   const oldLeaves = before ? leafPaths(before, 'all', shape) : new Map<string, FieldPath>();
   const newLeaves = leafPaths(after, 'all', shape);
@@ -239,7 +245,9 @@ export function trackUpdate(
     }
   }
   if (changed.size > 0) {
-    let mine = out.find((e) => sameEntry(e, who.manager, 'Update', who.subresource));
+    let mine = out.find((e) =>
+      sameEntry(e, { manager: who.manager, operation: 'Update', subresource: who.subresource }),
+    );
     if (!mine) {
       mine = {
         manager: who.manager,
@@ -315,8 +323,7 @@ function isEmpty(value: unknown): boolean {
  * manager owns them; maps merge, associative lists merge by key, other lists are atomic.
  */
 export function serverSideApply(
-  live: JsonObject | undefined,
-  config: JsonObject,
+  { live, config }: { live: JsonObject | undefined; config: JsonObject },
   who: {
     manager: string;
     apiVersion: string;
@@ -324,13 +331,14 @@ export function serverSideApply(
     time: string;
     force: boolean;
   },
-  scope: FieldScope,
-  shape: Shape,
+  { scope, shape }: { scope: FieldScope; shape: Shape },
 ): ApplyResult {
   const entries = live ? readManagedFields(live).map((e) => ({ ...e, fields: new Map(e.fields) })) : [];
   const applied = leafPaths(config, scope, shape);
   const conflicts: ApplyConflict[] = [];
-  const mineIndex = entries.findIndex((e) => sameEntry(e, who.manager, 'Apply', who.subresource));
+  const mineIndex = entries.findIndex((e) =>
+    sameEntry(e, { manager: who.manager, operation: 'Apply', subresource: who.subresource }),
+  );
   for (const e of entries) {
     if (entries.indexOf(e) === mineIndex) continue;
     for (const [k, p] of applied) {

@@ -129,10 +129,12 @@ export class ObjectHistory {
   /** Stores a new state (or removes it for DELETED), records the event and delivers it. */
   commit(
     served: ServedResource,
-    type: EventType,
-    key: string,
-    next: JsonObject,
-    prev: JsonObject | undefined,
+    {
+      type,
+      key,
+      next,
+      prev,
+    }: { type: EventType; key: string; next: JsonObject; prev?: JsonObject | undefined },
   ): JsonObject {
     this.#rv++;
     const stamped = clone(next);
@@ -201,9 +203,12 @@ export class ObjectHistory {
       }
       if (rv > this.#rv) {
         throw S.toError(
-          S.failure(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${this.#rv}`, {
-            causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-            retryAfterSeconds: 1,
+          S.failure(504, 'Timeout', {
+            message: `Timeout: Too large resource version: ${rv}, current: ${this.#rv}`,
+            details: {
+              causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+              retryAfterSeconds: 1,
+            },
           }),
         );
       }
@@ -262,9 +267,8 @@ export class ObjectHistory {
    */
   openWatch(
     served: ServedResource,
-    matches: ObjectPredicate,
     opts: WatchOptions,
-    owner: object | undefined,
+    { matches, owner }: { readonly matches: ObjectPredicate; readonly owner: object | undefined },
   ): WatchChannel {
     const rvText = opts.resourceVersion;
     if (rvText && !/^\d+$/.test(rvText))

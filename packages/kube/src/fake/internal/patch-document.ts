@@ -18,11 +18,10 @@ export function checkPatchRequest(served: ServedResource, type: PatchType, opts:
   if (type === 'strategic' && !served.descriptor.strategicMergePatch) throw S.toError(S.unsupportedPatch());
   if (type === 'apply' && !opts.fieldManager) {
     throw S.toError(
-      S.failure(
-        422,
-        'Invalid',
-        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-        {
+      S.failure(422, 'Invalid', {
+        message:
+          'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        details: {
           group: 'meta.k8s.io',
           kind: 'PatchOptions',
           causes: [
@@ -33,7 +32,7 @@ export function checkPatchRequest(served: ServedResource, type: PatchType, opts:
             },
           ],
         },
-      ),
+      }),
     );
   }
 }

@@ -47,12 +47,11 @@ function mergeMap(target: JsonObject, patch: JsonObject): JsonObject {
     const current = out[key];
     if (Array.isArray(value)) {
       const order = patch[`${ORDER_PREFIX}${key}`];
-      out[key] = mergeList(
-        key,
-        Array.isArray(current) ? current : [],
-        value,
-        Array.isArray(order) ? order : undefined,
-      );
+      out[key] = mergeList(key, {
+        current: Array.isArray(current) ? current : [],
+        patch: value,
+        order: Array.isArray(order) ? order : undefined,
+      });
     } else if (isObject(value)) out[key] = mergeMap(isObject(current) ? current : {}, value);
     else out[key] = value;
   }
@@ -61,7 +60,7 @@ function mergeMap(target: JsonObject, patch: JsonObject): JsonObject {
     if (!key.startsWith(ORDER_PREFIX) || !Array.isArray(order)) continue;
     const field = key.slice(ORDER_PREFIX.length);
     if (Object.hasOwn(patch, field) || !Array.isArray(out[field])) continue;
-    out[field] = mergeList(field, out[field] as unknown[], [], order);
+    out[field] = mergeList(field, { current: out[field] as unknown[], patch: [], order });
   }
   return out;
 }
@@ -73,12 +72,14 @@ function indexIn(list: readonly unknown[], item: unknown, key: string | undefine
   return list.findIndex((x) => isObject(x) && deepEqual(x[key], item[key]));
 }
 
-function mergeList(
-  field: string,
-  current: unknown[],
-  patch: unknown[],
-  order: unknown[] | undefined,
-): unknown[] {
+/** A list field of a strategic merge patch: the server's list, the patch's, and its order directive. */
+interface ListMerge {
+  readonly current: unknown[];
+  readonly patch: unknown[];
+  readonly order: unknown[] | undefined;
+}
+
+function mergeList(field: string, { current, patch, order }: ListMerge): unknown[] {
   const replace = patch.find((p) => isObject(p) && p.$patch === 'replace');
   if (replace !== undefined) return patch.filter((p) => p !== replace).map((p) => clone(stripDirectives(p)));
   let key: string | undefined;
@@ -116,7 +117,7 @@ function mergeList(
     return i < 0 ? Number.POSITIVE_INFINITY : i;
   };
   inPatch.sort((a, b) => rank(a) - rank(b));
-  return mergeSorted(serverOnly, inPatch, original, key);
+  return mergeSorted(serverOnly, inPatch, { serverOrder: original, key });
 }
 
 /**
@@ -126,8 +127,7 @@ function mergeList(
 function mergeSorted(
   serverOnly: readonly unknown[],
   patched: readonly unknown[],
-  serverOrder: readonly unknown[],
-  key: string | undefined,
+  { serverOrder, key }: { readonly serverOrder: readonly unknown[]; readonly key: string | undefined },
 ): unknown[] {
   const out: unknown[] = [];
   let i = 0;

@@ -127,8 +127,8 @@ export class WritePipeline {
       obj.apiVersion = apiVersionOf(served.descriptor);
       obj.kind = served.descriptor.kind;
       normalize(served, obj);
-      defaultsOnCreate(served, obj, false, () => this.timestamp());
-      this.#history.commit(served, 'ADDED', key, obj, undefined);
+      defaultsOnCreate(served, obj, { resetStatus: false, timestamp: () => this.timestamp() });
+      this.#history.commit(served, { type: 'ADDED', key, next: obj });
     }
   }
 
@@ -163,11 +163,9 @@ export class WritePipeline {
     const m = meta(obj);
     if (str(m.resourceVersion) !== undefined) {
       throw S.toError(
-        S.failure(
-          500,
-          'InternalError',
-          'Internal error occurred: resourceVersion should not be set on objects to be created',
-        ),
+        S.failure(500, 'InternalError', {
+          message: 'Internal error occurred: resourceVersion should not be set on objects to be created',
+        }),
       );
     }
     let name = str(m.name);
@@ -195,7 +193,10 @@ export class WritePipeline {
     validateCreate(served, obj, name);
     const key = requestKey(served, namespace, name);
     if (d.namespaced && this.#strictNamespaces) {
-      admitToNamespace(this.#history.bucket(NAMESPACE_STORAGE_KEY).get(namespace!), d, name, namespace!);
+      admitToNamespace(this.#history.bucket(NAMESPACE_STORAGE_KEY).get(namespace!), d, {
+        name,
+        namespace: namespace!,
+      });
     }
     if (bucket.has(key)) throw S.toError(S.alreadyExists(d, name));
     obj.apiVersion = apiVersionOf(d);
@@ -210,7 +211,7 @@ export class WritePipeline {
     delete m.selfLink;
     if (this.#table.tracksGeneration(served)) m.generation = 1;
     else delete m.generation;
-    defaultsOnCreate(served, obj, true, () => this.timestamp());
+    defaultsOnCreate(served, obj, { resetStatus: true, timestamp: () => this.timestamp() });
     const time = this.timestamp();
     const requested = managed ? undefined : requestedManagedFields(obj, undefined);
     const entries =
@@ -219,14 +220,12 @@ export class WritePipeline {
         ? []
         : trackUpdate(
             requested ?? [],
-            undefined,
-            obj,
-            { manager: ctx.manager, apiVersion: apiVersionOf(d), time },
-            this.#shape(served),
+            { before: undefined, after: obj },
+            { who: { manager: ctx.manager, apiVersion: apiVersionOf(d), time }, shape: this.#shape(served) },
           ));
     writeManagedFields(obj, entries);
     if (ctx.dryRun) return outputOf(served, obj);
-    return outputOf(served, this.#history.commit(served, 'ADDED', key, obj, undefined));
+    return outputOf(served, this.#history.commit(served, { type: 'ADDED', key, next: obj }));
   }
 
   /**
@@ -250,16 +249,14 @@ export class WritePipeline {
     const uid = str(inMeta.uid);
     if (uid !== undefined && uid !== old.uid) {
       throw S.toError(
-        S.failure(
-          409,
-          'Conflict',
-          `Operation cannot be fulfilled on ${S.qualifiedResource(d)} "${name}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(old.uid)}`,
-          {
+        S.failure(409, 'Conflict', {
+          message: `Operation cannot be fulfilled on ${S.qualifiedResource(d)} "${name}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(old.uid)}`,
+          details: {
             name,
             ...(d.group ? { group: d.group } : {}),
             kind: d.plural,
           },
-        ),
+        }),
       );
     }
     const hasStatus = Boolean(d.subresources?.status);
@@ -332,26 +329,27 @@ export class WritePipeline {
         ? []
         : trackUpdate(
             requested ?? readManagedFields(existing),
-            existing,
-            next,
+            { before: existing, after: next },
             {
-              manager: ctx.manager,
-              apiVersion: apiVersionOf(d),
-              subresource: subresource || undefined,
-              time,
+              who: {
+                manager: ctx.manager,
+                apiVersion: apiVersionOf(d),
+                subresource: subresource || undefined,
+                time,
+              },
+              shape: this.#shape(served),
             },
-            this.#shape(served),
           ));
     writeManagedFields(next, entries);
     if (deepEqual(next, existing)) return outputOf(served, existing);
     const key = objectKeyOf(str(old.namespace), name);
     const finalizers = Array.isArray(nm.finalizers) ? nm.finalizers : [];
     if (nm.deletionTimestamp && finalizers.length === 0) {
-      if (!ctx.dryRun) this.#history.commit(served, 'DELETED', key, existing, existing);
+      if (!ctx.dryRun) this.#history.commit(served, { type: 'DELETED', key, next: existing, prev: existing });
       return outputOf(served, next);
     }
     if (ctx.dryRun) return outputOf(served, next);
-    return outputOf(served, this.#history.commit(served, 'MODIFIED', key, next, existing));
+    return outputOf(served, this.#history.commit(served, { type: 'MODIFIED', key, next, prev: existing }));
   }
 
   /** Server-side apply: creates the object or merges the configuration into it, owning its fields for the manager. */
@@ -381,14 +379,14 @@ export class WritePipeline {
     const shape = this.#shape(served);
     if (!existing) {
       if (subresource) throw S.toError(S.notFound(d, name));
-      const result = serverSideApply(undefined, config, who, scope, shape);
+      const result = serverSideApply({ live: undefined, config }, who, { scope, shape });
       const obj = result.object;
       const m = meta(obj);
       m.name = name;
       if (d.namespaced) m.namespace = namespace;
       return this.create(served, obj, namespace, ctx, result.entries);
     }
-    const result = serverSideApply(existing, config, who, scope, shape);
+    const result = serverSideApply({ live: existing, config }, who, { scope, shape });
     if (result.conflicts.length > 0) throw S.toError(applyConflictStatus(result.conflicts));
     const next = result.object;
     const m = meta(next);
@@ -430,10 +428,10 @@ export class WritePipeline {
           next.status = { ...(isObject(next.status) ? next.status : {}), phase: 'Terminating' };
       }
       if (dryRun) return outputOf(served, next);
-      return outputOf(served, this.#history.commit(served, 'MODIFIED', key, next, existing));
+      return outputOf(served, this.#history.commit(served, { type: 'MODIFIED', key, next, prev: existing }));
     }
     if (dryRun) return S.deleted(d, String(old.name), str(old.uid));
-    this.#history.commit(served, 'DELETED', key, existing, existing);
+    this.#history.commit(served, { type: 'DELETED', key, next: existing, prev: existing });
     return S.deleted(d, String(old.name), str(old.uid));
   }
 
@@ -466,7 +464,8 @@ export class WritePipeline {
   /** Removes every object of a resource whose CRD is gone, and ends its watches. */
   #dropAll(served: ServedResource): void {
     const bucket = this.#history.bucket(served.storageKey);
-    for (const [key, o] of [...bucket]) this.#history.commit(served, 'DELETED', key, o, o);
+    for (const [key, o] of [...bucket])
+      this.#history.commit(served, { type: 'DELETED', key, next: o, prev: o });
     this.#history.endWatchesOf(served.storageKey);
   }
 
