@@ -254,7 +254,7 @@ class Elector implements LeaderElector {
     try {
       lease = await api.get(LeaseResource, ref.name, ref.namespace, { signal });
     } catch (err) {
-      if (!isNotFound(err)) return this.#failed('reading the Lease failed', err, leading, signal);
+      if (!isNotFound(err)) return this.#failed('reading the Lease failed', err, { leading, signal });
     }
 
     // A read that outlived its attempt (a slow link): its answer may be stale, so send no write.
@@ -290,7 +290,7 @@ class Elector implements LeaderElector {
           this.#logger.debug('another candidate created the Lease first');
           return FAILED;
         }
-        return this.#failed('creating the Lease failed', err, leading, signal);
+        return this.#failed('creating the Lease failed', err, { leading, signal });
       }
     }
 
@@ -334,16 +334,18 @@ class Elector implements LeaderElector {
         this.#logger.debug('the Lease changed between read and write; trying again next period');
         return FAILED;
       }
-      return this.#failed(
-        leading ? 'renewing the Lease failed' : 'acquiring the Lease failed',
-        err,
+      return this.#failed(leading ? 'renewing the Lease failed' : 'acquiring the Lease failed', err, {
         leading,
         signal,
-      );
+      });
     }
   }
 
-  #failed(what: string, err: unknown, leading: boolean, signal: AbortSignal): Attempt {
+  #failed(
+    what: string,
+    err: unknown,
+    { leading, signal }: { leading: boolean; signal: AbortSignal },
+  ): Attempt {
     if (signal.aborted) return FAILED;
     const fields = { err: serializeError(err) };
     if (leading) {

@@ -131,24 +131,39 @@ describe('enqueueForParentHandler', () => {
   it('keys owners by the parent scope: cluster-scoped without a namespace, namespaced in the child namespace', () => {
     const keys: ObjectKey[] = [];
     const sink = { add: (k: ObjectKey) => keys.push(k) };
-    const child = (namespace: string | undefined, kind: string, apiVersion: string, name: string) => ({
+    const child = (
+      namespace: string | undefined,
+      owner: { kind: string; apiVersion: string; name: string },
+    ) => ({
       metadata: {
         name: 'child',
         ...(namespace ? { namespace } : {}),
-        ownerReferences: [{ apiVersion, kind, name, uid: '1' }],
+        ownerReferences: [{ ...owner, uid: '1' }],
       },
     });
     // Resource descriptors carry the scope.
-    enqueueForParentHandler(sink, builtins.Node)(child('ns', 'Node', 'v1', 'n1'));
-    enqueueForParentHandler(sink, builtins.Pod)(child('ns', 'Pod', 'v1', 'p1'));
+    enqueueForParentHandler(sink, builtins.Node)(child('ns', { kind: 'Node', apiVersion: 'v1', name: 'n1' }));
+    enqueueForParentHandler(sink, builtins.Pod)(child('ns', { kind: 'Pod', apiVersion: 'v1', name: 'p1' }));
     // So does a hand-written parent kind, e.g. a cluster-scoped custom resource.
     const cluster = { group: 'example.com', kind: 'Tenant', namespaced: false };
-    enqueueForParentHandler(sink, cluster)(child('ns', 'Tenant', 'example.com/v1', 't1'));
-    enqueueForParentHandler(sink, cluster)(child(undefined, 'Tenant', 'example.com/v2', 't2'));
+    enqueueForParentHandler(
+      sink,
+      cluster,
+    )(child('ns', { kind: 'Tenant', apiVersion: 'example.com/v1', name: 't1' }));
+    enqueueForParentHandler(
+      sink,
+      cluster,
+    )(child(undefined, { kind: 'Tenant', apiVersion: 'example.com/v2', name: 't2' }));
     const namespaced = { group: 'example.com', kind: 'App', namespaced: true };
-    enqueueForParentHandler(sink, namespaced)(child('team', 'App', 'example.com/v1', 'a1'));
+    enqueueForParentHandler(
+      sink,
+      namespaced,
+    )(child('team', { kind: 'App', apiVersion: 'example.com/v1', name: 'a1' }));
     // A cluster-scoped child cannot have a namespaced owner: no key to make.
-    enqueueForParentHandler(sink, namespaced)(child(undefined, 'App', 'example.com/v1', 'a2'));
+    enqueueForParentHandler(
+      sink,
+      namespaced,
+    )(child(undefined, { kind: 'App', apiVersion: 'example.com/v1', name: 'a2' }));
     expect(keys).toEqual([
       { name: 'n1' },
       { namespace: 'ns', name: 'p1' },

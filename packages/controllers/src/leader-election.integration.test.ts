@@ -50,11 +50,11 @@ describe('leader election on a real apiserver', () => {
   }
 
   function candidates(
-    namespace: string,
     ids: string[],
     rec: ReturnType<typeof intervalRecorder>,
-    opts: { apis?: ApiClient[]; releaseOnCancel?: boolean } = {},
+    opts: { namespace: string; apis?: ApiClient[]; releaseOnCancel?: boolean },
   ): Candidate[] {
+    const { namespace } = opts;
     return ids.map((id, i) => {
       const elector = createLeaderElector({
         api: opts.apis?.[i] ?? api(),
@@ -80,7 +80,7 @@ describe('leader election on a real apiserver', () => {
     async () => {
       const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-one');
       const rec = intervalRecorder(now);
-      const cs = candidates(ns, ['a', 'b', 'c'], rec);
+      const cs = candidates(['a', 'b', 'c'], rec, { namespace: ns });
       await waitFor('a leader', () => rec.intervals.length > 0, { timeoutMs: GENEROUS * LEASE_MS });
       // Several renewal rounds: at no sample do two electors claim leadership.
       const watchUntil = now() + 5 * RETRY_MS;
@@ -108,9 +108,9 @@ describe('leader election on a real apiserver', () => {
       const ns = await createTestNamespace(sharedControlPlane().kubeConfig, 'le-handover');
       const rec = intervalRecorder(now);
       // `a` leads first and "crashes" (stops without releasing); `b` and `c` release on stop.
-      const [a] = candidates(ns, ['a'], rec, { releaseOnCancel: false });
+      const [a] = candidates(['a'], rec, { namespace: ns, releaseOnCancel: false });
       await waitFor('a to lead', () => rec.current()[0] === 'a', { timeoutMs: GENEROUS * LEASE_MS });
-      const others = candidates(ns, ['b', 'c'], rec);
+      const others = candidates(['b', 'c'], rec, { namespace: ns });
       await waitFor('b and c to see a', () => others.every((c) => c.elector.getLeader() === 'a'), {
         timeoutMs: GENEROUS * RETRY_MS,
       });
@@ -153,7 +153,7 @@ describe('leader election on a real apiserver', () => {
       const ids = ['a', 'b', 'c'];
       const apis = ids.map((id) => api(proxy.kubeConfig(`elector-${id}`, ['system:masters'])));
       const rec = intervalRecorder(now);
-      candidates(ns, ids, rec, { apis });
+      candidates(ids, rec, { namespace: ns, apis });
       await waitFor('a leader', () => rec.intervals.length === 1, { timeoutMs: GENEROUS * LEASE_MS });
       const leader = rec.intervals[0]!.who;
       // The network drops the leader's packets: requests hang, nothing reaches the apiserver.
@@ -181,7 +181,10 @@ describe('leader election on a real apiserver', () => {
       const proxy = await startFaultProxy({ upstream: plane });
       proxies.push(proxy);
       const rec = intervalRecorder(now);
-      candidates(ns, ['a'], rec, { apis: [api(proxy.kubeConfig('elector-a', ['system:masters']))] });
+      candidates(['a'], rec, {
+        namespace: ns,
+        apis: [api(proxy.kubeConfig('elector-a', ['system:masters']))],
+      });
       await waitFor('a to lead', () => rec.current()[0] === 'a', { timeoutMs: GENEROUS * LEASE_MS });
       // The leader's next request hangs for good (a dead connection); later ones get through.
       const stall = proxy.stall({ user: 'elector-a', count: 1 });

@@ -69,7 +69,12 @@ export class Exchange {
   readonly #pending: Array<{ data: Buffer; close: boolean }> = [];
   #ended = false;
 
-  constructor(req: IncomingMessage, res: ServerResponse, watch: boolean, hooks: ExchangeHooks) {
+  /** `watch`: the request is a watch (its response is streamed line by line). */
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    { watch, ...hooks }: ExchangeHooks & { watch: boolean },
+  ) {
     this.req = req;
     this.res = res;
     this.watch = watch;

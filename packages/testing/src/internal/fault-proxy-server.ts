@@ -162,7 +162,10 @@ export class FaultProxyServer implements FaultProxy {
 
   #install(spec: FaultRuleSpec, refuseConnections = false): Rule {
     this.#assertRunning();
-    const rule = new Rule(this.#nextRuleId++, spec, (r) => this.#forgetRule(r), refuseConnections);
+    const rule = new Rule(this.#nextRuleId++, spec, {
+      onRemove: (r) => this.#forgetRule(r),
+      refuseConnections,
+    });
     this.#rules.push(rule);
     if (!rule.terminal && !rule.counted) {
       for (const exchange of this.#exchanges) {
@@ -424,7 +427,8 @@ export class FaultProxyServer implements FaultProxy {
     // A certificate identity belongs to the connection; bearer vs anonymous is per request.
     const identity = this.#tlsSockets.get(socket) ?? identify(socket, req.headers);
     const entry = this.#log.record(req, identity);
-    const exchange: Exchange = new Exchange(req, res, entry.watch, {
+    const exchange: Exchange = new Exchange(req, res, {
+      watch: entry.watch,
       changed: () => {
         entry.status = exchange.status;
         this.#changed();
@@ -454,14 +458,12 @@ export class FaultProxyServer implements FaultProxy {
       }
       rule.take(exchange, entry);
     }
-    void this.#dispatch(exchange, entry, identity, terminal);
+    void this.#dispatch(exchange, { entry, identity, terminal });
   }
 
   async #dispatch(
     exchange: Exchange,
-    entry: LogEntry,
-    identity: Identity,
-    terminal: Rule | undefined,
+    { entry, identity, terminal }: { entry: LogEntry; identity: Identity; terminal: Rule | undefined },
   ): Promise<void> {
     if (!(await exchange.release())) return;
     if (this.#stopping) {

@@ -34,7 +34,11 @@ export class Rule implements FaultRule, StallHandle, Blackhole, ExchangeFault {
    * Validates `spec`; `onRemove` is called when the rule is removed or, for `respond` and `cut`,
    * when its count is used up.
    */
-  constructor(id: number, spec: FaultRuleSpec, onRemove: (rule: Rule) => void, refuseConnections = false) {
+  constructor(
+    id: number,
+    spec: FaultRuleSpec,
+    { onRemove, refuseConnections = false }: { onRemove: (rule: Rule) => void; refuseConnections?: boolean },
+  ) {
     if (spec.count !== undefined && (!Number.isInteger(spec.count) || spec.count < 1)) {
       throw new RangeError(`fault rule count must be a positive integer, got ${spec.count}`);
     }
