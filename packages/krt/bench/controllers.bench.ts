@@ -39,7 +39,7 @@ class Workload {
   readonly namespace: string;
   readonly serviceNames: string[];
   readonly ip: string;
-  constructor(name: string, namespace: string, serviceNames: string[], ip: string) {
+  constructor({ name, namespace, serviceNames, ip }: Omit<Workload, 'resourceName'>) {
     this.name = name;
     this.namespace = namespace;
     this.serviceNames = serviceNames;
@@ -109,12 +109,12 @@ function buildKrt(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
         pod.metadata!.namespace!,
         filter.selectsNonEmpty(pod.metadata!.labels),
       );
-      return new Workload(
-        pod.metadata!.name!,
-        pod.metadata!.namespace!,
-        svcs.map((s) => s.metadata!.name!),
+      return new Workload({
+        name: pod.metadata!.name!,
+        namespace: pod.metadata!.namespace!,
+        serviceNames: svcs.map((s) => s.metadata!.name!),
         ip,
-      );
+      });
     },
     { signal, name: 'workloads' },
   );
@@ -129,7 +129,11 @@ function buildKrt(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
  * the pod's label pairs and tests those candidates only (the same kind of index krt builds
  * automatically). A service change enqueues the pods it selected before and after.
  */
-function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal, scan: boolean): void {
+function buildLegacy(
+  kube: KubeClient,
+  emit: Emit,
+  { signal, scan }: { signal: AbortSignal; scan: boolean },
+): void {
   const pods = createClient(kube, builtins.Pod);
   const services = createClient(kube, builtins.Service);
   const bySelectorPair = scan
@@ -173,7 +177,7 @@ function buildLegacy(kube: KubeClient, emit: Emit, signal: AbortSignal, scan: bo
           }
         }
       }
-      const w = new Workload(key.name, key.namespace!, names, ip);
+      const w = new Workload({ name: key.name, namespace: key.namespace!, serviceNames: names, ip });
       const old = state.get(k);
       if (old !== undefined && deepEqual(old, w)) return;
       state.set(k, w);
@@ -215,8 +219,8 @@ const LABELS: Record<string, string> = {
 
 const builders: Record<string, (kube: KubeClient, emit: Emit, signal: AbortSignal) => void> = {
   floor: buildFloor,
-  legacy: (kube, emit, signal) => buildLegacy(kube, emit, signal, false),
-  'legacy-scan': (kube, emit, signal) => buildLegacy(kube, emit, signal, true),
+  legacy: (kube, emit, signal) => buildLegacy(kube, emit, { signal, scan: false }),
+  'legacy-scan': (kube, emit, signal) => buildLegacy(kube, emit, { signal, scan: true }),
   krt: buildKrt,
 };
 
@@ -231,9 +235,7 @@ interface Result {
 
 async function child(
   variant: string,
-  nPods: number,
-  nServices: number,
-  apps: number,
+  { pods: nPods, services: nServices, apps }: Sizes,
   iters: number,
 ): Promise<Result> {
   const gc = (globalThis as { gc?: () => void }).gc!;
@@ -332,7 +334,13 @@ function median(values: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-function sizes(scale: number): { pods: number; services: number; apps: number } {
+interface Sizes {
+  readonly pods: number;
+  readonly services: number;
+  readonly apps: number;
+}
+
+function sizes(scale: number): Sizes {
   if (smoke) return { pods: 100 * scale, services: 6 * scale, apps: 3 * scale };
   return { pods: 1000 * scale, services: 50 * scale, apps: 25 * scale };
 }
@@ -340,8 +348,7 @@ function sizes(scale: number): { pods: number; services: number; apps: number } 
 if (process.argv[2] === 'child') {
   const [, , , variant, scaleArg, itersArg] = process.argv;
   const scale = Number(scaleArg);
-  const s = sizes(scale);
-  const res = await child(variant!, s.pods, s.services, s.apps, Number(itersArg));
+  const res = await child(variant!, sizes(scale), Number(itersArg));
   console.log(JSON.stringify(res));
   process.exit(0);
 } else {

@@ -110,8 +110,7 @@ async function discoveryServes(
 async function waitUntil(
   what: string,
   cond: () => Promise<boolean>,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
+  { timeoutMs, signal }: { timeoutMs: number; signal: AbortSignal | undefined },
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let delay = 20;
@@ -189,8 +188,7 @@ export async function makeCRD(
   await waitUntil(
     `discovery serves ${crd.metadata.name}/${gvr.version}`,
     () => discoveryServes(kube, gvr, options.signal),
-    options.timeoutMs ?? 15_000,
-    options.signal,
+    { timeoutMs: options.timeoutMs ?? 15_000, signal: options.signal },
   );
   return defineResource({
     group: gvr.group,
@@ -235,13 +233,11 @@ export async function deleteCRD(
         throw err;
       }
     },
-    timeoutMs,
-    options.signal,
+    { timeoutMs, signal: options.signal },
   );
   await waitUntil(
     `discovery stops serving ${name}`,
     async () => !(await discoveryServes(kube, gvr, options.signal)),
-    timeoutMs,
-    options.signal,
+    { timeoutMs, signal: options.signal },
   );
 }
