@@ -13,7 +13,7 @@ import {
   serializeError,
   toApiError,
 } from '@kubeloom/kube';
-import type { EventRecorder, EventRecorderOptions, EventSeverity } from './event-recorder.ts';
+import type { EventRecorder, EventRecorderOptions, RecordedEvent } from './event-recorder.ts';
 import { type EventBody, EventCorrelator, type InvolvedObject } from './internal/event-correlator.ts';
 
 /** The Event resource, typed as the body the recorder writes. */
@@ -41,7 +41,7 @@ function retriable(err: unknown): boolean {
  * @example
  * ```ts
  * await using recorder = createEventRecorder(kube, { component: 'my-controller', signal });
- * recorder.write(deployment, 'Warning', 'InvalidSpec', `replicas ${n} exceeds the quota`);
+ * recorder.write(deployment, { type: 'Warning', reason: 'InvalidSpec', message: `replicas ${n} exceeds the quota` });
  * // leaving the scope (or `await recorder.shutdown()`) writes what is queued
  * ```
  *
@@ -95,13 +95,8 @@ class Recorder implements EventRecorder {
     }
   }
 
-  /**
-   * Records an event about `obj`: `type` (`Normal` or `Warning`), a `reason` (UpperCamelCase,
-   * machine-readable, e.g. `ScalingReplicaSet`) and a human-readable `message`. Returns at once;
-   * the Event is written in the background. After {@link EventRecorder.shutdown} events are
-   * dropped.
-   */
-  write(obj: KubeObject, type: EventSeverity, reason: string, message: string): void {
+  /** {@inheritDoc EventRecorder.write} */
+  write(obj: KubeObject, { type, reason, message }: RecordedEvent): void {
     if (this.#closed) {
       this.#log.debug('event dropped: the recorder is shut down', { reason });
       return;

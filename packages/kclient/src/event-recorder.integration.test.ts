@@ -22,17 +22,15 @@ describe('EventRecorder on the real API server', () => {
     });
     const namespace = await kube.api.get(builtins.Namespace, ns);
     const recorder = createEventRecorder(kube, { component: 'kclient-it', maxSimilarEvents: 3 });
-    recorder.write(cm, 'Normal', 'Synced', 'all good');
-    recorder.write(cm, 'Normal', 'Synced', 'all good');
-    recorder.write(cm, 'Warning', 'Failed', 'first');
-    recorder.write(cm, 'Warning', 'Failed', 'second');
-    recorder.write(cm, 'Warning', 'Failed', 'third'); // the 3rd distinct message: aggregated
-    recorder.write(cm, 'Warning', 'Failed', 'fourth');
+    recorder.write(cm, { type: 'Normal', reason: 'Synced', message: 'all good' });
+    recorder.write(cm, { type: 'Normal', reason: 'Synced', message: 'all good' });
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'first' });
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'second' });
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'third' }); // the 3rd distinct message: aggregated
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'fourth' });
     recorder.write(
       { ...namespace, apiVersion: 'v1', kind: 'Namespace' },
-      'Normal',
-      'Observed',
-      'namespace seen',
+      { type: 'Normal', reason: 'Observed', message: 'namespace seen' },
     );
     await recorder.shutdown();
 

@@ -65,7 +65,7 @@ function listEvents(kube: FakeKubeClient, namespace: string): StoredEvent[] {
 describe('EventRecorder', () => {
   it('writes a core/v1 Event in the background: write() returns at once and does no I/O', async () => {
     const { kube, recorder, events } = setup();
-    expect(recorder.write(cm, 'Normal', 'Synced', 'synced ok')).toBeUndefined();
+    expect(recorder.write(cm, { type: 'Normal', reason: 'Synced', message: 'synced ok' })).toBeUndefined();
     expect(kube.cluster.requestCount('create')).toBe(0);
     await recorder.flush();
     const [e, ...rest] = events();
@@ -97,13 +97,13 @@ describe('EventRecorder', () => {
 
   it('deduplicates equal events into one with a count', async () => {
     const { kube, recorder, advance, events } = setup();
-    recorder.write(cm, 'Warning', 'Failed', 'boom');
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'boom' });
     advance(1000);
-    recorder.write(cm, 'Warning', 'Failed', 'boom');
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'boom' });
     advance(1000);
-    recorder.write(cm, 'Warning', 'Failed', 'boom');
-    recorder.write(cm, 'Warning', 'Failed', 'other message');
-    recorder.write(cm, 'Normal', 'Failed', 'boom');
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'boom' });
+    recorder.write(cm, { type: 'Warning', reason: 'Failed', message: 'other message' });
+    recorder.write(cm, { type: 'Normal', reason: 'Failed', message: 'boom' });
     await recorder.flush();
     const all = events();
     expect(all.map((e) => [e.type, e.message, e.count])).toEqual([
@@ -121,7 +121,8 @@ describe('EventRecorder', () => {
 
   it('aggregates many distinct messages with the same reason', async () => {
     const { recorder, events } = setup();
-    for (let i = 1; i <= 11; i++) recorder.write(cm, 'Normal', 'Progress', `step ${i}`);
+    for (let i = 1; i <= 11; i++)
+      recorder.write(cm, { type: 'Normal', reason: 'Progress', message: `step ${i}` });
     await recorder.flush();
     const all = events();
     expect(all).toHaveLength(10);
@@ -133,8 +134,11 @@ describe('EventRecorder', () => {
 
   it('a spam filter per object drops bursts, and refills over time', async () => {
     const { recorder, advance, events } = setup({ spamBurst: 3, spamRefillIntervalMs: 60_000 });
-    for (const reason of ['A', 'B', 'C', 'D']) recorder.write(cm, 'Normal', reason, 'm');
-    recorder.write({ ...cm, metadata: { ...cm.metadata, name: 'c2' } }, 'Normal', 'A', 'm'); // another object
+    for (const reason of ['A', 'B', 'C', 'D']) recorder.write(cm, { type: 'Normal', reason, message: 'm' });
+    recorder.write(
+      { ...cm, metadata: { ...cm.metadata, name: 'c2' } },
+      { type: 'Normal', reason: 'A', message: 'm' },
+    ); // another object
     await recorder.flush();
     expect(events().map((e) => `${e.involvedObject.name}/${e.reason}`)).toEqual([
       'c1/A',
@@ -143,15 +147,18 @@ describe('EventRecorder', () => {
       'c2/A',
     ]);
     advance(60_000);
-    recorder.write(cm, 'Normal', 'E', 'm');
-    recorder.write(cm, 'Normal', 'F', 'm');
+    recorder.write(cm, { type: 'Normal', reason: 'E', message: 'm' });
+    recorder.write(cm, { type: 'Normal', reason: 'F', message: 'm' });
     await recorder.flush();
     expect(events().map((e) => e.reason)).toEqual(['A', 'B', 'C', 'A', 'E']);
   });
 
   it('records events about cluster-scoped objects in the default namespace', async () => {
     const { recorder, events } = setup();
-    recorder.write({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }, 'Normal', 'Seen', 'hello');
+    recorder.write(
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } },
+      { type: 'Normal', reason: 'Seen', message: 'hello' },
+    );
     await recorder.flush();
     const [e] = events('default');
     expect(e?.involvedObject).toEqual({ apiVersion: 'v1', kind: 'Node', name: 'n1' });
@@ -160,12 +167,12 @@ describe('EventRecorder', () => {
   it('logs failures instead of throwing; retries transient ones', async () => {
     const { kube, recorder, logger } = setup({ maxAttempts: 3 });
     const clear = kube.cluster.failAlways('create', { resource: builtins.Event, code: 403 });
-    expect(() => recorder.write(cm, 'Normal', 'Denied', 'x')).not.toThrow();
+    expect(() => recorder.write(cm, { type: 'Normal', reason: 'Denied', message: 'x' })).not.toThrow();
     await recorder.flush();
     expect(kube.cluster.requestCount('create', builtins.Event)).toBe(1); // not retriable
     clear();
     kube.cluster.failAlways('create', { resource: builtins.Event, code: 503 });
-    recorder.write(cm, 'Normal', 'Unavailable', 'x');
+    recorder.write(cm, { type: 'Normal', reason: 'Unavailable', message: 'x' });
     await recorder.flush();
     expect(kube.cluster.requestCount('create', builtins.Event)).toBe(1 + 3);
     const errors = logger.records.filter((r) => r.level === 'error');
@@ -174,26 +181,30 @@ describe('EventRecorder', () => {
       ['could not write event; dropping it', 'Unavailable', 3],
     ]);
     kube.cluster.clearFailures();
-    recorder.write(cm, 'Normal', 'Recovered', 'x');
+    recorder.write(cm, { type: 'Normal', reason: 'Recovered', message: 'x' });
     await recorder.flush();
     expect(listEvents(kube, 'ns').map((e) => e.reason)).toEqual(['Recovered']);
   });
 
   it('creates a deduplicated Event again when it was deleted, keeping the count', async () => {
     const { kube, recorder, events } = setup();
-    recorder.write(cm, 'Normal', 'Again', 'm');
+    recorder.write(cm, { type: 'Normal', reason: 'Again', message: 'm' });
     await recorder.flush();
     await kube.api.delete(builtins.Event, events()[0]!.metadata!.name!, 'ns');
-    recorder.write(cm, 'Normal', 'Again', 'm');
+    recorder.write(cm, { type: 'Normal', reason: 'Again', message: 'm' });
     await recorder.flush();
     expect(events().map((e) => [e.reason, e.count])).toEqual([['Again', 2]]);
   });
 
   it('drops events beyond maxQueued, and invalid ones, with a log record', async () => {
     const { kube, recorder, logger, events } = setup({ maxQueued: 2 });
-    for (const reason of ['A', 'B', 'C', 'D', 'E']) recorder.write(cm, 'Normal', reason, 'm');
-    recorder.write({ metadata: { name: 'no-kind', namespace: 'ns' } }, 'Normal', 'X', 'm');
-    recorder.write(cm, 'Bogus' as never, 'X', 'm');
+    for (const reason of ['A', 'B', 'C', 'D', 'E'])
+      recorder.write(cm, { type: 'Normal', reason, message: 'm' });
+    recorder.write(
+      { metadata: { name: 'no-kind', namespace: 'ns' } },
+      { type: 'Normal', reason: 'X', message: 'm' },
+    );
+    recorder.write(cm, { type: 'Bogus' as never, reason: 'X', message: 'm' });
     await recorder.flush();
     expect(events().map((e) => e.reason)).toEqual(['A', 'B']);
     expect(logger.records.filter((r) => r.level === 'warn')).toHaveLength(3);
@@ -209,26 +220,26 @@ describe('EventRecorder', () => {
     let escaped: ReturnType<typeof createEventRecorder> | undefined;
     {
       await using recorder = createEventRecorder(kube, { component: 'c' });
-      recorder.write(cm, 'Warning', 'Queued', 'm');
+      recorder.write(cm, { type: 'Warning', reason: 'Queued', message: 'm' });
       escaped = recorder;
     }
     expect(events().map((e) => e.reason)).toEqual(['Queued']);
-    escaped.write(cm, 'Normal', 'After', 'm');
+    escaped.write(cm, { type: 'Normal', reason: 'After', message: 'm' });
     await escaped.flush();
     expect(events().map((e) => e.reason)).toEqual(['Queued']);
   });
 
   it('shutdown() writes what is queued, then drops; aborting the signal drops what is queued', async () => {
     const { kube, recorder, events } = setup();
-    recorder.write(cm, 'Normal', 'Before', 'm');
+    recorder.write(cm, { type: 'Normal', reason: 'Before', message: 'm' });
     await recorder.shutdown();
-    recorder.write(cm, 'Normal', 'After', 'm');
+    recorder.write(cm, { type: 'Normal', reason: 'After', message: 'm' });
     await recorder.flush();
     expect(events().map((e) => e.reason)).toEqual(['Before']);
 
     const stop = new AbortController();
     const aborted = createEventRecorder(kube, { component: 'c', signal: stop.signal });
-    aborted.write(cm, 'Normal', 'Dropped', 'm');
+    aborted.write(cm, { type: 'Normal', reason: 'Dropped', message: 'm' });
     stop.abort();
     await aborted.flush();
     expect(events().map((e) => e.reason)).toEqual(['Before']);

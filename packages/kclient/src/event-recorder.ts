@@ -34,6 +34,16 @@ export interface EventRecorderOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** What {@link EventRecorder.write} records about an object: the Event's type, reason and message. */
+export interface RecordedEvent {
+  /** `Normal` or `Warning`. */
+  readonly type: EventSeverity;
+  /** UpperCamelCase and machine-readable, e.g. `ScalingReplicaSet`. */
+  readonly reason: string;
+  /** Human-readable. */
+  readonly message: string;
+}
+
 /**
  * Records Kubernetes Events (core/v1 `Event`) about objects, as client-go's event recorder does
  * (Istio's `kclient.EventRecorder`):
@@ -56,12 +66,12 @@ export interface EventRecorderOptions {
  */
 export interface EventRecorder {
   /**
-   * Records an event about `obj`: `type` (`Normal` or `Warning`), a `reason` (UpperCamelCase,
-   * machine-readable, e.g. `ScalingReplicaSet`) and a human-readable `message`. Returns at once;
-   * the Event is written in the background. After {@link EventRecorder.shutdown} events are
+   * Records an event about `obj`, e.g.
+   * `recorder.write(deployment, { type: 'Warning', reason: 'InvalidSpec', message })`. Returns at
+   * once; the Event is written in the background. After {@link EventRecorder.shutdown} events are
    * dropped.
    */
-  write(obj: KubeObject, type: EventSeverity, reason: string, message: string): void;
+  write(obj: KubeObject, event: RecordedEvent): void;
   /** Resolves once every event written so far was sent (or given up on). */
   flush(): Promise<void>;
   /**

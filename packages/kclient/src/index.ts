@@ -17,7 +17,7 @@ export { createEventRecorder } from './create-event-recorder.ts';
 export { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 export { type CreateOrUpdateOptions, createOrUpdate } from './create-or-update.ts';
 export { ResourceNotServedError } from './errors.ts';
-export type { EventRecorder, EventRecorderOptions, EventSeverity } from './event-recorder.ts';
+export type { EventRecorder, EventRecorderOptions, EventSeverity, RecordedEvent } from './event-recorder.ts';
 export type {
   ApplyConfiguration,
   ApplyOptions,
