@@ -33,7 +33,7 @@ function addKeys(spec: FilterSpec, keys: readonly string[]): void {
 }
 
 /** The handle of an index, as `filter.index` and `CollectionIndex.fetch` use it. */
-export interface IndexHandle {
+interface IndexHandle {
   /** The index. */
   readonly view: IndexView<unknown>;
   /** The uid of the collection it belongs to. */
