@@ -225,8 +225,9 @@ export interface ApiErrorContext {
 export function apiErrorFromStatus(
   code: number,
   status: Status | undefined,
-  { context, retryAfterHeader }: ApiErrorContext = {},
+  opts: ApiErrorContext = {},
 ): ApiError {
+  const { context, retryAfterHeader } = opts;
   const statusReason =
     status?.reason && knownReasons.has(status.reason) ? (status.reason as ApiErrorReason) : undefined;
   const reason: ApiErrorReason = statusReason ?? reasonByCode[code] ?? 'Unknown';

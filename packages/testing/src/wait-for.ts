@@ -45,15 +45,15 @@ export class WaitForTimeoutError extends Error {
    * Builds the error; `detail` (the condition's last result or error, described) ends the message,
    * `cause` is the condition's last error, if it threw.
    */
-  constructor({ what, elapsedMs, attempts, detail, cause }: WaitForTimeout) {
+  constructor(timeout: WaitForTimeout) {
     super(
-      `timed out after ${elapsedMs} ms (${attempts} checks) waiting for ${what}${detail ? `: ${detail}` : ''}`,
-      cause === undefined ? undefined : { cause },
+      `timed out after ${timeout.elapsedMs} ms (${timeout.attempts} checks) waiting for ${timeout.what}${timeout.detail ? `: ${timeout.detail}` : ''}`,
+      timeout.cause === undefined ? undefined : { cause: timeout.cause },
     );
     this.name = 'WaitForTimeoutError';
-    this.what = what;
-    this.elapsedMs = elapsedMs;
-    this.attempts = attempts;
+    this.what = timeout.what;
+    this.elapsedMs = timeout.elapsedMs;
+    this.attempts = timeout.attempts;
   }
 }
 
