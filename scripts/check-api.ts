@@ -100,7 +100,10 @@ function renderMember(member: ts.ClassElement | ts.TypeElement, checker: ts.Type
 
 function hasOverloads(method: ts.MethodDeclaration): boolean {
   const name = method.name.getText();
-  return method.parent.members.some(
+  const siblings: readonly ts.Node[] = ts.isObjectLiteralExpression(method.parent)
+    ? method.parent.properties
+    : method.parent.members;
+  return siblings.some(
     (m) => m !== method && ts.isMethodDeclaration(m) && m.name.getText() === name && m.body === undefined,
   );
 }
