@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sharedControlPlane } from '@kubeloom/testing';
+import { packWorkspacePackages, sharedControlPlane } from '@kubeloom/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -11,21 +11,13 @@ describe('packed @kubeloom/kube outside the workspace', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kubeloom-install-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('installs from its tarball with npm and works under plain Node', () => {
-    const kubeDir = path.join(root, 'packages', 'kube');
-    execFileSync(
-      process.execPath,
-      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json'],
-      {
-        cwd: kubeDir,
-        stdio: 'inherit',
-      },
-    );
-    execFileSync('pnpm', ['pack', '--pack-destination', dir], {
-      cwd: kubeDir,
-      stdio: ['ignore', 'ignore', 'inherit'],
+  it('installs from its tarball with npm and works under plain Node', async () => {
+    const [tarballPath] = await packWorkspacePackages({
+      root,
+      packages: ['packages/kube'],
+      destination: dir,
     });
-    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+    const tarball = path.basename(tarballPath ?? '');
     expect(tarball).toMatch(/^kubeloom-kube-.*\.tgz$/);
     const app = path.join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
@@ -33,15 +25,11 @@ describe('packed @kubeloom/kube outside the workspace', () => {
       path.join(app, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
-    execFileSync(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball!)],
-      {
-        cwd: app,
-        stdio: 'inherit',
-        env: { ...process.env, npm_config_engine_strict: 'false' },
-      },
-    );
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball)], {
+      cwd: app,
+      stdio: 'inherit',
+      env: { ...process.env, npm_config_engine_strict: 'false' },
+    });
     // Nothing from the workspace is reachable from here: only the installed tarball and its deps.
     writeFileSync(
       path.join(app, 'main.mjs'),

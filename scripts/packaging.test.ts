@@ -1,17 +1,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ETCD_VERSION, KUBERNETES_VERSION, kubeloomAssetsDirectory } from '@kubeloom/testing';
+import {
+  ETCD_VERSION,
+  KUBERNETES_VERSION,
+  KWOK_VERSION,
+  kubeloomAssetsDirectory,
+  packWorkspacePackages,
+} from '@kubeloom/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -21,20 +18,15 @@ describe('packed @kubeloom/testing outside the workspace', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kubeloom-pack-testing-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('ships the binaries recipe and the kubeloom-testing bin, which runs from an installed copy', () => {
-    const testingDir = path.join(root, 'packages', 'testing');
-    execFileSync(
-      process.execPath,
-      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json'],
-      { cwd: testingDir, stdio: 'inherit' },
-    );
-    execFileSync('pnpm', ['pack', '--pack-destination', dir], {
-      cwd: testingDir,
-      stdio: ['ignore', 'ignore', 'inherit'],
+  it('ships the binaries recipe and the kubeloom-testing bin, which runs from an installed copy', async () => {
+    const [tarballPath] = await packWorkspacePackages({
+      root,
+      packages: ['packages/testing'],
+      destination: dir,
     });
-    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+    const tarball = path.basename(tarballPath ?? '');
     expect(tarball).toMatch(/^kubeloom-testing-.*\.tgz$/);
-    const files = execFileSync('tar', ['-tzf', path.join(dir, tarball!)], { encoding: 'utf8' }).split('\n');
+    const files = execFileSync('tar', ['-tzf', path.join(dir, tarball)], { encoding: 'utf8' }).split('\n');
     expect(files).toEqual(
       expect.arrayContaining([
         'package/bin/kubeloom-testing.js',
@@ -44,6 +36,8 @@ describe('packed @kubeloom/testing outside the workspace', () => {
         'package/control-plane/kube/go.sum',
         'package/control-plane/etcd/go.mod',
         'package/control-plane/etcd/go.sum',
+        'package/control-plane/kwok/go.mod',
+        'package/control-plane/kwok/go.sum',
       ]),
     );
     expect(files.filter((f) => f.startsWith('package/test/') || f.endsWith('.test.ts'))).toEqual([]);
@@ -51,7 +45,7 @@ describe('packed @kubeloom/testing outside the workspace', () => {
     // Installed as npm would lay it out; the bin must run the compiled CLI and find the recipe.
     const installed = path.join(dir, 'app', 'node_modules', '@kubeloom', 'testing');
     mkdirSync(installed, { recursive: true });
-    execFileSync('tar', ['-xzf', path.join(dir, tarball!), '-C', installed, '--strip-components=1']);
+    execFileSync('tar', ['-xzf', path.join(dir, tarball), '-C', installed, '--strip-components=1']);
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
       bin?: Record<string, string>;
     };
@@ -65,6 +59,9 @@ describe('packed @kubeloom/testing outside the workspace', () => {
       ['etcd', `etcd Version: ${ETCD_VERSION}`],
       ['kube-apiserver', `Kubernetes v${KUBERNETES_VERSION}`],
       ['kubectl', `Client Version: v${KUBERNETES_VERSION}`],
+      ['kube-controller-manager', `Kubernetes v${KUBERNETES_VERSION}`],
+      ['kube-scheduler', `Kubernetes v${KUBERNETES_VERSION}`],
+      ['kwok', `kwok version v${KWOK_VERSION}`],
     ] as const) {
       writeFileSync(path.join(assets, name), `#!/bin/sh\necho '${version}'\n`, { mode: 0o755 });
     }

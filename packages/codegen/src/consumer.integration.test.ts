@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { packWorkspacePackages } from '@kubeloom/testing';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCrds } from './crd-reader.ts';
@@ -55,18 +56,12 @@ describe('generated code in a consumer project outside the workspace', () => {
   const app = path.join(dir, 'operator');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  beforeAll(() => {
-    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const packages = ['kube', 'codegen-runtime'].map((p) => path.join(root, 'packages', p));
-    execFileSync(process.execPath, [tsc, '-b', ...packages.map((p) => path.join(p, 'tsconfig.build.json'))], {
-      stdio: 'inherit',
+  beforeAll(async () => {
+    await packWorkspacePackages({
+      root,
+      packages: ['packages/kube', 'packages/codegen-runtime'],
+      destination: dir,
     });
-    for (const p of packages) {
-      execFileSync('pnpm', ['pack', '--pack-destination', dir], {
-        cwd: p,
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
-    }
     const tarball = (prefix: string) => {
       const t = readdirSync(dir).find((f) => f.startsWith(prefix) && f.endsWith('.tgz'));
       if (!t) throw new Error(`no tarball ${prefix}*.tgz in ${dir}`);

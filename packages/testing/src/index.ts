@@ -63,6 +63,7 @@ export type {
 } from './fault-proxy-contract.ts';
 export type { InClusterEnv, ServiceAccountTokenOptions } from './identities.ts';
 export { createTestNamespace, TEST_NAMESPACE_LABEL } from './namespace.ts';
+export { type PackOptions, packWorkspacePackages } from './pack.ts';
 export { freePort, isPortClosed } from './ports.ts';
 export { processExists } from './process.ts';
 export {
