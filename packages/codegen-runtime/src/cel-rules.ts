@@ -4,7 +4,7 @@ import { parseCel } from './cel/parser.ts';
 import { toCel } from './cel-values.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import { planOf, type SchemaPlan } from './schema-plan.ts';
-import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
+import { childPath, goJson, keyPath, ROOT_PATH, type ValidationError } from './validation-error.ts';
 
 /** A CEL rule (or another check) the runtime validator could not evaluate: the apiserver may still reject the object. */
 export interface UnevaluatedRule {
@@ -125,7 +125,7 @@ function failure(r: CompiledRule, message: string, value: unknown, type: string)
 /** Runs the rules of one node; `old` is the correlated old value, undefined on create or when none correlates. */
 function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, out: CelWalk): void {
   const hasOld = old !== undefined;
-  const where = path || '<root>';
+  const where = path || ROOT_PATH;
   const pattern = plan.uncheckedPattern;
   if (pattern !== undefined && typeof value === 'string') {
     out.notEvaluated.push({
@@ -169,7 +169,7 @@ function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, 
       }
       const fp = r.fieldPath ? `${path}${r.fieldPath}`.replace(/^\./, '') : where;
       out.errors.push({
-        path: fp || '<root>',
+        path: fp || ROOT_PATH,
         message: failure(r, message, value, schema.type ?? ''),
         source: 'cel',
         rule: r.rule,

@@ -3,7 +3,7 @@ import { compileRe2 } from './cel/re2.ts';
 import { formatChecker } from './formats.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import { uncheckedPatternReason } from './schema-plan.ts';
-import { childPath, goJson, type ValidationError } from './validation-error.ts';
+import { childPath, goJson, ROOT_PATH, type ValidationError } from './validation-error.ts';
 
 const DROP = new Set([
   'description',
@@ -130,7 +130,7 @@ function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
         break;
       case 'format':
         if ((s.type === undefined || s.type === 'string') && formatChecker(String(value)))
-          out.format = `k8s-${String(value).replaceAll('-', '')}`;
+          out.format = `k8s-${String(value)}`;
         break;
       case 'nullable':
         if (value === true) out.nullable = true;
@@ -146,7 +146,7 @@ function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
 }
 
 function collectFormats(s: JsonSchemaProps, into: Set<string>): void {
-  if (typeof s.format === 'string' && formatChecker(s.format)) into.add(s.format.replaceAll('-', ''));
+  if (typeof s.format === 'string' && formatChecker(s.format)) into.add(s.format);
   for (const v of Object.values(s.properties ?? {})) collectFormats(v, into);
   if (s.items) collectFormats(s.items, into);
   if (s.additionalProperties && typeof s.additionalProperties === 'object')
@@ -181,7 +181,26 @@ function renderPath(instancePath: string, schema: JsonSchemaProps, extra?: strin
       else s = typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined;
     }
   }
-  return path || '<root>';
+  return path;
+}
+
+/** go-openapi's name of a JSON value's type (`swag`'s `TypeName` of the decoded value). */
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** `item` or `items`, as `field.TooMany` writes the limit. */
+function items(limit: unknown): string {
+  return `${String(limit)} item${limit === 1 ? '' : 's'}`;
+}
+
+/** The alternative of an `anyOf`/`oneOf` an error sits under, from its schema path. */
+function alternative(schemaPath: string): { keyword: string; index: number; at: string } | undefined {
+  const m = /^(.*)\/(anyOf|oneOf)\/(\d+)\//.exec(schemaPath);
+  return m ? { keyword: m[2]!, index: Number(m[3]), at: m[1]! } : undefined;
 }
 
 interface Rendered {
@@ -190,66 +209,98 @@ interface Rendered {
   readonly blocking: boolean;
 }
 
-function render(e: ErrorObject): Rendered {
+/**
+ * The apiserver's message for an Ajv error at `path`: kube-openapi's wording with its
+ * `<path> in body` prefix, turned into a `field.Error` by apiextensions (`Required`, `NotSupported`,
+ * `TooLong`, `TooMany` and `TypeInvalid` by error code, `Invalid` otherwise).
+ */
+function render(e: ErrorObject, path: string): Rendered {
   const p = e.params as Record<string, unknown>;
   const v = goJson(e.data);
+  const body = `${path} in body`;
   switch (e.keyword) {
     case 'required':
       return { message: 'Required value', blocking: true };
     case 'type':
-      return { message: `Invalid value: ${v}: must be of type ${String(p.type)}`, blocking: true };
+      return {
+        message: `Invalid value: "${typeName(e.data)}": ${body} must be of type ${String(p.type)}: "${typeName(e.data)}"`,
+        blocking: true,
+      };
     case 'format':
-      return { message: `Invalid value: ${v}: must be of type ${String(p.format).slice(4)}`, blocking: true };
+      return {
+        message: `Invalid value: ${v}: ${body} must be of type ${String(p.format).slice(4)}: ${v}`,
+        blocking: true,
+      };
     case 'enum':
       return {
-        message: `Unsupported value: ${v}: supported values: ${(p.allowedValues as unknown[]).map((x) => goJson(x)).join(', ')}`,
+        message: `Unsupported value: ${v}: supported values: ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(typeof x === 'string' ? x : goJson(x))).join(', ')}`,
         blocking: true,
       };
     case 'maxLength':
       return { message: `Too long: may not be more than ${String(p.limit)} bytes`, blocking: true };
     case 'maxItems':
     case 'maxProperties':
-      return { message: `Too many: must have at most ${String(p.limit)} items`, blocking: true };
+      return {
+        message: `Too many: ${Object.keys(e.data as object).length}: must have at most ${items(p.limit)}`,
+        blocking: true,
+      };
     case 'minLength':
       return {
-        message: `Invalid value: ${v}: should be at least ${String(p.limit)} chars long`,
+        message: `Invalid value: ${v}: ${body} should be at least ${String(p.limit)} chars long`,
         blocking: false,
       };
     case 'minItems':
       return {
-        message: `Invalid value: ${v}: should have at least ${String(p.limit)} items`,
+        message: `Invalid value: ${(e.data as unknown[]).length}: ${body} should have at least ${String(p.limit)} items`,
         blocking: false,
       };
     case 'minProperties':
       return {
-        message: `Invalid value: ${v}: should have at least ${String(p.limit)} properties`,
+        message: `Invalid value: ${Object.keys(e.data as object).length}: ${body} should have at least ${String(p.limit)} properties`,
         blocking: false,
       };
     case 'pattern':
-      return { message: `Invalid value: ${v}: should match '${String(p.pattern)}'`, blocking: false };
+      return { message: `Invalid value: ${v}: ${body} should match '${String(p.pattern)}'`, blocking: false };
     case 'minimum':
     case 'exclusiveMinimum':
       return {
-        message: `Invalid value: ${v}: should be greater than ${e.keyword === 'minimum' ? 'or equal to ' : ''}${String(p.limit)}`,
+        message: `Invalid value: ${v}: ${body} should be greater than ${e.keyword === 'minimum' ? 'or equal to ' : ''}${String(p.limit)}`,
         blocking: false,
       };
     case 'maximum':
     case 'exclusiveMaximum':
       return {
-        message: `Invalid value: ${v}: should be less than ${e.keyword === 'maximum' ? 'or equal to ' : ''}${String(p.limit)}`,
+        message: `Invalid value: ${v}: ${body} should be less than ${e.keyword === 'maximum' ? 'or equal to ' : ''}${String(p.limit)}`,
         blocking: false,
       };
     case NUMERIC_RANGE: {
       const [type, format] = String(e.schema).split('/');
       return {
-        message: `Invalid value: "": Checked value must be of type ${type} ${format ? `with format ${format}` : '(default format)'}`,
+        message: `Invalid value: "": Checked value must be of type ${type} ${format ? `with format ${format}` : '(default format)'} in ${path}`,
         blocking: false,
       };
     }
     case MULTIPLE_OF:
-      return { message: `Invalid value: ${v}: should be a multiple of ${String(e.schema)}`, blocking: false };
+      return {
+        message: `Invalid value: ${v}: ${body} should be a multiple of ${String(e.schema)}`,
+        blocking: false,
+      };
+    case 'anyOf':
+      return {
+        message: `Invalid value: "": "${path}" must validate at least one schema (anyOf)`,
+        blocking: false,
+      };
+    case 'oneOf': {
+      const passing = (p.passingSchemas as number[] | null) ?? [];
+      return {
+        message: `Invalid value: "": "${path}" must validate one and only one schema (oneOf). ${passing.length ? `Found ${passing.length} valid alternatives` : 'Found none valid'}`,
+        blocking: false,
+      };
+    }
+    case 'not':
+      return { message: `Invalid value: "": "${path}" must not validate the schema (not)`, blocking: false };
     default:
-      return { message: `Invalid value: ${v}: ${e.message ?? e.keyword}`, blocking: false };
+      return { message: `Invalid value: ${v}: ${body} ${e.message ?? e.keyword}`, blocking: false };
   }
 }
 
@@ -286,13 +337,30 @@ export function compileSchemaCheck(schema: JsonSchemaProps): SchemaCheck {
       if (fn(object)) return [];
       const out: SchemaError[] = [];
       const seen = new Set<string>();
-      for (const e of fn.errors ?? []) {
+      const errors = fn.errors ?? [];
+      // kube-openapi reports the failures of one alternative of a failed anyOf/oneOf, none when
+      // some alternative passed (a oneOf with several); Ajv reports them all. The first is kept.
+      const composed = new Map(
+        errors
+          .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
+          .map((e) => [e.schemaPath, (e.params as { passingSchemas?: unknown }).passingSchemas ?? null]),
+      );
+      for (const e of errors) {
+        const alt = alternative(e.schemaPath);
+        if (alt && (alt.index !== 0 || composed.get(`${alt.at}/${alt.keyword}`) !== null)) continue;
         const extra =
           e.keyword === 'required'
             ? String((e.params as { missingProperty: string }).missingProperty)
             : undefined;
-        const { message, blocking } = render(e);
-        const path = renderPath(e.instancePath, schema, extra);
+        const at = renderPath(e.instancePath, schema, extra);
+        const { message, blocking } = render(e, at);
+        // range and composition errors name the field in the message, at the root
+        const atRoot =
+          e.keyword === NUMERIC_RANGE ||
+          e.keyword === 'anyOf' ||
+          e.keyword === 'oneOf' ||
+          e.keyword === 'not';
+        const path = atRoot || at === '' ? ROOT_PATH : at;
         const key = `${path}|${message}`;
         if (seen.has(key)) continue;
         seen.add(key);

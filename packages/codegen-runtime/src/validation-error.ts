@@ -16,6 +16,9 @@ export interface ValidationError {
   readonly rulePath?: string;
 }
 
+/** The path of the object's root, as the apiserver writes it (Go's rendering of a nil `field.Path`). */
+export const ROOT_PATH = '<nil>';
+
 /** Appends `.key` (or `[index]`) to a JSON path in the apiserver's notation. */
 export function childPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;

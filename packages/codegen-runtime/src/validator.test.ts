@@ -50,7 +50,7 @@ describe('createValidator', () => {
   it('reports schema errors with paths, and skips CEL when the apiserver would (enum errors)', () => {
     const r = v.validate({ spec: { size: 11, min: 0, mode: 'c', at: 'yesterday', name: 'ABC' } });
     const paths = r.errors.map((e) => e.path).sort();
-    expect(paths).toEqual(['<root>', 'spec.at', 'spec.min', 'spec.mode', 'spec.name', 'spec.size']);
+    expect(paths).toEqual(['<nil>', 'spec.at', 'spec.min', 'spec.mode', 'spec.name', 'spec.size']);
     expect(r.errors.at(-1)?.message).toMatch(/some validation rules were not checked/);
     expect(v.validate({ spec: {} }).errors[0]).toMatchObject({
       path: 'spec.size',
@@ -85,6 +85,149 @@ describe('createValidator', () => {
     ]);
     expect(v.is({ spec: { size: 2, url: 'http://x' } })).toBe(false);
     expect(v.is({ spec: { size: 2 } })).toBe(true);
+  });
+});
+
+describe('messages in kube-apiserver v1.37 words', () => {
+  // Each message as kube-apiserver v1.37.2 wrote it for the same schema and value (dryRun=All).
+  const skipped =
+    '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+  const messages = (x: JsonSchemaProps, value: unknown) =>
+    field(x, { 'x-kubernetes-validations': [{ rule: 'true' }] })
+      .validate({ spec: { x: value } })
+      .errors.map((e) => `${e.path}: ${e.message}`)
+      .sort();
+
+  it.each([
+    [
+      'minimum',
+      { type: 'integer', minimum: 1 },
+      0,
+      'Invalid value: 0: spec.x in body should be greater than or equal to 1',
+    ],
+    [
+      'exclusiveMinimum',
+      { type: 'integer', minimum: 1, exclusiveMinimum: true },
+      1,
+      'Invalid value: 1: spec.x in body should be greater than 1',
+    ],
+    [
+      'maximum',
+      { type: 'integer', maximum: 4 },
+      5,
+      'Invalid value: 5: spec.x in body should be less than or equal to 4',
+    ],
+    [
+      'exclusiveMaximum',
+      { type: 'number', maximum: 4, exclusiveMaximum: true },
+      4.5,
+      'Invalid value: 4.5: spec.x in body should be less than 4',
+    ],
+    [
+      'minLength',
+      { type: 'string', minLength: 2 },
+      'a',
+      'Invalid value: "a": spec.x in body should be at least 2 chars long',
+    ],
+    [
+      'pattern',
+      { type: 'string', pattern: '^a+$' },
+      'b',
+      'Invalid value: "b": spec.x in body should match \'^a+$\'',
+    ],
+    [
+      'minItems',
+      { type: 'array', minItems: 3, items: { type: 'string' } },
+      ['a'],
+      'Invalid value: 1: spec.x in body should have at least 3 items',
+    ],
+    [
+      'minProperties',
+      { type: 'object', minProperties: 1, additionalProperties: { type: 'string' } },
+      {},
+      'Invalid value: 0: spec.x in body should have at least 1 properties',
+    ],
+    [
+      'multipleOf',
+      { type: 'number', multipleOf: 0.5 },
+      1.3,
+      'Invalid value: 1.3: spec.x in body should be a multiple of 0.5',
+    ],
+  ] as const)('%s: an Invalid error with go-openapi\'s "<path> in body" prefix', (_k, x, value, message) => {
+    expect(messages(x as JsonSchemaProps, value)).toEqual([`spec.x: ${message}`]);
+  });
+
+  it.each([
+    ['maxLength', { type: 'string', maxLength: 3 }, 'abcd', 'Too long: may not be more than 3 bytes'],
+    [
+      'maxItems',
+      { type: 'array', maxItems: 2, items: { type: 'integer' } },
+      [1, 2, 3],
+      'Too many: 3: must have at most 2 items',
+    ],
+    [
+      'maxItems 1',
+      { type: 'array', maxItems: 1, items: { type: 'integer' } },
+      [1, 2],
+      'Too many: 2: must have at most 1 item',
+    ],
+    [
+      'maxProperties',
+      { type: 'object', maxProperties: 1, additionalProperties: { type: 'string' } },
+      { a: 'a', b: 'b' },
+      'Too many: 2: must have at most 1 item',
+    ],
+    ['enum', { type: 'string', enum: ['A', 'B'] }, 'C', 'Unsupported value: "C": supported values: "A", "B"'],
+    [
+      'integer enum',
+      { type: 'integer', enum: [1, 2] },
+      3,
+      'Unsupported value: 3: supported values: "1", "2"',
+    ],
+    [
+      'type',
+      { type: 'integer' },
+      'x',
+      'Invalid value: "string": spec.x in body must be of type integer: "string"',
+    ],
+    [
+      'type of an object',
+      { type: 'string' },
+      { a: 1 },
+      'Invalid value: "object": spec.x in body must be of type string: "object"',
+    ],
+    [
+      'format',
+      { type: 'string', format: 'date-time' },
+      'x',
+      'Invalid value: "x": spec.x in body must be of type date-time: "x"',
+    ],
+  ] as const)('%s: a field error without the prefix, skipping CEL', (_k, x, value, message) => {
+    expect(messages(x as JsonSchemaProps, value)).toEqual([skipped, `spec.x: ${message}`]);
+  });
+
+  it('reports range and composition errors at the root, naming the field in the message', () => {
+    expect(messages({ type: 'integer', format: 'int32' }, 2 ** 31)).toEqual([
+      '<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.x',
+    ]);
+    const ab = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } } as const;
+    const oneOf = { ...ab, oneOf: [{ required: ['a'] }, { required: ['b'] }] };
+    expect(messages(oneOf, {})).toEqual([
+      '<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found none valid',
+      skipped,
+      'spec.x.a: Required value',
+    ]);
+    expect(messages(oneOf, { a: 'x', b: 'y' })).toEqual([
+      '<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found 2 valid alternatives',
+    ]);
+    expect(messages({ ...ab, anyOf: [{ required: ['a'] }, { required: ['b'] }] }, {})).toEqual([
+      '<nil>: Invalid value: "": "spec.x" must validate at least one schema (anyOf)',
+      skipped,
+      'spec.x.a: Required value',
+    ]);
+    expect(messages({ ...ab, not: { required: ['a'] } }, { a: 'x' })).toEqual([
+      '<nil>: Invalid value: "": "spec.x" must not validate the schema (not)',
+    ]);
   });
 });
 

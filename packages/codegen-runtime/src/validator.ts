@@ -5,7 +5,7 @@ import type { JsonSchemaProps } from './json-schema.ts';
 import { validateListTypes } from './list-types.ts';
 import { type ScalePaths, validateScale } from './scale.ts';
 import { compileSchemaCheck, type SchemaCheck } from './schema-check.ts';
-import type { ValidationError } from './validation-error.ts';
+import { ROOT_PATH, type ValidationError } from './validation-error.ts';
 
 /** The result of validating one object. */
 export interface ValidationResult {
@@ -59,7 +59,7 @@ export interface ObjectValidator<T> {
 }
 
 const CEL_SKIPPED: ValidationError = {
-  path: '<root>',
+  path: ROOT_PATH,
   message:
     'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
   source: 'cel',
