@@ -40,20 +40,9 @@ interface Verdict {
   readonly errors: string[];
 }
 
-/**
- * The comparable part of an error. Field paths, the rejected values of scalar fields and the
- * CRD's own messages must agree exactly; these known spelling differences of the validator (noted
- * on the codegen issue) are normalized: the root is `<root>` where the apiserver writes `<nil>`;
- * go-openapi's `<path> in body` prefix; the value's type before a CEL message
- * (`Invalid value: "object": …`); and list sizes (`Too many: 5:`, `Invalid value: 0:` for a list).
- */
+/** An error as the apiserver words it, path first: the validator must agree word for word. */
 function comparable(path: string | undefined, message: string | undefined): string {
-  const m = (message ?? '')
-    .replace(/^(Invalid value: [^:]*: )\S+ in body /, '$1')
-    .replace(/^Invalid value: "(?:object|string|array|integer|number|boolean)": /, 'Invalid value: ')
-    .replace(/^Too many: \d+: /, 'Too many: ')
-    .replace(/^Invalid value: (?:\d+|\[\]): (should have at least)/, 'Invalid value: $1');
-  return `${path === '<nil>' ? '<root>' : path}: ${m}`;
+  return `${path}: ${message}`;
 }
 
 async function server<T extends KubeObject>(

@@ -12,17 +12,46 @@ export interface ScalePaths {
 
 const MAX_INT32 = 2 ** 31 - 1;
 
+/** Go's `%v` of a decoded JSON value (`unstructured` holds int64, float64, bool, string, slices and maps). */
+function goValue(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (typeof v === 'object')
+    return `map[${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${goValue((v as Record<string, unknown>)[k])}`)
+      .join(' ')}]`;
+  return String(v);
+}
+
+/** Go's `%T` of a decoded JSON value. */
+function goType(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return '[]interface {}';
+  if (typeof v === 'object') return 'map[string]interface {}';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return typeof v === 'boolean' ? 'bool' : 'string';
+}
+
+/** The accessor error of `unstructured.NestedFieldNoCopy` and its typed variants. */
+function accessorError(path: string, value: unknown, expected: string): string {
+  return `${path} accessor error: ${goValue(value)} is of the type ${goType(value)}, expected ${expected}`;
+}
+
+/** `unstructured.NestedFieldNoCopy`: a null or missing step is not found, a non-map step an error. */
 function nested(obj: unknown, jsonPath: string): { found: boolean; value?: unknown; error?: string } {
   let cur = obj;
   const segs = jsonPath.replace(/^\./, '').split('.');
   for (const [i, seg] of segs.entries()) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) {
+    if (cur === null || cur === undefined) return { found: false };
+    if (typeof cur !== 'object' || Array.isArray(cur)) {
       return {
         found: false,
-        error: `.${segs.slice(0, i).join('.')} accessor error: ${goJson(cur)} is not a map`,
+        error: accessorError(`.${segs.slice(0, i + 1).join('.')}`, cur, 'map[string]interface{}'),
       };
     }
-    if (!(seg in cur)) return { found: false };
+    if (!Object.hasOwn(cur, seg) || (cur as Record<string, unknown>)[seg] === undefined)
+      return { found: false };
     cur = (cur as Record<string, unknown>)[seg];
   }
   return { found: true, value: cur };
@@ -35,7 +64,7 @@ function replicas(obj: unknown, jsonPath: string, out: ValidationError[]): void 
   if (r.error) invalid(0, r.error);
   else if (!r.found) return;
   else if (typeof r.value !== 'number' || !Number.isInteger(r.value))
-    invalid(0, `${jsonPath} accessor error: ${goJson(r.value)} is not an int64`);
+    invalid(0, accessorError(jsonPath, r.value, 'int64'));
   else if (r.value < 0) invalid(r.value, 'should be a non-negative integer');
   else if (r.value > MAX_INT32) invalid(r.value, `should be less than or equal to ${MAX_INT32}`);
 }
@@ -53,7 +82,7 @@ export function validateScale(obj: unknown, scale: ScalePaths): ValidationError[
     if (r.error || (r.found && typeof r.value !== 'string'))
       out.push({
         path: scale.labelSelectorPath,
-        message: `Invalid value: ${goJson(r.value ?? '')}: ${r.error ?? `${scale.labelSelectorPath} accessor error: ${goJson(r.value)} is not a string`}`,
+        message: `Invalid value: "": ${r.error ?? accessorError(scale.labelSelectorPath, r.value, 'string')}`,
         source: 'schema',
       });
   }

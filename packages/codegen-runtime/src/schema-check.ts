@@ -22,6 +22,8 @@ const DROP = new Set([
 
 const MULTIPLE_OF = 'x-kubeloom-multiple-of';
 const NUMERIC_RANGE = 'x-kubeloom-numeric-range';
+/** The enum as the schema lists it (annotation only: Ajv checks `enum` without null). */
+const ENUM_VALUES = 'x-kubeloom-enum-values';
 
 const INT32 = 2 ** 31;
 const INT64 = 2n ** 63n;
@@ -140,8 +142,12 @@ function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
     }
   }
   if (out.nullable && !out.type) delete out.nullable;
-  // The apiserver rejects null for a field with an enum, even a nullable one listing null.
-  if (Array.isArray(out.enum)) out.enum = out.enum.filter((x) => x !== null);
+  // The apiserver rejects null for a field with an enum, even a nullable one listing null (and
+  // lists null among the supported values).
+  if (Array.isArray(out.enum)) {
+    out[ENUM_VALUES] = out.enum;
+    out.enum = out.enum.filter((x) => x !== null);
+  }
   return out;
 }
 
@@ -221,11 +227,17 @@ function render(e: ErrorObject, path: string): Rendered {
   switch (e.keyword) {
     case 'required':
       return { message: 'Required value', blocking: true };
-    case 'type':
+    case 'type': {
+      // go-openapi names a fraction for an int32/int64 field by its Go type and the format
+      const format = (e.parentSchema as JsonSchemaProps | undefined)?.format;
+      const fraction =
+        p.type === 'integer' && typeof e.data === 'number' && (format === 'int32' || format === 'int64');
+      const [type, got] = fraction ? [format, 'float64'] : [String(p.type), typeName(e.data)];
       return {
-        message: `Invalid value: "${typeName(e.data)}": ${body} must be of type ${String(p.type)}: "${typeName(e.data)}"`,
+        message: `Invalid value: "${got}": ${body} must be of type ${type}: "${got}"`,
         blocking: true,
       };
+    }
     case 'format':
       return {
         message: `Invalid value: ${v}: ${body} must be of type ${String(p.format).slice(4)}: ${v}`,
@@ -233,7 +245,7 @@ function render(e: ErrorObject, path: string): Rendered {
       };
     case 'enum':
       return {
-        message: `Unsupported value: ${v}: supported values: ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(typeof x === 'string' ? x : goJson(x))).join(', ')}`,
+        message: `Unsupported value: ${v}: supported values: ${((e.parentSchema as Record<string, unknown[]>)[ENUM_VALUES] ?? (p.allowedValues as unknown[])).map((x) => JSON.stringify(typeof x === 'string' ? x : goJson(x))).join(', ')}`,
         blocking: true,
       };
     case 'maxLength':

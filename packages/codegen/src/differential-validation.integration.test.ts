@@ -155,35 +155,39 @@ async function runSamples(
 function explainedByUnevaluated(v: Verdict): boolean {
   if (v.mine.notEvaluated.length === 0) return false;
   const paths = v.mine.notEvaluated.map((n) => n.path);
-  const causes = v.server.causes.length > 0 ? v.server.causes : [{ field: '<root>' }];
+  const causes = v.server.causes.length > 0 ? v.server.causes : [{ field: '<nil>' }];
   return causes.every((c) =>
     paths.some(
-      (p) => p === '<root>' || c.field === p || c.field?.startsWith(`${p}.`) || c.field?.startsWith(`${p}[`),
+      (p) => p === '<nil>' || c.field === p || c.field?.startsWith(`${p}.`) || c.field?.startsWith(`${p}[`),
     ),
   );
 }
 
 /**
  * For a sample both reject (the validator evaluating everything): do the two report the same
- * error paths, the same messages (leaving out the path the apiserver repeats in OpenAPI messages
- * and the examples it appends to name errors), and do paths that differ differ only in how map
+ * error paths and, exactly, the same messages, and do paths that differ differ only in how map
  * keys are written (`[key]` against `.key`)?
  */
 function errorAgreement(v: Verdict): { paths: boolean; messages: boolean; notationOnly: boolean } {
-  const field = (f: string | undefined) => (f === '<nil>' ? '<root>' : (f ?? ''));
   const same = (a: string[], b: string[]) => JSON.stringify(a.sort()) === JSON.stringify(b.sort());
   const mine = [...new Set(v.mine.errors.map((e) => e.path))];
-  const server = [...new Set(v.server.causes.map((c) => field(c.field)))];
+  const server = [...new Set(v.server.causes.map((c) => c.field ?? ''))];
   const keysAsDots = (ps: string[]) => ps.map((p) => p.replace(/\[([^\]\d][^\]]*)\]/g, '.$1'));
   const paths = same(mine, server);
-  const messages = same(
-    v.mine.errors.map((e) => `${e.path}: ${e.message}`),
-    v.server.causes.map(
-      (c) =>
-        `${field(c.field)}: ${(c.message ?? '').replace(`${c.field} in body `, '').replace(/ \(e\.g\. '.*\)$/, '')}`,
-    ),
-  );
+  const messages = same(mineMessages(v), serverMessages(v));
   return { paths, messages, notationOnly: !paths && same(keysAsDots(mine), keysAsDots(server)) };
+}
+
+const mineMessages = (v: Verdict) => v.mine.errors.map((e) => `${e.path}: ${e.message}`).sort();
+const serverMessages = (v: Verdict) =>
+  v.server.causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).sort();
+
+/** The messages of a sample both reject that differ, apiserver's first. */
+function describeMessages(r: ResourceModel, v: Verdict): string {
+  const mine = mineMessages(v);
+  const server = serverMessages(v);
+  const only = (a: string[], b: string[]) => a.filter((x) => !b.includes(x)).join(' | ');
+  return `${r.kind} ${v.sample.label}: apiserver ${only(server, mine)} ; validator ${only(mine, server)}`;
 }
 
 function describeVerdict(r: ResourceModel, v: Verdict): string {
@@ -233,6 +237,7 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
     const notEvaluatedOnly: string[] = [];
     const errorsCompared = { samples: 0, samePaths: 0, sameMessages: 0 };
     const pathNotation: string[] = [];
+    const messageDiffs: string[] = [];
     for (const [ci, r] of models.entries()) {
       const name = `${r.plural}.${r.group}`;
       const { version, schema } = storageSchema(r);
@@ -282,6 +287,7 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
           errorsCompared.samples++;
           if (a.paths) errorsCompared.samePaths++;
           if (a.messages) errorsCompared.sameMessages++;
+          else messageDiffs.push(describeMessages(r, x));
           if (a.notationOnly) pathNotation.push(describeVerdict(r, x));
         }
         if (x.mine.valid === x.server.accepted) stats.agree++;
@@ -330,6 +336,7 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
     for (const d of disagreements.slice(0, 40)) console.log(`  DISAGREEMENT ${d}`);
     for (const u of unviolated.slice(0, 40)) console.log(`  UNVIOLATED ${u}`);
     for (const n of notEvaluatedOnly.slice(0, 10)) console.log(`  NOT EVALUATED ${n}`);
+    for (const m of messageDiffs.slice(0, 20)) console.log(`  MESSAGES ${m}`);
     writeFileSync(
       path.join(testOutputDir('differential'), 'report.json'),
       JSON.stringify(
@@ -340,6 +347,7 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
           notEvaluatedOnly: neOnly,
           errorsCompared,
           pathNotation,
+          messageDiffs,
           accepted,
           perCrd,
           disagreements,

@@ -14,14 +14,14 @@ describe('error paths in the apiserver notation', () => {
 
   it('schema errors in map entries: .key, written raw even when the key has dots or brackets', () => {
     expect(errors({ resources: { cpu: { value: 11 }, 'foo.bar': {}, 'a[0]': { value: 12 } } })).toEqual([
-      '<root>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
-      'spec.resources.a[0].value: Invalid value: 12: should be less than or equal to 10',
-      'spec.resources.cpu.value: Invalid value: 11: should be less than or equal to 10',
+      '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      'spec.resources.a[0].value: Invalid value: 12: spec.resources.a[0].value in body should be less than or equal to 10',
+      'spec.resources.cpu.value: Invalid value: 11: spec.resources.cpu.value in body should be less than or equal to 10',
       'spec.resources.foo.bar.value: Required value',
     ]);
     // a map key that looks like an index is still a key
     expect(errors({ byIndex: { '0': [0, 2] } })).toEqual([
-      'spec.byIndex.0[1]: Invalid value: 2: should be less than or equal to 1',
+      'spec.byIndex.0[1]: Invalid value: 2: spec.byIndex.0[1] in body should be less than or equal to 1',
     ]);
   });
 
@@ -33,7 +33,7 @@ describe('error paths in the apiserver notation', () => {
     expect(
       errors({ embedded: { 'e.1': { kind: 'Thing' } }, nested: { 'k.1': [{ 'long.key': 'abcd' }] } }),
     ).toEqual([
-      '<root>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       'spec.embedded[e.1].apiVersion: Required value',
       'spec.nested.k.1[0].long.key: Too long: may not be more than 3 bytes',
     ]);
@@ -46,7 +46,7 @@ describe('error paths in the apiserver notation', () => {
     });
     expect(plain.validate({ spec: {} }).errors.map((e) => e.path)).toEqual(['spec.a']);
     expect(errors({ ports: [{}] })).toEqual([
-      '<root>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       'spec.ports[0].name: Required value',
     ]);
   });
@@ -61,7 +61,7 @@ describe('error paths in the apiserver notation', () => {
         ],
       }),
     ).toEqual([
-      'spec.ports[1].port: Invalid value: 101: should be less than or equal to 100',
+      'spec.ports[1].port: Invalid value: 101: spec.ports[1].port in body should be less than or equal to 100',
       'spec.ports[2]: Duplicate value: {"name":"a"}',
     ]);
   });

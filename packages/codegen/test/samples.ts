@@ -251,7 +251,7 @@ class Generator {
 
   /** Parses an apiserver-notation path back into a JSON path within `obj`. */
   nodePathOf(obj: unknown, p: string): JsonPath | undefined {
-    if (p === '<root>') return [];
+    if (p === '<nil>') return [];
     const out: (string | number)[] = [];
     const re = /([^.[\]]+)|\[(\d+)\]|\[([^\]]*)\]/g;
     for (const m of p.matchAll(re)) {

@@ -9,7 +9,7 @@ export type JsonPath = readonly (string | number)[];
 
 /** Renders a path in the apiserver's notation. */
 export function pathString(path: JsonPath): string {
-  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('') || '<root>';
+  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('') || '<nil>';
 }
 
 /** The value at `path`, or undefined. */
