@@ -1,10 +1,28 @@
 import type { JsonSchemaProps } from './json-schema.ts';
 import { isObject } from './json-value.ts';
-import { coerceObjectMeta, validateObjectMeta } from './object-meta.ts';
+import { coerceObjectMeta, regexError, tooLong, validateObjectMeta } from './object-meta.ts';
 import { planOf, type SchemaPlan } from './schema-plan.ts';
 import { childPath, goJson, keyPath, type ValidationError } from './validation-error.ts';
 
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
+/** apimachinery's `IsDNS1035Label`. */
+function dns1035LabelErrors(s: string): string[] {
+  const errs: string[] = [];
+  const long = tooLong(s, 63);
+  if (long) errs.push(long);
+  if (!DNS1035_LABEL.test(s))
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        'my-name',
+        'abc-123',
+      ),
+    );
+  return errs;
+}
 
 function checkTypeMeta(x: Record<string, unknown>, path: string, out: ValidationError[]): void {
   const invalid = (k: string, v: unknown, detail: string) =>
@@ -14,25 +32,25 @@ function checkTypeMeta(x: Record<string, unknown>, path: string, out: Validation
       source: 'embedded',
     });
   for (const k of ['apiVersion', 'kind']) {
-    if (!(k in x)) out.push({ path: childPath(path, k), message: 'Required value', source: 'embedded' });
+    if (x[k] === undefined)
+      out.push({ path: childPath(path, k), message: 'Required value', source: 'embedded' });
   }
   const av = x.apiVersion;
-  if ('apiVersion' in x) {
+  if (av !== undefined) {
     if (typeof av !== 'string') invalid('apiVersion', av, 'must be a string');
     else if (av === '') invalid('apiVersion', av, 'must not be empty');
     else if (av !== '/' && av.split('/').length > 2)
       invalid('apiVersion', av, `unexpected GroupVersion string: ${av}`);
   }
   const kind = x.kind;
-  if ('kind' in x) {
+  if (kind !== undefined) {
     if (typeof kind !== 'string') invalid('kind', kind, 'must be a string');
     else if (kind === '') invalid('kind', kind, 'must not be empty');
-    else if (kind.length > 63 || !DNS1035_LABEL.test(kind.toLowerCase()))
-      invalid(
-        'kind',
-        kind,
-        "may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-      );
+    else {
+      const errs = dns1035LabelErrors(kind.toLowerCase());
+      if (errs.length > 0)
+        invalid('kind', kind, `may have mixed case, but should otherwise match: ${errs.join(',')}`);
+    }
   }
 }
 

@@ -83,13 +83,64 @@ export function coerceObjectMeta(
   return out;
 }
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
+const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_FMT}$`);
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const QUALIFIED_NAME_PART = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
+const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const TOTAL_ANNOTATION_SIZE = 256 * 1024;
+const utf8 = new TextEncoder();
 
-/** Why `s` is not a qualified name (`[prefix/]name`), or an empty list. */
+/** apimachinery's `RegexError` (exported for the embedded kind): the rule, examples and the regular expression. */
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  const shown = examples.map((x, i) => `${i > 0 ? ' or ' : ''}'${x}', `).join('');
+  return `${msg} (e.g. ${shown}regex used for validation is '${fmt}')`;
+}
+
+/** apimachinery's `MaxLenError` (Go's `len` counts bytes). */
+export function tooLong(s: string, max: number): string | undefined {
+  return utf8.encode(s).length > max ? `must be no more than ${max} bytes` : undefined;
+}
+
+/** apimachinery's `IsDNS1123Label`. */
+function dns1123LabelErrors(s: string): string[] {
+  const errs: string[] = [];
+  const long = tooLong(s, 63);
+  if (long) errs.push(long);
+  if (!DNS1123_LABEL.test(s))
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        DNS1123_LABEL_FMT,
+        'my-name',
+        '123-abc',
+      ),
+    );
+  return errs;
+}
+
+/** apimachinery's `IsDNS1123Subdomain`. */
+function dns1123SubdomainErrors(s: string): string[] {
+  const errs: string[] = [];
+  const long = tooLong(s, 253);
+  if (long) errs.push(long);
+  if (!DNS1123_SUBDOMAIN.test(s))
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
+  return errs;
+}
+
+/** Why `s` is not a qualified name (`[prefix/]name`; apimachinery's `IsQualifiedName`), or an empty list. */
 function qualifiedNameErrors(s: string): string[] {
   const parts = s.split('/');
   let name = s;
@@ -98,18 +149,38 @@ function qualifiedNameErrors(s: string): string[] {
     const [prefix, n] = parts as [string, string];
     name = n;
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))
-      errs.push('prefix part must be a lowercase RFC 1123 subdomain');
+    else errs.push(...dns1123SubdomainErrors(prefix).map((e) => `prefix part ${e}`));
   } else if (parts.length > 2) {
     return [
-      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character with an optional DNS subdomain prefix and '/'",
+      `a valid label key ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  else if (!QUALIFIED_NAME_PART.test(name))
+  else {
+    const long = tooLong(name, 63);
+    if (long) errs.push(`name part ${long}`);
+  }
+  if (!QUALIFIED_NAME_PART.test(name))
     errs.push(
-      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+      `name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`,
+    );
+  return errs;
+}
+
+/** apimachinery's `IsValidLabelValue`. */
+function labelValueErrors(v: string): string[] {
+  const errs: string[] = [];
+  const long = tooLong(v, 63);
+  if (long) errs.push(long);
+  if (!LABEL_VALUE.test(v))
+    errs.push(
+      regexError(
+        `a valid label must be an empty string or ${QUALIFIED_NAME_MSG.replace('must consist', 'consist')}`,
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
     );
   return errs;
 }
@@ -142,23 +213,13 @@ export function validateObjectMeta(
     for (const e of pathSegmentErrors(meta.name, false)) err(childPath(path, 'name'), meta.name, e);
   }
   const ns = meta.namespace;
-  if (typeof ns === 'string' && ns !== '' && (ns.length > 63 || !DNS1123_LABEL.test(ns))) {
-    err(
-      childPath(path, 'namespace'),
-      ns,
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-    );
-  }
+  if (typeof ns === 'string' && ns !== '')
+    for (const e of dns1123LabelErrors(ns)) err(childPath(path, 'namespace'), ns, e);
   if (typeof meta.generation === 'number' && meta.generation < 0)
     err(childPath(path, 'generation'), meta.generation, 'must be greater than or equal to 0');
   for (const [k, v] of Object.entries((meta.labels as Record<string, unknown> | undefined) ?? {})) {
     for (const e of qualifiedNameErrors(k)) err(childPath(path, 'labels'), k, e);
-    if (typeof v === 'string' && (v.length > 63 || !LABEL_VALUE.test(v)))
-      err(
-        childPath(path, 'labels'),
-        v,
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-      );
+    if (typeof v === 'string') for (const e of labelValueErrors(v)) err(childPath(path, 'labels'), v, e);
   }
   let size = 0;
   for (const [k, v] of Object.entries((meta.annotations as Record<string, unknown> | undefined) ?? {})) {
@@ -171,28 +232,46 @@ export function validateObjectMeta(
       message: `Too long: may not be more than ${TOTAL_ANNOTATION_SIZE} bytes`,
       source: 'embedded',
     });
-  ((meta.finalizers as unknown[] | undefined) ?? []).forEach((f, i) => {
+  ((meta.finalizers as unknown[] | undefined) ?? []).forEach((f) => {
     if (typeof f === 'string')
-      for (const e of qualifiedNameErrors(f)) err(childPath(childPath(path, 'finalizers'), i), f, e);
+      for (const e of qualifiedNameErrors(f)) err(childPath(path, 'finalizers'), f, e);
   });
-  let controllers = 0;
-  ((meta.ownerReferences as unknown[] | undefined) ?? []).forEach((ref, i) => {
-    const p = childPath(childPath(path, 'ownerReferences'), i);
-    const r = (ref ?? {}) as Record<string, unknown>;
+  validateOwnerReferences(
+    meta.ownerReferences as unknown[] | undefined,
+    childPath(path, 'ownerReferences'),
+    out,
+  );
+}
+
+/** apimachinery's `ValidateOwnerReferences`: every reference complete, at most one controller. */
+function validateOwnerReferences(refs: unknown[] | undefined, path: string, out: ValidationError[]): void {
+  const all = (refs ?? []).map((ref) => (ref ?? {}) as Record<string, unknown>);
+  // the references as the apiserver prints them: Go's OwnerReference fields in order
+  const shown = JSON.stringify(
+    all.map((r) => ({
+      apiVersion: r.apiVersion ?? '',
+      kind: r.kind ?? '',
+      name: r.name ?? '',
+      uid: r.uid ?? '',
+      ...(typeof r.controller === 'boolean' ? { controller: r.controller } : {}),
+      ...(typeof r.blockOwnerDeletion === 'boolean' ? { blockOwnerDeletion: r.blockOwnerDeletion } : {}),
+    })),
+  );
+  let controller = '';
+  all.forEach((r, i) => {
+    const p = childPath(path, i);
     for (const k of ['apiVersion', 'kind', 'name', 'uid']) {
       if (typeof r[k] !== 'string' || r[k] === '')
-        out.push({
-          path: childPath(p, k),
-          message: 'Invalid value: "": must not be empty',
-          source: 'embedded',
-        });
+        out.push({ path: childPath(p, k), message: 'Required value: must not be empty', source: 'embedded' });
     }
-    if (r.controller === true) controllers++;
+    if (r.controller !== true) return;
+    const name = `${String(r.kind ?? '')}/${String(r.name ?? '')}`;
+    if (controller === '') controller = name;
+    else
+      out.push({
+        path,
+        message: `Invalid value: ${shown}: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${name}`,
+        source: 'embedded',
+      });
   });
-  if (controllers > 1)
-    out.push({
-      path: childPath(path, 'ownerReferences'),
-      message: 'Invalid value: Only one reference can have Controller set to true',
-      source: 'embedded',
-    });
 }

@@ -320,13 +320,13 @@ describe('embedded resources', () => {
       /must be a map of strings/,
     );
     expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { finalizers: ['a/b/c'] } })[0]).toMatch(
-      /^spec\.x\.metadata\.finalizers\[0\]: Invalid value: "a\/b\/c"/,
+      /^spec\.x\.metadata\.finalizers: Invalid value: "a\/b\/c": a valid label key must consist/,
     );
     expect(
       errs({ apiVersion: 'v1', kind: 'X', metadata: { ownerReferences: [{ kind: 'A', name: 'a' }] } }),
     ).toEqual([
-      'spec.x.metadata.ownerReferences[0].apiVersion: Invalid value: "": must not be empty',
-      'spec.x.metadata.ownerReferences[0].uid: Invalid value: "": must not be empty',
+      'spec.x.metadata.ownerReferences[0].apiVersion: Required value: must not be empty',
+      'spec.x.metadata.ownerReferences[0].uid: Required value: must not be empty',
     ]);
     expect(errs({ apiVersion: 'v1', kind: 'X', metadata: { namespace: 'Bad_NS' } })[0]).toMatch(
       /^spec\.x\.metadata\.namespace: /,

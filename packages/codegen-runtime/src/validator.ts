@@ -58,6 +58,10 @@ export interface ObjectValidator<T> {
   readonly schema: JsonSchemaProps;
 }
 
+/** The error types after which the apiserver skips CEL rules (`hasBlockingErr`). */
+const BLOCKING =
+  /^(Required value|Unsupported value|Too long|Too many|Invalid value: "[a-z]+": .* must be of type)/;
+
 const CEL_SKIPPED: ValidationError = {
   path: ROOT_PATH,
   message:
@@ -98,8 +102,7 @@ export function createValidator<T>(
       ...lists,
     ];
     const notEvaluated: UnevaluatedRule[] = [];
-    const blocked =
-      schemaErrors.some((e) => e.blocking) || embedded.some((e) => e.message.startsWith('Required value'));
+    const blocked = schemaErrors.some((e) => e.blocking) || embedded.some((e) => BLOCKING.test(e.message));
     // the apiserver says so only when the schema has rules to skip (it has no CEL validator otherwise)
     if (blocked) {
       hasRules ??= hasCelRules(schema);
