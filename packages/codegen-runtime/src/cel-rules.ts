@@ -180,7 +180,7 @@ function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, 
       else
         out.errors.push({
           path: where,
-          message: `Invalid value: ${goJson(schema.type ?? '')}: rule evaluation error: ${(e as Error).message}`,
+          message: `Invalid value: ${goJson(schema.type ?? '')}: ${(e as Error).message} evaluating rule: ${r.message?.trim() || `failed rule: ${r.rule.trim()}`}`,
           source: 'cel-error',
           rule: r.rule,
           rulePath: where,

@@ -77,8 +77,8 @@ interface SchemaError extends ValidationError {
 
 /** The compiled structural check of one schema: Ajv with apiserver semantics. */
 export interface SchemaCheck {
-  /** Checks a pruned and defaulted object. */
-  check(object: unknown): SchemaError[];
+  /** Checks a pruned and defaulted object (written through `subresource`, if given). */
+  check(object: unknown, subresource?: 'status'): SchemaError[];
 }
 
 /**
@@ -345,7 +345,7 @@ export function compileSchemaCheck(schema: JsonSchemaProps): SchemaCheck {
   for (const f of formats) ajv.addFormat(`k8s-${f}`, { type: 'string', validate: formatChecker(f)! });
   const fn: ValidateFunction = ajv.compile(toAjv(schema, true));
   return {
-    check(object: unknown): SchemaError[] {
+    check(object: unknown, subresource?: 'status'): SchemaError[] {
       if (fn(object)) return [];
       const out: SchemaError[] = [];
       const seen = new Set<string>();
@@ -365,14 +365,17 @@ export function compileSchemaCheck(schema: JsonSchemaProps): SchemaCheck {
             ? String((e.params as { missingProperty: string }).missingProperty)
             : undefined;
         const at = renderPath(e.instancePath, schema, extra);
-        const { message, blocking } = render(e, at);
+        // the status subresource checks `status` alone: names relative to it, its root at `status`
+        const inStatus = subresource === 'status' && /^status(?:$|[.[])/.test(at);
+        const root = inStatus ? 'status' : ROOT_PATH;
+        const { message, blocking } = render(e, inStatus ? at.slice('status'.length).replace(/^\./, '') : at);
         // range and composition errors name the field in the message, at the root
         const atRoot =
           e.keyword === NUMERIC_RANGE ||
           e.keyword === 'anyOf' ||
           e.keyword === 'oneOf' ||
           e.keyword === 'not';
-        const path = atRoot || at === '' ? ROOT_PATH : at;
+        const path = atRoot ? root : at || ROOT_PATH;
         const key = `${path}|${message}`;
         if (seen.has(key)) continue;
         seen.add(key);

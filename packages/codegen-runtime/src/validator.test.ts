@@ -231,6 +231,33 @@ describe('messages in kube-apiserver v1.37 words', () => {
   });
 });
 
+describe('the status subresource', () => {
+  it('names fields relative to status, which the apiserver checks alone there (messages as it wrote them)', () => {
+    const s = createValidator({
+      type: 'object',
+      properties: {
+        status: { type: 'object', properties: { n: { type: 'integer', minimum: 0, format: 'int32' } } },
+      },
+    });
+    const messages = (obj: unknown, subresource?: 'status') =>
+      s
+        .validate(obj, { oldObject: { status: {} }, subresource })
+        .errors.map((e) => `${e.path}: ${e.message}`);
+    expect(messages({ status: { n: -1 } }, 'status')).toEqual([
+      'status.n: Invalid value: -1: n in body should be greater than or equal to 0',
+    ]);
+    expect(messages({ status: { n: 2 ** 31 } }, 'status')).toEqual([
+      'status: Invalid value: "": Checked value must be of type integer with format int32 in n',
+    ]);
+    expect(messages({ status: 'x' }, 'status')).toEqual([
+      'status: Invalid value: "string":  in body must be of type object: "string"',
+    ]);
+    expect(messages({ status: { n: -1 } })).toEqual([
+      'status.n: Invalid value: -1: status.n in body should be greater than or equal to 0',
+    ]);
+  });
+});
+
 describe('list types', () => {
   it('rejects duplicate items in a set, once per repeated value at its second appearance', () => {
     const s = field({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } });

@@ -38,6 +38,12 @@ export interface ValidatorOptions {
 export interface ValidateOptions {
   /** The previous object, for transition rules (`oldSelf`); omit for a create. */
   readonly oldObject?: unknown;
+  /**
+   * `'status'` for a write to the status subresource: the apiserver then checks `status` with its
+   * own schema, so OpenAPI messages name fields relative to `status` (`conditions[0].reason in
+   * body …`) and errors it reports for the whole checked value sit at `status` instead of `<nil>`.
+   */
+  readonly subresource?: 'status' | undefined;
 }
 
 /**
@@ -93,7 +99,7 @@ export function createValidator<T>(
     compiled ??= compileSchemaCheck(schema);
     const object = decodeCopy(obj, schema);
     const embedded = validateEmbeddedResources(object, schema);
-    const schemaErrors = compiled.check(object);
+    const schemaErrors = compiled.check(object, options.subresource);
     const lists = validateListTypes(object, schema);
     const errors: ValidationError[] = [
       ...schemaErrors.map(({ blocking: _, ...e }) => e),

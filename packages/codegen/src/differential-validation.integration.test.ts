@@ -139,7 +139,10 @@ async function runSamples(
       }
       const old = olds.get(JSON.stringify(s.old))!;
       const obj = { ...s.object, metadata: old.metadata } as KubeObject;
-      const mine = validator.validate(obj, { oldObject: old });
+      const mine = validator.validate(obj, {
+        oldObject: old,
+        ...(s.via === 'status' ? { subresource: 'status' as const } : {}),
+      });
       const server = await outcome(
         kube.api.update(d, obj, { dryRun: 'All', ...(s.via === 'status' ? { subresource: 'status' } : {}) }),
       );
