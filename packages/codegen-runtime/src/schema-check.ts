@@ -22,8 +22,13 @@ const DROP = new Set([
 
 const MULTIPLE_OF = 'x-kubeloom-multiple-of';
 const NUMERIC_RANGE = 'x-kubeloom-numeric-range';
+/** The format as the schema gives it (annotation only: Ajv checks the formats of strings). */
+const SCHEMA_FORMAT = 'x-kubeloom-format';
 /** The enum as the schema lists it (annotation only: Ajv checks `enum` without null). */
 const ENUM_VALUES = 'x-kubeloom-enum-values';
+
+/** go-openapi's string checks, in the order it runs them. */
+const STRING_KEYWORDS = new Set(['maxLength', 'minLength', 'pattern']);
 
 const INT32 = 2 ** 31;
 const INT64 = 2n ** 63n;
@@ -131,6 +136,7 @@ function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
         if (uncheckedPatternReason(String(value)) === undefined) out.pattern = value;
         break;
       case 'format':
+        out[SCHEMA_FORMAT] = value;
         if ((s.type === undefined || s.type === 'string') && formatChecker(String(value)))
           out.format = `k8s-${String(value)}`;
         break;
@@ -141,6 +147,8 @@ function toAjv(s: JsonSchemaProps, root: boolean): Record<string, unknown> {
         out[key] = value;
     }
   }
+  // kube-openapi types an int-or-string field as `integer,string`
+  if (s['x-kubernetes-int-or-string'] === true && out.type === undefined) out.type = ['integer', 'string'];
   if (out.nullable && !out.type) delete out.nullable;
   // The apiserver rejects null for a field with an enum, even a nullable one listing null (and
   // lists null among the supported values).
@@ -228,11 +236,17 @@ function render(e: ErrorObject, path: string): Rendered {
     case 'required':
       return { message: 'Required value', blocking: true };
     case 'type': {
-      // go-openapi names a fraction for an int32/int64 field by its Go type and the format
-      const format = (e.parentSchema as JsonSchemaProps | undefined)?.format;
-      const fraction =
-        p.type === 'integer' && typeof e.data === 'number' && (format === 'int32' || format === 'int64');
-      const [type, got] = fraction ? [format, 'float64'] : [String(p.type), typeName(e.data)];
+      // go-openapi checks a field with a format against the format first, for a value that is
+      // neither a string nor a list, naming the value's Go format (`int64`, `float64`, or none)
+      const format = (e.parentSchema as Record<string, unknown> | undefined)?.[SCHEMA_FORMAT];
+      const byFormat =
+        typeof format === 'string' &&
+        format !== '' &&
+        typeof e.data !== 'string' &&
+        !Array.isArray(e.data) &&
+        e.data !== null;
+      const goFormat = typeof e.data === 'number' ? (Number.isInteger(e.data) ? 'int64' : 'float64') : '';
+      const [type, got] = byFormat ? [format, goFormat] : [String(p.type), typeName(e.data)];
       return {
         message: `Invalid value: "${got}": ${body} must be of type ${type}: "${got}"`,
         blocking: true,
@@ -357,7 +371,15 @@ export function compileSchemaCheck(schema: JsonSchemaProps): SchemaCheck {
           .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
           .map((e) => [e.schemaPath, (e.params as { passingSchemas?: unknown }).passingSchemas ?? null]),
       );
+      // go-openapi's string validator reports the first of maxLength, minLength and pattern only
+      const stringErrors = new Map<string, string>();
+      for (const keyword of STRING_KEYWORDS)
+        for (const e of errors)
+          if (e.keyword === keyword && !stringErrors.has(e.instancePath))
+            stringErrors.set(e.instancePath, keyword);
       for (const e of errors) {
+        const first = stringErrors.get(e.instancePath);
+        if (first && STRING_KEYWORDS.has(e.keyword) && e.keyword !== first) continue;
         const alt = alternative(e.schemaPath);
         if (alt && (alt.index !== 0 || composed.get(`${alt.at}/${alt.keyword}`) !== null)) continue;
         const extra =

@@ -206,6 +206,28 @@ describe('messages in kube-apiserver v1.37 words', () => {
     expect(messages(x as JsonSchemaProps, value)).toEqual([skipped, `spec.x: ${message}`]);
   });
 
+  it('checks a field with a format against the format first, and a string against its first failing check only', () => {
+    expect(messages({ type: 'integer', format: 'int32' }, 1.5)).toContain(
+      'spec.x: Invalid value: "float64": spec.x in body must be of type int32: "float64"',
+    );
+    expect(messages({ type: 'string', format: 'date-time' }, 5)).toContain(
+      'spec.x: Invalid value: "int64": spec.x in body must be of type date-time: "int64"',
+    );
+    expect(messages({ type: 'string', format: 'date-time' }, {})).toContain(
+      'spec.x: Invalid value: "": spec.x in body must be of type date-time: ""',
+    );
+    expect(messages({ type: 'string', minLength: 1, pattern: '^a+$' }, '')).toEqual([
+      'spec.x: Invalid value: "": spec.x in body should be at least 1 chars long',
+    ]);
+    expect(messages({ type: 'string', maxLength: 1, pattern: '^a+$' }, 'bb')).toEqual([
+      skipped,
+      'spec.x: Too long: may not be more than 1 bytes',
+    ]);
+    expect(messages({ 'x-kubernetes-int-or-string': true }, 1.5)).toContain(
+      'spec.x: Invalid value: "number": spec.x in body must be of type integer,string: "number"',
+    );
+  });
+
   it('reports range and composition errors at the root, naming the field in the message', () => {
     expect(messages({ type: 'integer', format: 'int32' }, 2 ** 31)).toEqual([
       '<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.x',
