@@ -306,11 +306,19 @@ function render(e: ErrorObject, path: string): Rendered {
         blocking: false,
       };
     }
-    case MULTIPLE_OF:
+    case MULTIPLE_OF: {
+      // an integer is checked against the truncated factor, which must stay positive
+      const factor = Math.trunc(Number(e.schema));
+      if (Number.isInteger(e.data) && factor <= 0)
+        return {
+          message: `Invalid value: ${factor}: factor MultipleOf declared for ${path} must be positive: ${factor}`,
+          blocking: false,
+        };
       return {
         message: `Invalid value: ${v}: ${body} should be a multiple of ${String(e.schema)}`,
         blocking: false,
       };
+    }
     case 'anyOf':
       return {
         message: `Invalid value: "": "${path}" must validate at least one schema (anyOf)`,

@@ -228,6 +228,25 @@ describe('messages in kube-apiserver v1.37 words', () => {
     );
   });
 
+  it('says when an integer meets a multipleOf factor below 1 (truncated to 0), as the apiserver does', () => {
+    expect(messages({ type: 'number', multipleOf: 0.25 }, 1)).toEqual([
+      'spec.x: Invalid value: 0: factor MultipleOf declared for spec.x must be positive: 0',
+    ]);
+  });
+
+  it('words a rule that fails to evaluate as the apiserver does, with the left error of a failed ||', () => {
+    const x = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      'x-kubernetes-validations': [{ rule: 'self.a.size() > 0 || self.b.size() > 0', message: 'a or b' }],
+    } as const;
+    expect(
+      field(x)
+        .validate({ spec: { x: {} } })
+        .errors.map((e) => `${e.path}: ${e.message}`),
+    ).toEqual(['spec.x: Invalid value: "object": no such key: a evaluating rule: a or b']);
+  });
+
   it('reports range and composition errors at the root, naming the field in the message', () => {
     expect(messages({ type: 'integer', format: 'int32' }, 2 ** 31)).toEqual([
       '<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.x',

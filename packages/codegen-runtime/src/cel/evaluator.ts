@@ -501,7 +501,14 @@ export function evaluate(e: CelExpr, vars: CelBindings): CelValue {
           leftErr = err;
         }
         if (left === (e.op === '||')) return left;
-        const right = truthy(evaluate(e.right, vars), `operand of ${e.op}`);
+        let right: boolean;
+        try {
+          right = truthy(evaluate(e.right, vars), `operand of ${e.op}`);
+        } catch (err) {
+          // both sides failed: cel-go reports the left one's error
+          if (leftErr && !(err instanceof CelUnsupportedError)) throw leftErr;
+          throw err;
+        }
         if (right === (e.op === '||')) return right;
         if (leftErr) throw leftErr;
         return right;
