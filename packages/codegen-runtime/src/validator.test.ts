@@ -235,11 +235,11 @@ describe('messages in kube-apiserver v1.37 words', () => {
   });
 
   it('words a rule that fails to evaluate as the apiserver does, with the left error of a failed ||', () => {
-    const x = {
+    const x: JsonSchemaProps = {
       type: 'object',
       properties: { a: { type: 'string' }, b: { type: 'string' } },
       'x-kubernetes-validations': [{ rule: 'self.a.size() > 0 || self.b.size() > 0', message: 'a or b' }],
-    } as const;
+    };
     expect(
       field(x)
         .validate({ spec: { x: {} } })
