@@ -153,9 +153,12 @@ describe('messages in kube-apiserver v1.37 words', () => {
       1.3,
       'Invalid value: 1.3: spec.x in body should be a multiple of 0.5',
     ],
-  ] as const)('%s: an Invalid error with go-openapi\'s "<path> in body" prefix', (_k, x, value, message) => {
-    expect(messages(x as JsonSchemaProps, value)).toEqual([`spec.x: ${message}`]);
-  });
+  ] as const)(
+    '%s: an Invalid error with go-openapi\'s "<path> in body" prefix',
+    (...[, x, value, message]) => {
+      expect(messages(x as JsonSchemaProps, value)).toEqual([`spec.x: ${message}`]);
+    },
+  );
 
   it.each([
     ['maxLength', { type: 'string', maxLength: 3 }, 'abcd', 'Too long: may not be more than 3 bytes'],
@@ -202,7 +205,7 @@ describe('messages in kube-apiserver v1.37 words', () => {
       'x',
       'Invalid value: "x": spec.x in body must be of type date-time: "x"',
     ],
-  ] as const)('%s: a field error without the prefix, skipping CEL', (_k, x, value, message) => {
+  ] as const)('%s: a field error without the prefix, skipping CEL', (...[, x, value, message]) => {
     expect(messages(x as JsonSchemaProps, value)).toEqual([skipped, `spec.x: ${message}`]);
   });
 
