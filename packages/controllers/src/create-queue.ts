@@ -36,6 +36,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The sync marker's slot in the FIFO. */
 const SYNC = null;
 
+/**
+ * Up to this many workers, whether a key is running is a scan of the workers' slots (cheaper than
+ * a hashed set for a handful); above it, a set of the running keys answers.
+ */
+const SCAN_RUNNING_UP_TO = 8;
+
 type State = 'new' | 'running' | 'closed';
 
 /**
@@ -82,12 +88,23 @@ class WorkQueue<K> implements Queue<K> {
   /** Keys waiting to be processed, in order, and the sync marker. */
   readonly #fifo = new Fifo<string | typeof SYNC>();
   /**
-   * Keys that need processing (waiting, or added again while being processed) with their latest
-   * value: client-go's dirty set. One map operation per add, whether or not it is a duplicate.
+   * Keys that need processing (waiting, or added again while being processed): client-go's dirty
+   * set. One set operation per add, whether or not it is a duplicate.
    */
-  readonly #dirty = new Map<string, K>();
-  /** Keys being processed (at most `workers`), with their start time (0 without metrics). */
-  readonly #processing = new Map<string, number>();
+  readonly #dirty = new Set<string>();
+  /**
+   * The latest value of each dirty key whose value is not the key itself (a string key is its own
+   * value and costs nothing here).
+   */
+  readonly #values = new Map<string, K>();
+  /** The key each worker is processing (by worker index), `undefined` when it is not. */
+  readonly #running: Array<string | undefined>;
+  /** When each worker's current reconcile started (by worker index); only with metrics. */
+  readonly #runningSince: number[] | undefined;
+  /** How many workers are processing a key. */
+  #runningCount = 0;
+  /** The running keys, kept only above {@link SCAN_RUNNING_UP_TO} workers. */
+  readonly #runningSet: Set<string> | undefined;
   /** Keys added again while being processed: queued once more when their reconcile ends. */
   readonly #readded = new Set<string>();
   /** When each waiting key entered the FIFO; only with metrics. */
@@ -127,18 +144,25 @@ class WorkQueue<K> implements Queue<K> {
     });
     this.#resolveClosed = resolve;
     this.#addedAt = opts.metrics ? new Map() : undefined;
+    this.#running = new Array<string | undefined>(this.#workerCount).fill(undefined);
+    this.#runningSince = opts.metrics ? new Array<number>(this.#workerCount).fill(0) : undefined;
+    this.#runningSet = this.#workerCount > SCAN_RUNNING_UP_TO ? new Set() : undefined;
     this.#metrics = opts.metrics?.queue(this.name, {
       depth: () => this.size,
       unfinishedWorkSeconds: () => {
         const now = this.#clock.now();
         let total = 0;
-        for (const start of this.#processing.values()) total += now - start;
+        for (let i = 0; i < this.#workerCount; i++) {
+          if (this.#running[i] !== undefined) total += now - this.#runningSince![i]!;
+        }
         return total / 1000;
       },
       longestRunningProcessorSeconds: () => {
         const now = this.#clock.now();
         let longest = 0;
-        for (const start of this.#processing.values()) longest = Math.max(longest, now - start);
+        for (let i = 0; i < this.#workerCount; i++) {
+          if (this.#running[i] !== undefined) longest = Math.max(longest, now - this.#runningSince![i]!);
+        }
         return longest / 1000;
       },
     });
@@ -147,11 +171,14 @@ class WorkQueue<K> implements Queue<K> {
   add(value: K): void {
     if (this.#shuttingDown) return;
     const key = this.#stringKeys && typeof value === 'string' ? value : this.#keyFunc(value);
+    // The latest value wins.
+    if ((value as unknown) !== key) this.#values.set(key, value);
+    else if (this.#values.size !== 0) this.#values.delete(key);
     const before = this.#dirty.size;
-    this.#dirty.set(key, value); // the latest value wins
+    this.#dirty.add(key);
     if (this.#dirty.size === before) return; // already waiting (or already re-added)
     this.#metrics?.add();
-    if (this.#processing.size !== 0 && this.#processing.has(key)) {
+    if (this.#runningCount !== 0 && this.#isRunning(key)) {
       this.#readded.add(key); // #done queues it when the running reconcile ends
       return;
     }
@@ -234,7 +261,7 @@ class WorkQueue<K> implements Queue<K> {
     this.#fifo.push(SYNC);
     this.#syncQueued = true;
     const workers: Array<Promise<void>> = [];
-    for (let i = 0; i < this.#workerCount; i++) workers.push(this.#worker());
+    for (let i = 0; i < this.#workerCount; i++) workers.push(this.#worker(i));
     await Promise.all(workers);
     signal.removeEventListener('abort', onAbort);
     this.#finishClose();
@@ -248,7 +275,15 @@ class WorkQueue<K> implements Queue<K> {
     await this.closed;
   }
 
-  async #worker(): Promise<void> {
+  /** Whether a worker is processing `key` (callers check `#runningCount !== 0` first). */
+  #isRunning(key: string): boolean {
+    if (this.#runningSet !== undefined) return this.#runningSet.has(key);
+    for (let i = 0; i < this.#workerCount; i++) if (this.#running[i] === key) return true;
+    return false;
+  }
+
+  /** Worker `slot` (0 … workers − 1) processes keys until the queue shuts down. */
+  async #worker(slot: number): Promise<void> {
     let streak = 0;
     while (!this.#shuttingDown) {
       const key = this.#fifo.shift();
@@ -261,8 +296,15 @@ class WorkQueue<K> implements Queue<K> {
         this.#onSyncMarker();
         continue;
       }
-      const value = this.#dirty.get(key) as K;
       this.#dirty.delete(key);
+      let value = key as K;
+      if (this.#values.size !== 0) {
+        const stored = this.#values.get(key);
+        if (stored !== undefined || this.#values.has(key)) {
+          value = stored as K;
+          this.#values.delete(key);
+        }
+      }
       let start = 0;
       if (this.#metrics) {
         start = this.#clock.now();
@@ -270,7 +312,10 @@ class WorkQueue<K> implements Queue<K> {
         this.#addedAt!.delete(key);
         if (addedAt !== undefined) this.#metrics.observeQueueDuration((start - addedAt) / 1000);
       }
-      this.#processing.set(key, start);
+      this.#running[slot] = key;
+      this.#runningCount++;
+      this.#runningSet?.add(key);
+      if (this.#runningSince !== undefined) this.#runningSince[slot] = start;
       let result: unknown;
       let failed = false;
       let error: unknown;
@@ -297,20 +342,22 @@ class WorkQueue<K> implements Queue<K> {
         if (failed) this.#onError(key, value, error);
         else this.#onSuccess(key, value, result as ReconcileResult | undefined);
       } catch (err) {
-        // A throwing rate limiter or keyFunc must not wedge the key in `processing`.
+        // A throwing rate limiter or keyFunc must not wedge the key as running.
         this.#logger.error('queue bookkeeping failed after reconcile', {
           key: logKey(key),
           err: serializeError(err),
         });
       }
-      if (this.#metrics?.reconcile) {
-        const requeued = !failed && (result as ReconcileResult | undefined)?.requeueAfterMs !== undefined;
-        this.#metrics.reconcile(
-          failed ? 'error' : requeued ? 'requeue_after' : 'success',
-          (this.#clock.now() - start) / 1000,
-        );
+      if (this.#metrics !== undefined) {
+        // One clock read for both the reconcile and the work duration.
+        const seconds = (this.#clock.now() - start) / 1000;
+        if (this.#metrics.reconcile) {
+          const requeued = !failed && (result as ReconcileResult | undefined)?.requeueAfterMs !== undefined;
+          this.#metrics.reconcile(failed ? 'error' : requeued ? 'requeue_after' : 'success', seconds);
+        }
+        this.#metrics.observeWorkDuration(seconds);
       }
-      this.#done(key);
+      this.#done(key, slot);
       // Counted for async reconcilers too: one whose promise is already settled (a cache hit, a
       // no-op) resumes the worker in a microtask, and microtasks alone never let timers or I/O run.
       if (++streak >= YIELD_EVERY) {
@@ -367,10 +414,11 @@ class WorkQueue<K> implements Queue<K> {
     forget();
   }
 
-  #done(key: string): void {
-    if (this.#metrics)
-      this.#metrics.observeWorkDuration((this.#clock.now() - this.#processing.get(key)!) / 1000);
-    this.#processing.delete(key);
+  /** Worker `slot` finished `key`: it is no longer running, and queued again if it was re-added. */
+  #done(key: string, slot: number): void {
+    this.#running[slot] = undefined;
+    this.#runningCount--;
+    this.#runningSet?.delete(key);
     if (this.#syncWaitFor?.delete(key) && this.#syncWaitFor.size === 0) {
       this.#syncWaitFor = undefined;
       this.#synced = true;
@@ -380,8 +428,11 @@ class WorkQueue<K> implements Queue<K> {
 
   #onSyncMarker(): void {
     // Keys dequeued before the marker may still be running on other workers.
-    if (this.#processing.size === 0) this.#synced = true;
-    else this.#syncWaitFor = new Set(this.#processing.keys());
+    if (this.#runningCount === 0) this.#synced = true;
+    else {
+      this.#syncWaitFor = new Set();
+      for (const key of this.#running) if (key !== undefined) this.#syncWaitFor.add(key);
+    }
   }
 
   #push(key: string): void {
@@ -420,6 +471,7 @@ class WorkQueue<K> implements Queue<K> {
     this.#fifo.clear();
     this.#syncQueued = false;
     this.#dirty.clear();
+    this.#values.clear();
     this.#readded.clear();
     this.#addedAt?.clear();
     for (const wake of this.#waiters.splice(0)) wake();
