@@ -10,8 +10,9 @@
  *
  * Reports the dedupe ratio (adds / keys processed) and the time per processed key relative to the
  * baseline, CPU and wall clock. Target: ≤ 1.3× the baseline's CPU time per key in every cell. The
- * target is judged on CPU time because the workload is CPU-bound and single-threaded, so on an idle machine the two agree, while on a shared one the wall clock
- * mostly measures how long the neighbours kept the process off the CPU.
+ * target is judged on CPU time because the workload is CPU-bound and single-threaded, so on an
+ * idle machine the two agree, while on a shared one the wall clock mostly measures how long the
+ * neighbours kept the process off the CPU.
  *
  * Every measurement runs in a fresh Node process (one warm-up run, then one measured run), so the
  * two implementations never share JIT state (a call site made polymorphic by one slows the other).
