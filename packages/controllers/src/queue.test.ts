@@ -45,6 +45,31 @@ describe('createQueue', () => {
     expect(await settled(q.closed)).toBe(true);
   });
 
+  it('processes the latest value when string keys and object keys for the same key are mixed', async () => {
+    const seen: Array<string | ObjectKey> = [];
+    const gate = deferred();
+    const q = createQueue<string | ObjectKey>({
+      reconciler: async (k) => {
+        seen.push(k);
+        if (seen.length === 1) await gate.promise;
+      },
+    });
+    q.add(key('a'));
+    q.add('ns/a'); // the string wins over the object added before it
+    q.add('ns/b');
+    q.add(key('b')); // and the object over the string
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    expect(seen).toEqual(['ns/a']);
+    q.add(key('a')); // added while 'ns/a' runs: processed again afterwards, with this value
+    gate.resolve();
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    expect(seen).toEqual(['ns/a', key('b'), key('a')]);
+    ac.abort();
+    await run;
+  });
+
   it('keys strings as they are and object keys as namespace/name', async () => {
     const seen: string[] = [];
     const strings = createQueue<string>({ reconciler: (k) => void seen.push(k) });
@@ -79,46 +104,50 @@ describe('createQueue', () => {
     await bad[Symbol.asyncDispose]();
   });
 
-  it('never processes one key on two workers, and re-processes a key added during processing', async () => {
-    const gates = new Map<string, Array<Deferred>>();
-    const running = new Set<string>();
-    let overlap = 0;
-    const calls: string[] = [];
-    const q = createQueue<string>({
-      workers: 4,
-      reconciler: async (k) => {
-        if (running.has(k)) overlap++;
-        running.add(k);
-        calls.push(k);
-        const gate = deferred();
-        gates.set(k, [...(gates.get(k) ?? []), gate]);
-        await gate.promise;
-        running.delete(k);
-      },
-    });
-    const ac = new AbortController();
-    const run = q.run(ac.signal);
-    q.add('a');
-    q.add('b');
-    await flushMicrotasks();
-    expect([...running].sort()).toEqual(['a', 'b']);
-    // 'a' is being processed: re-adding it (twice) queues it once, and no worker picks it up.
-    q.add('a');
-    q.add('a');
-    await flushMicrotasks();
-    expect(calls).toEqual(['a', 'b']);
-    expect(q.size).toBe(0);
-    gates.get('a')![0]!.resolve();
-    await flushMicrotasks();
-    expect(calls).toEqual(['a', 'b', 'a']);
-    gates.get('a')![1]!.resolve();
-    gates.get('b')![0]!.resolve();
-    await flushMicrotasks();
-    expect(calls).toEqual(['a', 'b', 'a']);
-    expect(overlap).toBe(0);
-    ac.abort();
-    await run;
-  });
+  // 4 workers check a running key by scanning their slots, 12 through a set of running keys.
+  it.each([4, 12])(
+    'never processes one key on two workers, and re-processes a key added during processing (%i workers)',
+    async (workers) => {
+      const gates = new Map<string, Array<Deferred>>();
+      const running = new Set<string>();
+      let overlap = 0;
+      const calls: string[] = [];
+      const q = createQueue<string>({
+        workers,
+        reconciler: async (k) => {
+          if (running.has(k)) overlap++;
+          running.add(k);
+          calls.push(k);
+          const gate = deferred();
+          gates.set(k, [...(gates.get(k) ?? []), gate]);
+          await gate.promise;
+          running.delete(k);
+        },
+      });
+      const ac = new AbortController();
+      const run = q.run(ac.signal);
+      q.add('a');
+      q.add('b');
+      await flushMicrotasks();
+      expect([...running].sort()).toEqual(['a', 'b']);
+      // 'a' is being processed: re-adding it (twice) queues it once, and no worker picks it up.
+      q.add('a');
+      q.add('a');
+      await flushMicrotasks();
+      expect(calls).toEqual(['a', 'b']);
+      expect(q.size).toBe(0);
+      gates.get('a')![0]!.resolve();
+      await flushMicrotasks();
+      expect(calls).toEqual(['a', 'b', 'a']);
+      gates.get('a')![1]!.resolve();
+      gates.get('b')![0]!.resolve();
+      await flushMicrotasks();
+      expect(calls).toEqual(['a', 'b', 'a']);
+      expect(overlap).toBe(0);
+      ac.abort();
+      await run;
+    },
+  );
 
   it('keeps its guarantees under random adds and random reconcile durations with 4 workers', async () => {
     let seed = 7;
