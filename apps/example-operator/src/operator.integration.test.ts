@@ -172,13 +172,14 @@ describe('the egress operator on a cluster that runs workloads', () => {
       await waitFor('policies listable as the operator', () =>
         kube.api.list(EgressGatewayPolicyResource, {}),
       );
+      // One at a time: a request started before its rejection is awaited would be unhandled.
       const refused = [
-        kube.api.list(builtins.Secret, { namespace: SYSTEM }),
-        kube.api.delete(builtins.Deployment, 'anything', 'shop'),
-        kube.api.delete(IPAMPoolResource, 'anything'),
-        kube.api.create(builtins.Lease, { metadata: { name: 'x', namespace: 'shop' } }),
+        () => kube.api.list(builtins.Secret, { namespace: SYSTEM }),
+        () => kube.api.delete(builtins.Deployment, 'anything', 'shop'),
+        () => kube.api.delete(IPAMPoolResource, 'anything'),
+        () => kube.api.create(builtins.Lease, { metadata: { name: 'x', namespace: 'shop' } }),
       ];
-      for (const r of refused) await expect(r).rejects.toSatisfy(isForbidden);
+      for (const request of refused) await expect(request()).rejects.toSatisfy(isForbidden);
     } finally {
       await kube[Symbol.asyncDispose]();
     }
