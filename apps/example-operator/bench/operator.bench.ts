@@ -74,6 +74,8 @@ async function run(): Promise<RunResult> {
   await kube.api.create(builtins.Namespace, { metadata: { name: 'bench' } });
   for (let p = 0; p < POOLS; p++)
     await kube.api.create(IPAMPoolResource, {
+      ...TYPE_META,
+      kind: 'IPAMPool',
       metadata: { name: `pool-${p}` },
       spec: { cidrs: [`10.${p}.0.0/20`] },
     });
