@@ -85,7 +85,7 @@ async function run(): Promise<RunResult> {
     args: [
       `--kubeconfig=${plane.kubeconfigPath}`,
       '--metrics-secure=false',
-      '--log-level=warn',
+      '--log-level=info',
       '--concurrency=4',
     ],
   });
