@@ -18,7 +18,6 @@
  * runs 8 policies once.
  */
 
-import { request } from 'node:http';
 import { builtins, createKubeClient, noopLogger } from '@kubeloom/kube';
 import { installCRDs, startControlPlane, waitFor } from '@kubeloom/testing';
 import { startOperatorProcess } from '../scripts/replica.ts';
@@ -44,18 +43,8 @@ interface RunResult {
   readonly rssMiB: number;
 }
 
-function scrape(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
-      let body = '';
-      res
-        .setEncoding('utf8')
-        .on('data', (c: string) => (body += c))
-        .on('end', () => resolve(body));
-    })
-      .on('error', reject)
-      .end();
-  });
+async function scrape(port: number): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 }
 
 function sample(text: string, pattern: RegExp): number {

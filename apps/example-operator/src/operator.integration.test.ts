@@ -300,7 +300,13 @@ describe('the egress operator on a cluster that runs workloads', () => {
       args: ['--metrics-bind-address=0', '--leader-elect'],
     });
     processes.push(p);
-    await p.waitForLog('an unauthorized request', (r) => JSON.stringify(r).includes('401'), 60_000);
+    await p.waitForLog(
+      'an informer refused with 401',
+      (r) =>
+        r.msg === 'list/watch failed; retrying' && (r.err as { code?: number } | undefined)?.code === 401,
+      60_000,
+    );
+    expect(p.logs.some((r) => r.msg === 'caches synced')).toBe(false);
     writeFileSync(path.join(pod.serviceAccountDir, 'token'), pod.token); // the kubelet rotating it
     await p.waitForLog('caches synced after the rotation', (r) => r.msg === 'caches synced', 120_000);
   });

@@ -5,7 +5,6 @@
 
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { installCRDs, sharedControlPlane, waitFor } from '@kubeloom/testing';
@@ -22,18 +21,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function get(port: number, urlPath: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: urlPath }, (res) => {
-      let body = '';
-      res
-        .setEncoding('utf8')
-        .on('data', (c: string) => (body += c))
-        .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
+async function get(port: number, urlPath: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`);
+  return { status: res.status, body: await res.text() };
 }
 
 describe('kubeloom-egress-operator', () => {

@@ -131,7 +131,8 @@ export interface GatewayOutcome {
  * Converges the gateway Deployment by server-side apply with {@link FIELD_MANAGER} when the
  * policy holds all its addresses. A Deployment of that name that this policy does not control is
  * reported, never adopted: when the cache (gateway-labelled Deployments only) has none, a live
- * read confirms the name is free before the apply creates it.
+ * read confirms the name is free before the apply creates it (only then: a policy still waiting
+ * for addresses costs no API read).
  */
 export async function convergeGateway(
   ctx: ProcessorContext,
@@ -141,16 +142,17 @@ export async function convergeGateway(
   const desired = renderGateway(policy, pool.egressIPs);
   const name = desired.metadata?.name ?? '';
   const namespace = desired.metadata?.namespace ?? '';
+  // Converge when the policy holds all its addresses; also scale an existing gateway to zero once
+  // it holds none (its old addresses may be handed to another policy).
+  const ready = pool.poolFound && !pool.failure && pool.egressIPs.length > 0;
   let existing = ctx.clients.deployments.get(name, namespace);
-  if (!existing)
+  // Only before creating: a policy waiting for addresses does not read the API on every reconcile.
+  if (!existing && ready)
     existing = (await ignoreNotFound(
       ctx.kube.api.get(builtins.Deployment, name, namespace, { signal: ctx.signal }),
     )) as V1Deployment | undefined;
   const owner = ownership(existing, policy);
   if (owner === 'foreign') return { deployment: existing, ownership: owner };
-  // Converge when the policy holds all its addresses; also scale an existing gateway to zero once
-  // it holds none (its old addresses may be handed to another policy).
-  const ready = pool.poolFound && !pool.failure && pool.egressIPs.length > 0;
   const drain = owner === 'ours' && pool.egressIPs.length === 0;
   if ((!ready && !drain) || isUpToDate(existing, desired)) return { deployment: existing, ownership: owner };
   const applied = await ctx.clients.deployments.apply(desired as ApplyConfiguration<V1Deployment>, {
