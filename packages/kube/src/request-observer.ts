@@ -17,7 +17,11 @@ export interface ObservedRequest {
   readonly method: string;
   /** `<plural>.<group>` (or `<plural>` for the core group); `''` for raw requests. */
   readonly resource: string;
-  /** The HTTP status, or `0` when no response arrived (connection failure, abort). */
+  /**
+   * The HTTP status: a failure's own code; for a success the code the apiserver answers that verb
+   * with (201 for `create`, 200 otherwise, as the transport does not report it); `0` when no
+   * response arrived (connection failure, abort).
+   */
   readonly code: number;
   /** From sending to the response (for a watch, to its first event or end), in seconds. */
   readonly durationSeconds: number;
