@@ -1,21 +1,25 @@
 /**
  * `pnpm bench operator`: the egress operator converging N policies over 4 pools on a plane that
  * runs workloads (real Deployment and ReplicaSet controllers, scheduler, kwok nodes), each run on a
- * fresh plane with a fresh operator process.
+ * fresh plane with a fresh operator process. Two variants in the same run, in rotating order: the
+ * pool-summary pass driven by the derived pool-usage collection (`--pool-summary=krt`) and by every
+ * pool event (`--pool-summary=queue`); the policy reconcile is the same in both.
  *
  * Measured per run: time from the first policy created to every policy `Ready=True` (gateways
  * available), the operator's API writes per policy (from its own `rest_client_requests_total`:
  * POST, PUT, PATCH, DELETE) against the minimum a correct reconcile needs, and the operator
- * process's CPU seconds and resident memory (its `process_*` metrics). Reported: median and range
- * over the runs.
+ * process's CPU seconds and resident memory (its `process_*` metrics), and the pool-summary
+ * passes it ran (`controller_runtime_reconcile_total{controller="ipampool"}`). Reported per
+ * variant: median and range over the runs.
  *
  * The minimum, per policy: 1 finalizer (PUT policy), 1 allocation (PUT pool/status), 1 gateway
  * (PATCH apply Deployment), 2 statuses (PUT policy/status: addresses held while the gateway rolls
  * out, then Ready) = 5. Anything above is conflict retries (several policies of one pool racing
  * for its status) and status writes for intermediate gateway states.
  *
- * EGRESS_BENCH_POLICIES (default 1000), EGRESS_BENCH_RUNS (default 5); KUBELOOM_BENCH_SMOKE=1
- * runs 8 policies once.
+ * EGRESS_BENCH_POLICIES (default 1000), EGRESS_BENCH_RUNS (processes per variant, default 5),
+ * EGRESS_BENCH_VARIANTS (default `krt,queue`); KUBELOOM_BENCH_SMOKE=1 runs 8 policies once per
+ * variant.
  */
 
 import { builtins, createKubeClient, noopLogger } from '@kubeloom/kube';
@@ -33,14 +37,22 @@ const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const POLICIES = smoke ? 8 : Number(process.env.EGRESS_BENCH_POLICIES ?? 1000);
 const RUNS = smoke ? 1 : Number(process.env.EGRESS_BENCH_RUNS ?? 5);
 const POOLS = 4;
+const VARIANTS = (process.env.EGRESS_BENCH_VARIANTS ?? 'krt,queue').split(',').map((v) => v.trim());
+for (const v of VARIANTS)
+  if (v !== 'krt' && v !== 'queue')
+    throw new Error(
+      `EGRESS_BENCH_VARIANTS: unknown variant "${v}" (expected krt, queue or both, comma-separated)`,
+    );
 const MINIMUM_WRITES = 5;
 const TYPE_META = { apiVersion: 'egress.kubeloom.dev/v1alpha1' };
 
 interface RunResult {
+  readonly variant: string;
   readonly convergeSeconds: number;
   readonly writesPerPolicy: number;
   readonly cpuSeconds: number;
   readonly rssMiB: number;
+  readonly summaryPasses: number;
 }
 
 async function scrape(port: number): Promise<string> {
@@ -56,7 +68,7 @@ function sample(text: string, pattern: RegExp): number {
   return total;
 }
 
-async function run(): Promise<RunResult> {
+async function run(variant: string): Promise<RunResult> {
   await using plane = await startControlPlane({ workloads: { nodes: 4 } });
   await using kube = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
   await installCRDs(plane.kubeConfig, operatorCrds() as never);
@@ -76,6 +88,7 @@ async function run(): Promise<RunResult> {
       '--metrics-secure=false',
       '--log-level=info',
       '--concurrency=4',
+      `--pool-summary=${variant}`,
     ],
   });
   const port = await operator.port('serving metrics');
@@ -115,11 +128,14 @@ async function run(): Promise<RunResult> {
   const convergeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const after = await scrape(port);
   const writes = /^rest_client_requests_total\{[^}]*method="(POST|PUT|PATCH|DELETE)"/;
+  const passes = /^controller_runtime_reconcile_total\{[^}]*controller="ipampool"/;
   return {
+    variant,
     convergeSeconds,
     writesPerPolicy: (sample(after, writes) - sample(before, writes)) / POLICIES,
     cpuSeconds: sample(after, /^process_cpu_seconds_total /),
     rssMiB: sample(after, /^process_resident_memory_bytes /) / 2 ** 20,
+    summaryPasses: sample(after, passes),
   };
 }
 
@@ -131,36 +147,32 @@ function summary(values: number[], digits: number): string {
 
 const results: RunResult[] = [];
 for (let i = 0; i < RUNS; i++) {
-  const r = await run();
-  results.push(r);
-  console.log(`run ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
+  // Rotate the order so neither variant always runs first (or last) on a machine that drifts.
+  const order = VARIANTS.map((_, j) => VARIANTS[(i + j) % VARIANTS.length] as string);
+  for (const variant of order) {
+    const r = await run(variant);
+    results.push(r);
+    console.log(`run ${i + 1}/${RUNS} ${variant}: ${JSON.stringify(r)}`);
+  }
 }
 console.log(
-  `\n${POLICIES} policies over ${POOLS} pools, ${RUNS} run(s), fresh plane and operator each; median (range)\n`,
+  `\n${POLICIES} policies over ${POOLS} pools, ${RUNS} run(s) per variant in rotating order, fresh plane and operator process each; median (range)\n`,
 );
-console.log('| measure | operator | minimum / note |');
-console.log('|---|---|---|');
-console.log(
-  `| time to converge (all Ready), s | ${summary(
-    results.map((r) => r.convergeSeconds),
+const of = (variant: string, pick: (r: RunResult) => number) =>
+  results.filter((r) => r.variant === variant).map(pick);
+const rows: [string, (r: RunResult) => number, number, string][] = [
+  [
+    'time to converge (all Ready), s',
+    (r) => r.convergeSeconds,
     1,
-  )} | gateways must become available through the real controllers |`,
-);
-console.log(
-  `| API writes per policy | ${summary(
-    results.map((r) => r.writesPerPolicy),
-    2,
-  )} | ${MINIMUM_WRITES} |`,
-);
-console.log(
-  `| operator CPU, s | ${summary(
-    results.map((r) => r.cpuSeconds),
-    2,
-  )} | |`,
-);
-console.log(
-  `| operator RSS, MiB | ${summary(
-    results.map((r) => r.rssMiB),
-    0,
-  )} | |`,
-);
+    'gateways become available through the real controllers',
+  ],
+  ['API writes per policy', (r) => r.writesPerPolicy, 2, `minimum ${MINIMUM_WRITES}`],
+  ['operator CPU, s', (r) => r.cpuSeconds, 2, ''],
+  ['operator RSS, MiB', (r) => r.rssMiB, 0, ''],
+  ['pool-summary passes', (r) => r.summaryPasses, 0, ''],
+];
+console.log(`| measure | ${VARIANTS.map((v) => `--pool-summary=${v}`).join(' | ')} | note |`);
+console.log(`|---|${VARIANTS.map(() => '---:|').join('')}---|`);
+for (const [label, pick, digits, note] of rows)
+  console.log(`| ${label} | ${VARIANTS.map((v) => summary(of(v, pick), digits)).join(' | ')} | ${note} |`);

@@ -17,7 +17,11 @@ import { waitFor } from '@kubeloom/testing';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { createEgressController, type EgressController } from '../src/controller/egress-controller.ts';
+import {
+  createEgressController,
+  type EgressController,
+  type PoolSummaryMode,
+} from '../src/controller/egress-controller.ts';
 import { FINALIZER } from '../src/controller/processors.ts';
 import { findCondition } from '../src/domain/conditions.ts';
 import { gatewayName } from '../src/domain/gateway.ts';
@@ -49,6 +53,8 @@ export interface ScenarioCluster {
   readonly namespace: string;
   /** A unique prefix for cluster-scoped names (pools). */
   readonly prefix: string;
+  /** What drives the operators' pool-summary pass (default: the controller's). */
+  readonly poolSummary?: PoolSummaryMode | undefined;
 }
 
 /** A pool manifest. */
@@ -76,9 +82,15 @@ export interface RunningOperator extends AsyncDisposable {
 }
 
 /** Starts an operator instance and waits until it reconciled what existed. */
-export async function startOperator(cluster: ScenarioCluster, workers = 2): Promise<RunningOperator> {
+export async function startOperator(
+  cluster: ScenarioCluster,
+  options: { readonly workers?: number; readonly poolSummary?: PoolSummaryMode } = {},
+): Promise<RunningOperator> {
   const kube = cluster.operatorClient();
-  const controller = createEgressController(kube, { workers });
+  const controller = createEgressController(kube, {
+    workers: options.workers ?? 2,
+    poolSummary: options.poolSummary ?? cluster.poolSummary,
+  });
   const stop = new AbortController();
   if (!(await kube.runAndWait(stop.signal))) throw new Error('operator informers did not sync');
   const running = controller.run(stop.signal);
@@ -88,6 +100,7 @@ export async function startOperator(cluster: ScenarioCluster, workers = 2): Prom
     async [Symbol.asyncDispose]() {
       stop.abort();
       await running;
+      await controller[Symbol.asyncDispose]();
       await kube[Symbol.asyncDispose]();
     },
   };

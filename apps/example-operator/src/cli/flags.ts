@@ -31,6 +31,8 @@ export interface OperatorFlags {
   /** `undefined` when probes are disabled (`--health-probe-bind-address=0`). */
   readonly healthProbeBindAddress: BindAddress | undefined;
   readonly concurrency: number;
+  /** How the pool-summary pass is driven: `krt` (a derived pool-usage collection) or `queue` (every pool event). */
+  readonly poolSummary: 'krt' | 'queue';
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** `json` lines (the default in a Pod) or `text`. */
   readonly logFormat: 'json' | 'text';
@@ -55,6 +57,8 @@ export const USAGE = `Usage: kubeloom-egress-operator [flags]
   --metrics-cert-dir <dir>             tls.crt and tls.key for metrics (default: a self-signed certificate)
   --health-probe-bind-address <addr>   where /healthz and /readyz listen, or 0 (default: :8081)
   --concurrency <n>                    parallel reconciles, 1-64 (default: 1)
+  --pool-summary <krt|queue>           what drives the pool-summary pass: a derived pool-usage collection (krt)
+                                       or every pool event (queue) (default: krt)
   --log-level <debug|info|warn|error>  (default: info)
   --log-format <json|text>             (default: json in a Pod, text elsewhere)
   -h, --help                           print this help
@@ -62,6 +66,7 @@ export const USAGE = `Usage: kubeloom-egress-operator [flags]
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 const LOG_FORMATS = ['json', 'text'] as const;
+const POOL_SUMMARY = ['krt', 'queue'] as const;
 
 /** Parses a bind address the way controller-runtime accepts it. */
 export function parseBindAddress(flag: string, text: string): BindAddress | undefined {
@@ -115,6 +120,7 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
         'metrics-cert-dir': { type: 'string' },
         'health-probe-bind-address': { type: 'string' },
         concurrency: { type: 'string' },
+        'pool-summary': { type: 'string' },
         'log-level': { type: 'string' },
         'log-format': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -151,6 +157,7 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
       str('health-probe-bind-address') ?? ':8081',
     ),
     concurrency,
+    poolSummary: oneOf('pool-summary', str('pool-summary') ?? 'krt', POOL_SUMMARY),
     logLevel: oneOf('log-level', str('log-level') ?? 'info', LOG_LEVELS),
     logFormat: oneOf('log-format', str('log-format') ?? (options.inCluster ? 'json' : 'text'), LOG_FORMATS),
     help: v.help === true,

@@ -1,17 +1,21 @@
 /**
- * The operator's own metrics, read from the caches at scrape time (no bookkeeping in the
- * reconcile): addresses allocated and free per pool, and policies by readiness.
+ * The operator's own metrics, read at scrape time (no bookkeeping in the reconcile): addresses
+ * allocated and free per pool from the controller's pool usage (the derived krt collection, or
+ * computed from the caches), and policies by readiness from the policy cache.
  *
  * @module
  */
 
 import type { Registry } from 'prom-client';
 import * as prom from 'prom-client';
-import type { OperatorClients } from '../controller/clients.ts';
+import type { EgressController } from '../controller/egress-controller.ts';
 import { findCondition } from '../domain/conditions.ts';
 
 /** Registers the gauges on `registry`. */
-export function registerOperatorMetrics(registry: Registry, clients: OperatorClients): void {
+export function registerOperatorMetrics(
+  registry: Registry,
+  controller: Pick<EgressController, 'clients' | 'poolUsage'>,
+): void {
   new prom.Gauge({
     name: 'egress_pool_allocated_addresses',
     help: 'Addresses allocated in each IPAMPool.',
@@ -19,8 +23,7 @@ export function registerOperatorMetrics(registry: Registry, clients: OperatorCli
     registers: [registry],
     collect() {
       this.reset();
-      for (const p of clients.pools.list())
-        this.set({ pool: p.metadata?.name ?? '' }, p.status?.allocated ?? 0);
+      for (const u of controller.poolUsage()) this.set({ pool: u.name }, u.allocated);
     },
   });
   new prom.Gauge({
@@ -30,7 +33,7 @@ export function registerOperatorMetrics(registry: Registry, clients: OperatorCli
     registers: [registry],
     collect() {
       this.reset();
-      for (const p of clients.pools.list()) this.set({ pool: p.metadata?.name ?? '' }, p.status?.free ?? 0);
+      for (const u of controller.poolUsage()) this.set({ pool: u.name }, u.free);
     },
   });
   new prom.Gauge({
@@ -40,7 +43,7 @@ export function registerOperatorMetrics(registry: Registry, clients: OperatorCli
     registers: [registry],
     collect() {
       const counts = { True: 0, False: 0, Unknown: 0 };
-      for (const p of clients.policies.list()) {
+      for (const p of controller.clients.policies.list()) {
         const status = findCondition(p.status?.conditions, 'Ready')?.status ?? 'Unknown';
         counts[status] += 1;
       }

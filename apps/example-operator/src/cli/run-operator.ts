@@ -107,10 +107,12 @@ async function operate({ io, flags, kube, logger, servers, saDir, registry }: Ru
   const controller = createEgressController(kube, {
     namespace: flags.namespace,
     workers: flags.concurrency,
+    poolSummary: flags.poolSummary,
     logger,
     metrics,
   });
-  registerOperatorMetrics(registry, controller.clients);
+  await using _collections = controller;
+  registerOperatorMetrics(registry, controller);
   let informersSynced = false;
   if (flags.healthProbeBindAddress) {
     const probes = await startProbeServer({

@@ -1,8 +1,9 @@
 /**
  * The EgressGatewayPolicy controller: two queues (policies, pool summaries) fed by informer
- * handlers, and a reconcile that is a thin sequence of the processors. Two phases, as every
- * kubeloom controller: {@link createEgressController} wires clients, indexes, queues and handlers
- * without I/O; `run(signal)` waits for the caches and runs the workers until `signal` aborts.
+ * handlers — or, for the pool summaries, by the derived pool-usage collection (krt) — and a
+ * reconcile that is a thin sequence of the processors. Two phases, as every kubeloom controller:
+ * {@link createEgressController} wires clients, indexes, collections, queues and handlers without
+ * I/O; `run(signal)` waits for the caches and runs the workers until `signal` aborts.
  *
  * @module
  */
@@ -14,14 +15,17 @@ import {
   objectHandler,
   type Queue,
 } from '@kubeloom/controllers';
+import type { Collection } from '@kubeloom/krt';
 import { type KubeClient, type Logger, noopLogger, type ObjectKey } from '@kubeloom/kube';
 import { findCondition } from '../domain/conditions.ts';
+import { orphanCandidates, type PoolUsage, poolUsage } from '../domain/pool-summary.ts';
 import {
   type EgressGatewayPolicy,
   EgressGatewayPolicyResource,
   type IPAMPool,
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { createOperatorClients, type OperatorClients } from './clients.ts';
+import { poolUsageCollection } from './pool-usage.ts';
 import {
   allocate,
   convergeGateway,
@@ -31,6 +35,20 @@ import {
   summarizePool,
   writeStatus,
 } from './processors.ts';
+
+/**
+ * How the pool-summary pass learns which pools to visit, and where the pool metrics come from:
+ *
+ * - `'krt'`: a derived collection (`poolUsageCollection`) keeps each pool's usage — counters,
+ *   policies by pool, orphan candidates — and enqueues a pool only when its stored status is stale
+ *   or it has orphan candidates. The metrics read the collection.
+ * - `'queue'`: every pool event and every policy deletion enqueues the pool; the pass computes the
+ *   orphan candidates from the caches. The metrics compute the usage at scrape time.
+ *
+ * Either way the pass (live read, then a pool write with a resourceVersion precondition) runs in
+ * a queue, and the policy reconcile is the same.
+ */
+export type PoolSummaryMode = 'krt' | 'queue';
 
 /** Options of {@link createEgressController}. */
 export interface EgressControllerOptions {
@@ -44,6 +62,8 @@ export interface EgressControllerOptions {
   readonly metrics?: ControllerMetrics | undefined;
   /** The clock of condition transitions and allocation times. Default: the system clock. */
   readonly now?: (() => Date) | undefined;
+  /** See {@link PoolSummaryMode}. Default `'krt'`. */
+  readonly poolSummary?: PoolSummaryMode | undefined;
 }
 
 /** A running-or-ready EgressGatewayPolicy controller. */
@@ -59,6 +79,10 @@ export interface EgressController {
   run(signal: AbortSignal): Promise<void>;
   /** True once every policy and pool that existed when `run` started was reconciled once. */
   hasSynced(): boolean;
+  /** Each pool's usage (for the metrics): from the derived collection, or computed from the caches. */
+  poolUsage(): PoolUsage[];
+  /** Stops the derived collections (every replica has them; `run` does not stop them). */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Retries per key (rate-limited, up to the limiter's 1000 s cap: hours), then the next event requeues it. */
@@ -78,6 +102,20 @@ export function createEgressController(
     ...(options.metrics ? { metrics: options.metrics } : {}),
   };
   const context = (signal: AbortSignal): ProcessorContext => ({ kube, clients, signal, now });
+  const mode = options.poolSummary ?? 'krt';
+  if (mode !== 'krt' && mode !== 'queue')
+    throw new TypeError(`egress controller: poolSummary "${String(mode)}": expected "krt" or "queue"`);
+  const stopCollections = new AbortController();
+  const usage: Collection<PoolUsage> | undefined =
+    mode === 'krt' ? poolUsageCollection(clients, { signal: stopCollections.signal }) : undefined;
+  const candidates = usage
+    ? (pool: IPAMPool) => usage.get(name(pool))?.orphanCandidates ?? []
+    : (pool: IPAMPool) => {
+        const known = new Set<string>();
+        for (const a of pool.status?.allocations ?? [])
+          if (clients.policiesByUid.lookup(a.owner.uid).length > 0) known.add(a.owner.uid);
+        return orphanCandidates(pool, known);
+      };
 
   const policyQueue: Queue<ObjectKey> = createQueue<ObjectKey>({
     name: 'egressgatewaypolicy',
@@ -87,7 +125,7 @@ export function createEgressController(
   });
   const poolQueue: Queue<string> = createQueue<string>({
     name: 'ipampool',
-    reconciler: (name, ctx) => summarizePool(context(ctx.signal), name),
+    reconciler: (name, ctx) => summarizePool(context(ctx.signal), { name, candidates }),
     ...common,
   });
 
@@ -105,16 +143,17 @@ export function createEgressController(
         const p = extract(obj);
         if (!p) return;
         policyQueue.addObject(p);
-        poolQueue.add(p.spec.ipamPoolRef.name); // a finalizer removed by hand leaves an orphan
+        // A finalizer removed by hand leaves an orphan (with krt, the pool's usage shows it).
+        if (!usage) poolQueue.add(p.spec.ipamPoolRef.name);
       },
     }),
     clients.pools.addEventHandler({
       onAdd: (pool) => {
-        poolQueue.add(name(pool));
+        if (!usage) poolQueue.add(name(pool));
         enqueuePoliciesOf(name(pool));
       },
       onUpdate: (old, pool) => {
-        poolQueue.add(name(pool));
+        if (!usage) poolQueue.add(name(pool));
         if (old.metadata?.generation !== pool.metadata?.generation) enqueuePoliciesOf(name(pool));
         // Addresses came back: policies waiting for room may fit now.
         else if (released(old, pool)) enqueuePoliciesOf(name(pool), (p) => !allocated(p));
@@ -132,6 +171,9 @@ export function createEgressController(
       }),
     ),
   ];
+  const usageRegistration = usage?.register((e) => {
+    if (e.new?.needsSummary()) poolQueue.add(e.new.name);
+  });
 
   return {
     clients,
@@ -141,12 +183,21 @@ export function createEgressController(
         signal,
         () => clients.policies.hasSynced() && clients.pools.hasSynced() && clients.deployments.hasSynced(),
         ...handlers.map((h) => () => h.hasSynced()),
+        () => usageRegistration?.hasSynced() ?? true,
       );
       if (synced) await Promise.all([policyQueue.run(signal), poolQueue.run(signal)]);
       else await Promise.all([policyQueue[Symbol.asyncDispose](), poolQueue[Symbol.asyncDispose]()]);
       for (const h of handlers) h.remove();
     },
     hasSynced: () => policyQueue.hasSynced() && poolQueue.hasSynced(),
+    poolUsage: () =>
+      usage
+        ? usage.list()
+        : clients.pools.list().map((p) => poolUsage(p, clients.policiesByPool.lookup(name(p)))),
+    async [Symbol.asyncDispose]() {
+      usageRegistration?.remove();
+      stopCollections.abort();
+    },
   };
 }
 

@@ -14,7 +14,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { type AllocationPlan, planAllocation, releaseAllocations } from '../domain/allocation.ts';
 import { isUpToDate, type Ownership, ownership, renderGateway } from '../domain/gateway.ts';
 import { desiredPolicyStatus, jsonEqual } from '../domain/policy-status.ts';
-import { orphanCandidates, poolStatus } from '../domain/pool-summary.ts';
+import { type OrphanCandidate, poolStatus } from '../domain/pool-summary.ts';
 import {
   type EgressGatewayPolicy,
   EgressGatewayPolicyResource,
@@ -182,18 +182,23 @@ export async function writeStatus(
   await ctx.clients.policies.updateStatus({ ...policy, status }, { signal: ctx.signal });
 }
 
+/** Which pool {@link summarizePool} summarizes, and where its orphan candidates come from. */
+export interface PoolSummaryRequest {
+  readonly name: string;
+  /** Allocations of the cached pool whose owner the cache does not know (the pool usage, or the uid index). */
+  readonly candidates: (pool: IPAMPool) => readonly OrphanCandidate[];
+}
+
 /**
  * The pool summary: counters and conditions, and orphan reclaim — an allocation whose owner is not
  * in the cache is released only after a live read shows the policy gone (404, or another uid).
  */
-export async function summarizePool(ctx: ProcessorContext, name: string): Promise<void> {
+export async function summarizePool(ctx: ProcessorContext, request: PoolSummaryRequest): Promise<void> {
+  const { name } = request;
   const pool = ctx.clients.pools.get(name);
   if (!pool) return;
-  const known = new Set<string>();
-  for (const a of pool.status?.allocations ?? [])
-    if (ctx.clients.policiesByUid.lookup(a.owner.uid).length > 0) known.add(a.owner.uid);
   const orphans = new Set<string>();
-  for (const candidate of orphanCandidates(pool, known)) {
+  for (const candidate of request.candidates(pool)) {
     if (orphans.has(candidate.uid)) continue;
     const live = (await ignoreNotFound(
       ctx.kube.api.get(EgressGatewayPolicyResource, candidate.name, candidate.namespace, {
