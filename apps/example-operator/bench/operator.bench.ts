@@ -9,9 +9,9 @@
  * available), the operator's API writes per policy (from its own `rest_client_requests_total`:
  * POST, PUT, PATCH, DELETE) against the minimum a correct reconcile needs, and the operator
  * process's CPU seconds (since start, and while converging) and resident memory (its
- * `process_*` metrics), and the pool-summary
- * passes it ran (`controller_runtime_reconcile_total{controller="ipampool"}`). Reported per
- * variant: median and range over the runs.
+ * `process_*` metrics), and the pool-summary passes it ran
+ * (`controller_runtime_reconcile_total{controller="ipampool"}`). Reported per variant: median and
+ * range over the runs.
  *
  * The minimum, per policy: 1 finalizer (PUT policy), 1 allocation (PUT pool/status), 1 gateway
  * (PATCH apply Deployment), 2 statuses (PUT policy/status: addresses held while the gateway rolls
