@@ -181,6 +181,30 @@ describe.each(['krt', 'queue'] as const)(
       );
     });
 
+    it('reclaims the addresses of a policy whose finalizer was removed by hand while it runs (I6)', async () => {
+      await createPool(pool('corp', { cidrs: ['192.0.2.0/29'] }));
+      await create(policy('shop', 'kept', { ipamPoolRef: { name: 'corp' } }));
+      await create(policy('shop', 'dropped', { ipamPoolRef: { name: 'corp' } }));
+      await using _operator = await startOperator(cluster);
+      await waitForCondition(cluster, 'kept', { type: 'Ready', status: 'True' });
+      const dropped = await waitForCondition(cluster, 'dropped', { type: 'Ready', status: 'True' });
+      await cluster.kube.api.update(EgressGatewayPolicyResource, {
+        ...dropped,
+        metadata: { ...dropped.metadata, finalizers: [] },
+      });
+      await cluster.kube.api.delete(EgressGatewayPolicyResource, 'dropped', 'shop');
+      // Nothing reconciles the deleted policy: only the pool-summary pass can reclaim its address.
+      await waitFor(
+        'orphan reclaimed',
+        async () => (await getPool(cluster, 'corp'))?.status?.allocated === 1,
+      );
+      const corp = await getPool(cluster, 'corp');
+      const kept = await getPolicy(cluster, 'kept');
+      expect(corp?.status?.allocations?.map((a) => a.owner.name)).toEqual(['kept']);
+      expect(corp?.status).toMatchObject({ capacity: 6, allocated: 1, free: 5 });
+      expect(kept?.status?.egressIPs).toEqual(corp?.status?.allocations?.map((a) => a.ip));
+    });
+
     it('never adopts a Deployment it does not control (I9)', async () => {
       await createPool(pool('corp', { cidrs: ['192.0.2.0/29'] }));
       const foreign: V1Deployment = {
