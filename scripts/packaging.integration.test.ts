@@ -38,7 +38,7 @@ const kube = createKubeClient({ kubeconfigPath: process.argv[2] });
 const version = await kube.serverVersion();
 const list = await kube.api.list(builtins.Namespace);
 let missing = false;
-try { await kube.api.get(builtins.ConfigMap, 'does-not-exist', 'default'); } catch (e) { missing = isNotFound(e); }
+try { await kube.api.get({ resource: builtins.ConfigMap, name: 'does-not-exist', namespace: 'default' }); } catch (e) { missing = isNotFound(e); }
 kube.shutdown();
 console.log(JSON.stringify({ version: version.gitVersion, hasDefault: list.items.some((n) => objectKey(n) === 'default'), missing }));
 `,

@@ -74,7 +74,11 @@ async function leader(): Promise<{ replica: OperatorProcess; holder: string }> {
     'a leader',
     async () => {
       const lease = (await ignoreNotFound(
-        kube.api.get(builtins.Lease, 'kubeloom-egress-operator', leaseNamespace),
+        kube.api.get({
+          resource: builtins.Lease,
+          name: 'kubeloom-egress-operator',
+          namespace: leaseNamespace,
+        }),
       )) as V1Lease | undefined;
       const holder = lease?.spec?.holderIdentity ?? '';
       const replica = replicas.find(
@@ -107,7 +111,7 @@ async function table(): Promise<void> {
   const all = [['POLICY', 'POOL', 'EGRESS IPS', 'READY', 'GATEWAY PODS'], ...rows];
   const widths = all[0]?.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length))) ?? [];
   for (const r of all) say(`  ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`.trimEnd());
-  const pool = (await kube.api.get(IPAMPoolResource, POOL)) as IPAMPool;
+  const pool = (await kube.api.get({ resource: IPAMPoolResource, name: POOL })) as IPAMPool;
   say(
     `  pool ${POOL}: capacity ${pool.status?.capacity}, allocated ${pool.status?.allocated}, free ${pool.status?.free}`,
   );
@@ -120,9 +124,9 @@ async function waitReady(names: string[]): Promise<void> {
     async () => {
       let ready = 0;
       for (const name of names) {
-        const p = (await ignoreNotFound(kube.api.get(EgressGatewayPolicyResource, name, NS))) as
-          | EgressGatewayPolicy
-          | undefined;
+        const p = (await ignoreNotFound(
+          kube.api.get({ resource: EgressGatewayPolicyResource, name, namespace: NS }),
+        )) as EgressGatewayPolicy | undefined;
         const c = findCondition(p?.status?.conditions, 'Ready');
         const state = c ? `${c.status}/${c.reason}` : 'pending';
         if (seen.get(name) !== state)
@@ -143,7 +147,7 @@ async function waitReady(names: string[]): Promise<void> {
 async function cleanUp(client: KubeClient): Promise<void> {
   const quiet = <T>(p: Promise<T>) => ignoreNotFound(p).catch(() => undefined);
   for (const n of ['web', 'api', 'batch', 'late'])
-    await quiet(client.api.delete(EgressGatewayPolicyResource, n, NS));
+    await quiet(client.api.delete({ resource: EgressGatewayPolicyResource, name: n, namespace: NS }));
   await waitFor(
     'demo policies deleted',
     async () => {
@@ -152,8 +156,8 @@ async function cleanUp(client: KubeClient): Promise<void> {
     },
     { timeoutMs: 60_000 },
   ).catch(() => say('some policies are still finalizing; delete them with kubectl'));
-  await quiet(client.api.delete(IPAMPoolResource, POOL));
-  await quiet(client.api.delete(builtins.Namespace, NS));
+  await quiet(client.api.delete({ resource: IPAMPoolResource, name: POOL }));
+  await quiet(client.api.delete({ resource: builtins.Namespace, name: NS }));
 }
 
 const policy = (name: string, spec: Partial<EgressGatewayPolicy['spec']>): EgressGatewayPolicy => ({
@@ -211,11 +215,11 @@ try {
     await waitFor(
       'operator Deployment Available',
       async () => {
-        const d = await kube.api.get(
-          builtins.Deployment,
-          'kubeloom-egress-operator',
-          'kubeloom-egress-system',
-        );
+        const d = await kube.api.get({
+          resource: builtins.Deployment,
+          name: 'kubeloom-egress-operator',
+          namespace: 'kubeloom-egress-system',
+        });
         return ((d as { status?: { availableReplicas?: number } }).status?.availableReplicas ?? 0) >= 2;
       },
       bounded,
@@ -253,10 +257,11 @@ try {
   say('converged:');
   await table();
 
-  await kube.api.delete(EgressGatewayPolicyResource, 'api', NS);
+  await kube.api.delete({ resource: EgressGatewayPolicyResource, name: 'api', namespace: NS });
   await waitFor(
     'api released',
-    async () => ((await kube.api.get(IPAMPoolResource, POOL)) as IPAMPool).status?.allocated === 2,
+    async () =>
+      ((await kube.api.get({ resource: IPAMPoolResource, name: POOL })) as IPAMPool).status?.allocated === 2,
     bounded,
   );
   say('deleted policy api: its addresses are back in the pool');

@@ -73,7 +73,9 @@ async function startReplica(name: string, pod?: InClusterEnv): Promise<OperatorP
 }
 
 async function leaseHolder(): Promise<string | undefined> {
-  const lease = (await ignoreNotFound(admin.api.get(builtins.Lease, LEASE, SYSTEM))) as V1Lease | undefined;
+  const lease = (await ignoreNotFound(
+    admin.api.get({ resource: builtins.Lease, name: LEASE, namespace: SYSTEM }),
+  )) as V1Lease | undefined;
   return lease?.spec?.holderIdentity ?? undefined;
 }
 
@@ -140,7 +142,11 @@ describe('the egress operator on a cluster that runs workloads', () => {
     const d = await waitFor(
       'operator Deployment available',
       async () => {
-        const dep = (await admin.api.get(builtins.Deployment, SA, SYSTEM)) as V1Deployment;
+        const dep = (await admin.api.get({
+          resource: builtins.Deployment,
+          name: SA,
+          namespace: SYSTEM,
+        })) as V1Deployment;
         return (dep.status?.availableReplicas ?? 0) >= 2 ? dep : undefined;
       },
       { timeoutMs: 90_000 },
@@ -175,8 +181,8 @@ describe('the egress operator on a cluster that runs workloads', () => {
       // One at a time: a request started before its rejection is awaited would be unhandled.
       const refused = [
         () => kube.api.list(builtins.Secret, { namespace: SYSTEM }),
-        () => kube.api.delete(builtins.Deployment, 'anything', 'shop'),
-        () => kube.api.delete(IPAMPoolResource, 'anything'),
+        () => kube.api.delete({ resource: builtins.Deployment, name: 'anything', namespace: 'shop' }),
+        () => kube.api.delete({ resource: IPAMPoolResource, name: 'anything' }),
         () => kube.api.create(builtins.Lease, { metadata: { name: 'x', namespace: 'shop' } }),
       ];
       for (const request of refused) await expect(request()).rejects.toSatisfy(isForbidden);
@@ -247,21 +253,24 @@ describe('the egress operator on a cluster that runs workloads', () => {
   it("removes a deleted policy's gateway through the garbage collector and returns its address (I5, I8)", async () => {
     const orders = await getPolicy(cluster, 'orders');
     const ip = orders?.status?.egressIPs?.[0];
-    await admin.api.delete(EgressGatewayPolicyResource, 'orders', 'shop', {
-      propagationPolicy: 'Foreground',
-    });
+    await admin.api.delete(
+      { resource: EgressGatewayPolicyResource, name: 'orders', namespace: 'shop' },
+      {
+        propagationPolicy: 'Foreground',
+      },
+    );
     await waitFor('orders gone', async () => (await getPolicy(cluster, 'orders')) === undefined, {
       timeoutMs: 60_000,
     });
     expect(await getGateway(cluster, 'orders')).toBeUndefined(); // foreground: dependents first
-    await admin.api.delete(EgressGatewayPolicyResource, 'payments', 'shop'); // background
+    await admin.api.delete({ resource: EgressGatewayPolicyResource, name: 'payments', namespace: 'shop' }); // background
     await waitFor(
       'payments gateway collected',
       async () => (await getGateway(cluster, 'payments')) === undefined,
       { timeoutMs: 60_000 },
     );
     const corp = await waitFor('addresses returned', async () => {
-      const c = (await admin.api.get(IPAMPoolResource, 'corp')) as IPAMPool;
+      const c = (await admin.api.get({ resource: IPAMPoolResource, name: 'corp' })) as IPAMPool;
       return c.status?.allocated === 1 ? c : undefined;
     });
     expect(corp.status?.allocations?.map((a) => a.ip)).not.toContain(ip);
@@ -280,7 +289,12 @@ describe('the egress operator on a cluster that runs workloads', () => {
       old.child.kill('SIGKILL');
       await old.exited;
       await Promise.all(creating);
-      if (round > 0) await admin.api.delete(EgressGatewayPolicyResource, `churn-${round - 1}-0`, 'shop');
+      if (round > 0)
+        await admin.api.delete({
+          resource: EgressGatewayPolicyResource,
+          name: `churn-${round - 1}-0`,
+          namespace: 'shop',
+        });
       await startReplica(`replica-${round}-new`);
       const next = await leader();
       expect(next.name).not.toBe(old.name);

@@ -111,7 +111,7 @@ const get = async <T extends KubeObject>(
   resource: ResourceDescriptor,
   name: string,
   namespace?: string,
-) => (await ignoreNotFound(kube.api.get(resource, name, namespace))) as T | undefined;
+) => (await ignoreNotFound(kube.api.get({ resource, name, namespace }))) as T | undefined;
 
 /** Reads a policy. */
 export const getPolicy = (c: ScenarioCluster, name: string) =>

@@ -150,7 +150,9 @@ async function runSamples(
     });
   } finally {
     for (const c of created)
-      await kube.api.delete(d, c.metadata!.name!, c.metadata?.namespace).catch(() => undefined);
+      await kube.api
+        .delete({ resource: d, name: c.metadata!.name!, namespace: c.metadata?.namespace })
+        .catch(() => undefined);
   }
 }
 

@@ -246,7 +246,7 @@ describe('generated typed clients on a real kube-apiserver', () => {
       plural: 'widgets',
       namespaced: true,
     });
-    const current = await kube.api.get(WidgetResource, 'w1', namespace);
+    const current = await kube.api.get({ resource: WidgetResource, name: 'w1', namespace });
     expect(current.spec.size).toBe(5);
     await c.updateStatus!({ ...current, status: { size: 4, phase: 'Ready' } } as KubeObject);
     expect((await c.getScale!('w1', namespace)).status?.replicas).toBe(4);

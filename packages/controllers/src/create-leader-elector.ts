@@ -252,7 +252,10 @@ class Elector implements LeaderElector {
     const { api, lease: ref } = this.#opts;
     let lease: LeaseJson | undefined;
     try {
-      lease = await api.get(LeaseResource, ref.name, ref.namespace, { signal });
+      lease = await api.get(
+        { resource: LeaseResource, name: ref.name, namespace: ref.namespace },
+        { signal },
+      );
     } catch (err) {
       if (!isNotFound(err)) return this.#failed('reading the Lease failed', err, { leading, signal });
     }
@@ -416,9 +419,12 @@ class Elector implements LeaderElector {
     const { api, lease: ref } = this.#opts;
     const request = timeoutSignal(clock, left, NEVER);
     try {
-      const lease = await api.get(LeaseResource, ref.name, ref.namespace, {
-        signal: request.signal,
-      });
+      const lease = await api.get(
+        { resource: LeaseResource, name: ref.name, namespace: ref.namespace },
+        {
+          signal: request.signal,
+        },
+      );
       if (lease.spec?.holderIdentity !== this.identity) return;
       const now = microTime(this.#wallClock());
       const { holderIdentity: _cleared, ...rest } = lease.spec;

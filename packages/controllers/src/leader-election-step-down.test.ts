@@ -107,7 +107,7 @@ describe('createLeaderElector: after stepping down', () => {
     expect(writesA.filter((t) => t > stopped && t < bStart)).toEqual([]);
     expect(bStart - lastLanded).toBeGreaterThanOrEqual(LEASE_MS);
     rec.assertNoOverlap();
-    const lease = await api.get(LeaseResource, LEASE.name, LEASE.namespace);
+    const lease = await api.get({ resource: LeaseResource, name: LEASE.name, namespace: LEASE.namespace });
     expect(lease.spec?.holderIdentity).toBe('b');
 
     linkA.link = 'up';
@@ -137,7 +137,7 @@ describe('createLeaderElector: after stepping down', () => {
     await advanceUntil('a to step down', () => firstDone, 20_000); // the Lease still names a
     await first;
     const stoppedAt = now();
-    const held = await api.get(LeaseResource, LEASE.name, LEASE.namespace);
+    const held = await api.get({ resource: LeaseResource, name: LEASE.name, namespace: LEASE.namespace });
     expect(held.spec?.holderIdentity).toBe('a');
 
     link.link = 'up';
@@ -152,7 +152,7 @@ describe('createLeaderElector: after stepping down', () => {
     expect(starts).toBe(2);
     // Its last renewal (at most a renew deadline before stopping) aged a full lease duration.
     expect(now() - stoppedAt).toBeGreaterThanOrEqual(LEASE_MS - 10_000);
-    const lease = await api.get(LeaseResource, LEASE.name, LEASE.namespace);
+    const lease = await api.get({ resource: LeaseResource, name: LEASE.name, namespace: LEASE.namespace });
     expect(lease.spec?.holderIdentity).toBe('a');
     expect(lease.spec?.leaseTransitions).toBe(1);
     expect(lease.spec?.acquireTime).not.toBe(held.spec?.acquireTime);

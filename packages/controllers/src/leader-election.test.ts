@@ -23,7 +23,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const readLease = () => api.get(LeaseResource, LEASE.name, LEASE.namespace);
+const readLease = () => api.get({ resource: LeaseResource, name: LEASE.name, namespace: LEASE.namespace });
 const base = (overrides: Partial<LeaderElectionOptions> = {}): LeaderElectionOptions => ({
   api,
   lease: LEASE,
@@ -368,7 +368,7 @@ describe('createLeaderElector: one elector', () => {
     const e = createLeaderElector(base({ identity: 'a', onStartedLeading: (s) => started.resolve(s) }));
     const run = e.run(new AbortController().signal);
     const signal = await started.promise;
-    await api.delete(LeaseResource, LEASE.name, LEASE.namespace);
+    await api.delete({ resource: LeaseResource, name: LEASE.name, namespace: LEASE.namespace });
     await vi.advanceTimersByTimeAsync(2000);
     expect(signal.aborted).toBe(true);
     await run;

@@ -24,8 +24,8 @@ export function cuttableApi(api: ApiClient): CuttableApi {
     api: {
       ...api,
       get: (async (...args: Parameters<ApiClient['get']>) => {
-        await gate(args[3]?.signal);
-        return slow(api.get(...args), args[3]?.signal);
+        await gate(args[1]?.signal);
+        return slow(api.get(...args), args[1]?.signal);
       }) as ApiClient['get'],
       create: (async (...args: Parameters<ApiClient['create']>) => {
         await gate(args[2]?.signal);

@@ -108,7 +108,9 @@ class MirrorController {
     if (!source || !isSource(source)) {
       // Gone or no longer selected: delete the mirror (it may be gone already).
       if (mirror)
-        await ignoreNotFound(api.delete(builtins.ConfigMap, name, namespace, { signal: ctx.signal }));
+        await ignoreNotFound(
+          api.delete({ resource: builtins.ConfigMap, name, namespace }, { signal: ctx.signal }),
+        );
       return;
     }
     if (mirror && JSON.stringify(mirror.data ?? {}) === JSON.stringify(source.data ?? {})) return; // up to date
@@ -149,7 +151,8 @@ export async function mirrorScenario(kube: KubeClient, namespace: string): Promi
     data,
   });
   const mirrorData = async (name: string) =>
-    (await ignoreNotFound(api.get(builtins.ConfigMap, mirrorName(name), namespace)))?.data;
+    (await ignoreNotFound(api.get({ resource: builtins.ConfigMap, name: mirrorName(name), namespace })))
+      ?.data;
   // Every wait is bounded: vi.waitFor polls until the assertion passes or 10 s have passed.
   const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
 
@@ -184,7 +187,7 @@ export async function mirrorScenario(kube: KubeClient, namespace: string): Promi
       { type: 'merge' },
     );
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
-    await api.delete(builtins.ConfigMap, mirrorName('live'), namespace);
+    await api.delete({ resource: builtins.ConfigMap, name: mirrorName('live'), namespace });
     await eventually(async () => expect(await mirrorData('live')).toEqual({ b: '2' }));
 
     // Unselected ConfigMaps are ignored.
@@ -197,7 +200,7 @@ export async function mirrorScenario(kube: KubeClient, namespace: string): Promi
       { type: 'merge' },
     );
     await eventually(async () => expect(await mirrorData('live')).toBeUndefined());
-    await api.delete(builtins.ConfigMap, 'before', namespace);
+    await api.delete({ resource: builtins.ConfigMap, name: 'before', namespace });
     await eventually(async () => expect(await mirrorData('before')).toBeUndefined());
     expect(await mirrorData('plain')).toBeUndefined();
 

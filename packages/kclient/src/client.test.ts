@@ -84,8 +84,8 @@ describe('static object filter', () => {
       { spec: { minReadySeconds: 151 } },
       { type: 'merge' },
     );
-    await kube.api.delete(builtins.Deployment, 'a', 'ns');
-    await kube.api.delete(builtins.Deployment, 'b', 'ns');
+    await kube.api.delete({ resource: builtins.Deployment, name: 'a', namespace: 'ns' });
+    await kube.api.delete({ resource: builtins.Deployment, name: 'b', namespace: 'ns' });
     await tracker.waitOrdered('delete/b'); // nothing for a: it was filtered out
   });
 

@@ -75,7 +75,7 @@ describe('createOrUpdate', () => {
     const updated = await createOrUpdate(foreign, obj, {
       get: async (name, namespace) => {
         reads.push(`${namespace}/${name}`);
-        return await kube.api.get(builtins.ConfigMap, name, namespace);
+        return await kube.api.get({ resource: builtins.ConfigMap, name, namespace });
       },
     });
     expect(updated.data).toEqual({ a: '2' });

@@ -20,7 +20,7 @@ describe('EventRecorder on the real API server', () => {
       kind: 'ConfigMap',
       metadata: { name: 'subject', namespace: ns },
     });
-    const namespace = await kube.api.get(builtins.Namespace, ns);
+    const namespace = await kube.api.get({ resource: builtins.Namespace, name: ns });
     const recorder = createEventRecorder(kube, { component: 'kclient-it', maxSimilarEvents: 3 });
     recorder.write(cm, { type: 'Normal', reason: 'Synced', message: 'all good' });
     recorder.write(cm, { type: 'Normal', reason: 'Synced', message: 'all good' });

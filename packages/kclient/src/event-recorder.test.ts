@@ -190,7 +190,7 @@ describe('EventRecorder', () => {
     const { kube, recorder, events } = setup();
     recorder.write(cm, { type: 'Normal', reason: 'Again', message: 'm' });
     await recorder.flush();
-    await kube.api.delete(builtins.Event, events()[0]!.metadata!.name!, 'ns');
+    await kube.api.delete({ resource: builtins.Event, name: events()[0]!.metadata!.name!, namespace: 'ns' });
     recorder.write(cm, { type: 'Normal', reason: 'Again', message: 'm' });
     await recorder.flush();
     expect(events().map((e) => [e.reason, e.count])).toEqual([['Again', 2]]);

@@ -71,7 +71,11 @@ describe('@kubeloom/kclient examples', () => {
     expect(settings?.data).toEqual({ mode: 'off' });
     expect(alices.map((cm) => cm.metadata?.namespace)).toEqual(['team-a']); // team-b is filtered out
     expect(new Set(changed)).toEqual(new Set(['settings'])); // the add, and the update if it arrived
-    const stored = (await kube.api.get(builtins.ConfigMap, 'settings', 'team-a')) as V1ConfigMap;
+    const stored = (await kube.api.get({
+      resource: builtins.ConfigMap,
+      name: 'settings',
+      namespace: 'team-a',
+    })) as V1ConfigMap;
     expect(stored.data).toEqual({ mode: 'on' });
     stop.abort();
   });

@@ -52,7 +52,7 @@ describe('NamespaceSelectorFilter', () => {
     filter.setSelector('!team'); // same selection
     await Promise.resolve();
     expect(notified).toBe(1);
-    await kube.api.delete(builtins.Namespace, 'a');
+    await kube.api.delete({ resource: builtins.Namespace, name: 'a' });
     await expect.poll(() => filter.selected.has('a')).toBe(false);
     expect(notified).toBe(2);
     filter.close();
@@ -132,7 +132,7 @@ describe('NamespaceSelectorFilter', () => {
 
     // the fake deletes the namespace's objects with it: both the object deletes and the
     // namespace's deselection reach the client, in some order
-    await kube.api.delete(builtins.Namespace, 'a');
+    await kube.api.delete({ resource: builtins.Namespace, name: 'a' });
     await waitFor(
       'the namespace and its objects to be gone',
       () => !filter.selected.has('a') && filter.hasSynced() && cms.listUnfiltered('a').length === 0,

@@ -28,7 +28,7 @@ export interface RetryOptions {
  * @example
  * ```ts
  * await retryOnConflict(async () => {
- *   const cm = structuredClone(await kube.api.get(builtins.ConfigMap, 'x', 'ns'));
+ *   const cm = structuredClone(await kube.api.get({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' }));
  *   cm.data = { ...cm.data, n: '1' };
  *   await configMaps.update(cm);
  * });

@@ -35,7 +35,9 @@ describe('the scale subresource on the real API server', () => {
     });
     const scaled = await deploys.updateScale('web', ns, 3);
     expect(scaled.spec?.replicas).toBe(3);
-    expect((await kube.api.get(builtins.Deployment, 'web', ns)).spec?.replicas).toBe(3);
+    expect(
+      (await kube.api.get({ resource: builtins.Deployment, name: 'web', namespace: ns })).spec?.replicas,
+    ).toBe(3);
     expect((await deploys.getScale('web', ns)).spec?.replicas).toBe(3);
     // the cache follows
     void deploys.run(stop.signal);
@@ -64,13 +66,13 @@ describe('the scale subresource on the real API server', () => {
       });
       const scaled = await reps.updateScale('r', ns, 5);
       expect(scaled.spec?.replicas).toBe(5);
-      expect((await kube.api.get(Replicator, 'r', ns)).spec).toEqual({
+      expect((await kube.api.get({ resource: Replicator, name: 'r', namespace: ns })).spec).toEqual({
         replicas: 5,
       });
       const delayed = withScale(createDelayedClient(kube, Replicator));
       expect((await delayed.getScale('r', ns)).spec?.replicas).toBe(5);
       await delayed.updateScale('r', ns, 0); // a Scale omits zero replicas: read the object
-      expect((await kube.api.get(Replicator, 'r', ns)).spec).toEqual({
+      expect((await kube.api.get({ resource: Replicator, name: 'r', namespace: ns })).spec).toEqual({
         replicas: 0,
       });
     } finally {

@@ -106,7 +106,10 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
   let attempts = 0;
   await retryOnConflict(async () => {
     attempts++;
-    const base = attempts === 1 ? stale : structuredClone(await kube.api.get(builtins.ConfigMap, 'live', ns));
+    const base =
+      attempts === 1
+        ? stale
+        : structuredClone(await kube.api.get({ resource: builtins.ConfigMap, name: 'live', namespace: ns }));
     base.data = { ...base.data, n: String(attempts) };
     return await cms.update(base);
   });
@@ -337,7 +340,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
       { metadata: { name: 'w1', namespace: ns }, status: { ready: false } },
       { fieldManager: 'other', force: true },
     );
-    const current = await kube.api.get(Widget, 'w1', ns);
+    const current = await kube.api.get({ resource: Widget, name: 'w1', namespace: ns });
     const written = await widgets.updateStatus({ ...current, status: { ready: true, phase: 'Started' } });
     expect(written.status).toEqual({ ready: true, phase: 'Started' });
     await widgets.patchStatus(

@@ -50,7 +50,7 @@ const rigs: Record<string, RigFactory<unknown>> = {
       },
       delete: async (k) => {
         const { namespace, name } = parseKey(k);
-        await kube.api.delete(builtins.ConfigMap, name, namespace);
+        await kube.api.delete({ resource: builtins.ConfigMap, name, namespace });
       },
     };
   },

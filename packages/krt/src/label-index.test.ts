@@ -409,7 +409,7 @@ describe('informer collections keep their automatic indexes in step with their e
     await until(['before-start', 'later']);
     await kube.api.update(builtins.Service, { ...created, spec: { selector: { app: 'b' } } });
     await until(['before-start']);
-    await kube.api.delete(builtins.Service, 'before-start', 'ns');
+    await kube.api.delete({ resource: builtins.Service, name: 'before-start', namespace: 'ns' });
     await until([]);
     pods.update(pod('ns', 'p', { app: 'b' }));
     await until(['later']);

@@ -146,7 +146,8 @@ describe('status writer on the real control plane', () => {
     expect(await kube.runAndWait(signal)).toBe(true);
     expect(await status.waitUntilSynced(signal)).toBe(true);
 
-    const live = async (name: string): Promise<Widget> => kube.api.get(Widget, name, ns);
+    const live = async (name: string): Promise<Widget> =>
+      kube.api.get({ resource: Widget, name, namespace: ns });
     const statusOf = async (name: string) => (await live(name)).status;
 
     // Not leading: the writer looks at both keys and writes nothing.
@@ -193,7 +194,11 @@ describe('status writer on the real control plane', () => {
     // The other replica takes the Lease over: this one stops writing.
     // The leader renews the Lease meanwhile: retry on conflict.
     await waitFor('the Lease to name the other replica', async () => {
-      const current = await kube.api.get(builtins.Lease, lease.name, lease.namespace);
+      const current = await kube.api.get({
+        resource: builtins.Lease,
+        name: lease.name,
+        namespace: lease.namespace,
+      });
       return kube.api.update(builtins.Lease, {
         ...current,
         spec: { ...current.spec, holderIdentity: 'other-replica' },

@@ -151,11 +151,18 @@ describe('krt on the real control plane', () => {
         const s = pick(liveSvcs);
         await kube.api.update(builtins.Service, { ...s, spec: { ...s.spec, selector: { app: pick(apps) } } });
       } else if (r < 0.7 && livePods.length > 2) {
-        await kube.api.delete(builtins.Pod, pick(livePods).metadata!.name!, ns, { gracePeriodSeconds: 0 });
+        await kube.api.delete(
+          { resource: builtins.Pod, name: pick(livePods).metadata!.name!, namespace: ns },
+          { gracePeriodSeconds: 0 },
+        );
       } else if (r < 0.8) {
         await createPod(`pod-${podN++}`);
       } else if (r < 0.9 && liveSvcs.length > 1) {
-        await kube.api.delete(builtins.Service, pick(liveSvcs).metadata!.name!, ns);
+        await kube.api.delete({
+          resource: builtins.Service,
+          name: pick(liveSvcs).metadata!.name!,
+          namespace: ns,
+        });
       } else {
         await createService(`svc-${svcN++}`);
       }

@@ -105,7 +105,7 @@ try {
     32,
     (i) => kube!.api.create(builtins.Pod, pod(`pod-${i}`, 'bench-pod')),
   );
-  const sample = await kube.api.get(builtins.Pod, 'pod-0', 'bench-pod');
+  const sample = await kube.api.get({ resource: builtins.Pod, name: 'pod-0', namespace: 'bench-pod' });
   console.log(
     `seeded ${N_CM} ConfigMaps and ${N_POD} Pods (${fmt(JSON.stringify(sample).length)} bytes of JSON each) in ${fmt((Date.now() - t0) / 1000, 1)} s; ${RUNS} run(s) per cell, median shown\n`,
   );

@@ -150,7 +150,8 @@ export interface PatchOptions extends WriteOptions {
 }
 
 /**
- * One object of a resource, as {@link ApiClient.patch} takes it: the resource descriptor (which
+ * One object of a resource, as {@link ApiClient.get}, {@link ApiClient.patch} and
+ * {@link ApiClient.delete} take it: the resource descriptor (which
  * also carries the object type), the name, and the namespace for namespaced resources (kube-rs's
  * `ObjectRef`).
  */
@@ -159,6 +160,14 @@ export interface ObjectRef<T extends KubeObject = KubeObject> extends ObjectKey 
   readonly resource: TypedResourceDescriptor<T>;
   /** The namespace; omit (or `undefined`) for cluster-scoped objects. */
   readonly namespace?: string | undefined;
+}
+
+/** Options for {@link ApiClient.get}. */
+export interface GetOptions {
+  /** Read a subresource instead of the object, e.g. `status` or `scale`. */
+  readonly subresource?: string | undefined;
+  /** Cancels the request. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Options for {@link ApiClient.delete}. */
@@ -204,13 +213,11 @@ export interface RawRequest {
  * {@link ResourceDescriptor} with a plain {@link KubeObject}.
  */
 export interface ApiClient {
-  /** GET one object. @throws NotFoundError */
-  get<T extends KubeObject = KubeObject>(
-    resource: TypedResourceDescriptor<T>,
-    name: string,
-    namespace?: string,
-    opts?: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined },
-  ): Promise<T>;
+  /**
+   * GET one object (or a subresource): `api.get({ resource, name, namespace })`.
+   * @throws TypeError for a namespaced resource without a namespace; NotFoundError from the server.
+   */
+  get<T extends KubeObject = KubeObject>(ref: ObjectRef<T>, opts?: GetOptions): Promise<T>;
   /** LIST, one page when `limit` is set. @throws GoneError when a continue token expired. */
   list<T extends KubeObject = KubeObject>(
     resource: TypedResourceDescriptor<T>,
@@ -250,13 +257,13 @@ export interface ApiClient {
    * namespaced resource without a namespace; NotFoundError, ConflictError, InvalidError from the server.
    */
   patch<T extends KubeObject = KubeObject>(ref: ObjectRef<T>, data: unknown, opts: PatchOptions): Promise<T>;
-  /** DELETE an object; resolves with what the server returned (the object, or a Status). */
-  delete(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace?: string,
-    opts?: DeleteOptions,
-  ): Promise<KubeObject | Status>;
+  /**
+   * DELETE an object: `api.delete({ resource, name, namespace })`; resolves with what the server
+   * returned (the object, or a Status).
+   * @throws TypeError for a namespaced resource without a namespace; NotFoundError, ConflictError
+   * (a failed precondition) from the server.
+   */
+  delete(ref: ObjectRef, opts?: DeleteOptions): Promise<KubeObject | Status>;
   /** Any other request, JSON in and out. */
   request<T = unknown>(req: RawRequest): Promise<T>;
   /** Closes idle connections. In-flight requests are not affected; the client stays usable. */

@@ -25,7 +25,7 @@ describeApiConformance(
         await api.create(builtins.CustomResourceDefinition, crd);
       },
       async uninstallCrd(name) {
-        await api.delete(builtins.CustomResourceDefinition, name).catch((err: unknown) => {
+        await api.delete({ resource: builtins.CustomResourceDefinition, name }).catch((err: unknown) => {
           if (!isNotFound(err)) throw err;
         });
       },

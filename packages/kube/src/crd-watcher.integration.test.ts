@@ -123,7 +123,9 @@ describe('registry and CRD watcher on the real apiserver', () => {
     const { kubeConfig } = sharedControlPlane();
     const kube = createKubeClient({ kubeConfig, logger: noopLogger });
     const ns = await createTestNamespace(kubeConfig, 'errors');
-    const missing = await kube.api.get(builtins.ConfigMap, 'missing', ns).catch((e: unknown) => e);
+    const missing = await kube.api
+      .get({ resource: builtins.ConfigMap, name: 'missing', namespace: ns })
+      .catch((e: unknown) => e);
     expect(isNotFound(missing)).toBe(true);
     const created = await kube.api.create(builtins.ConfigMap, { metadata: { name: 'c', namespace: ns } });
     expect(

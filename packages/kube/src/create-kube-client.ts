@@ -108,7 +108,7 @@ export function loadKubeConfig(
  * @example
  * ```ts
  * await using api = createApiClient({ http: { userAgent: 'my-operator' } });
- * const ns = await api.get(builtins.Namespace, 'default');
+ * const ns = await api.get({ resource: builtins.Namespace, name: 'default' });
  * ```
  *
  * @throws {@link KubeConfigError} when the kubeconfig is missing or broken.

@@ -44,10 +44,10 @@ async function watchWebPods(kube: KubeClient, signal: AbortSignal) {
 // #region errors
 async function podPhase(api: ApiClient, name: string): Promise<string> {
   // Typed errors: ignoreNotFound turns a 404 into undefined, isNotFound tests any error.
-  const found = await ignoreNotFound(api.get(builtins.Pod, name, 'prod'));
+  const found = await ignoreNotFound(api.get({ resource: builtins.Pod, name, namespace: 'prod' }));
   if (!found) return 'absent';
   try {
-    await api.get(builtins.Pod, `${name}-sidecar`, 'prod');
+    await api.get({ resource: builtins.Pod, name: `${name}-sidecar`, namespace: 'prod' });
     return 'with sidecar';
   } catch (err) {
     if (isNotFound(err)) return 'present';
@@ -104,8 +104,12 @@ describe('@kubeloom/kube examples', () => {
       },
     );
     // #endregion patch
-    expect((await kube.api.get(builtins.ConfigMap, 'settings', 'default')).data).toEqual({ a: '1' });
-    expect((await kube.api.get(builtins.Pod, 'web-1', 'prod')).status?.phase).toBe('Running');
+    expect(
+      (await kube.api.get({ resource: builtins.ConfigMap, name: 'settings', namespace: 'default' })).data,
+    ).toEqual({ a: '1' });
+    expect(
+      (await kube.api.get({ resource: builtins.Pod, name: 'web-1', namespace: 'prod' })).status?.phase,
+    ).toBe('Running');
   });
 
   it('over any ApiClient: createKubeClient({ api }) loads no kubeconfig', async () => {

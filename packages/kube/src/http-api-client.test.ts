@@ -99,7 +99,7 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
   it('sends typed requests with client-certificate auth, the right paths, queries and content types', async () => {
     handler = (req, res) =>
       json(res, req.method === 'POST' ? 201 : 200, { kind: 'ConfigMap', metadata: { name: 'x' } });
-    await api.get(builtins.ConfigMap, 'x', 'ns');
+    await api.get({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' });
     await api.list(builtins.Deployment, {
       namespace: 'ns',
       labelSelector: 'app=a',
@@ -121,10 +121,13 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
       { status: {} },
       { type: 'merge', subresource: 'status' },
     );
-    await api.delete(builtins.ConfigMap, 'x', 'ns', {
-      preconditions: { resourceVersion: '7' },
-      propagationPolicy: 'Foreground',
-    });
+    await api.delete(
+      { resource: builtins.ConfigMap, name: 'x', namespace: 'ns' },
+      {
+        preconditions: { resourceVersion: '7' },
+        propagationPolicy: 'Foreground',
+      },
+    );
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
       'GET /api/v1/namespaces/ns/configmaps/x',
       'GET /apis/apps/v1/namespaces/ns/deployments?labelSelector=app%3Da&limit=5&continue=tok',
@@ -170,7 +173,9 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
       const [code, body, headers] = statuses.shift()!;
       json(res, code, body, headers);
     };
-    const notFound = await api.get(builtins.ConfigMap, 'x', 'ns').catch((e: unknown) => e);
+    const notFound = await api
+      .get({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' })
+      .catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(NotFoundError);
     expect(isNotFound(notFound)).toBe(true);
     expect((notFound as Error).message).toBe('get configmaps ns/x: configmaps "x" not found');
@@ -265,7 +270,7 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
       currentContext: 'ctx',
     });
     const down = new HttpApiClient(kc);
-    const err = await down.get(builtins.Namespace, 'default').catch((e: unknown) => e);
+    const err = await down.get({ resource: builtins.Namespace, name: 'default' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as ConnectionError).code).toBe('ECONNREFUSED');
     expect((err as Error).message).toMatch(
@@ -276,17 +281,17 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
 
   it('refuses by-name requests on a namespaced resource without a namespace, before any request', async () => {
     handler = (_req, res) => json(res, 200, {});
-    await expect(api.get(builtins.ConfigMap, 'x')).rejects.toThrow(
+    await expect(api.get({ resource: builtins.ConfigMap, name: 'x' })).rejects.toThrow(
       /get configmaps\/x: ConfigMap is namespaced, so a namespace is required/,
     );
-    await expect(api.delete(builtins.ConfigMap, 'x')).rejects.toThrow(TypeError);
+    await expect(api.delete({ resource: builtins.ConfigMap, name: 'x' })).rejects.toThrow(TypeError);
     await expect(api.create(builtins.ConfigMap, { metadata: { name: 'x' } })).rejects.toThrow(
       /create configmaps\/x/,
     );
     await expect(
       api.patch({ resource: builtins.ConfigMap, name: 'x' }, {}, { type: 'merge' }),
     ).rejects.toThrow(TypeError);
-    await api.get(builtins.Namespace, 'default');
+    await api.get({ resource: builtins.Namespace, name: 'default' });
     await api.list(builtins.ConfigMap);
     expect(seen.map((r) => r.url)).toEqual(['/api/v1/namespaces/default', '/api/v1/configmaps']);
   });
@@ -298,15 +303,17 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
         release = () => json(res, 200, { metadata: { name: 'slow' } });
       } else json(res, 200, { metadata: { name: 'fast' } });
     };
-    await api.get(builtins.Namespace, 'fast');
-    const slow = api.get(builtins.Namespace, 'slow');
+    await api.get({ resource: builtins.Namespace, name: 'fast' });
+    const slow = api.get({ resource: builtins.Namespace, name: 'slow' });
     await waitFor('both requests to reach the server', () => seen.length >= 2);
     api.close();
     release();
     await expect(slow).resolves.toMatchObject({ metadata: { name: 'slow' } });
     await waitFor('every socket to close', () => sockets.size === 0);
     // The client stays usable after close().
-    await expect(api.get(builtins.Namespace, 'fast')).resolves.toMatchObject({ metadata: { name: 'fast' } });
+    await expect(api.get({ resource: builtins.Namespace, name: 'fast' })).resolves.toMatchObject({
+      metadata: { name: 'fast' },
+    });
   });
 
   it('await using releases every socket, an open watch and an idle connection included', async () => {
@@ -322,7 +329,7 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
       const events = disposable.watch(builtins.ConfigMap, {})[Symbol.asyncIterator]();
       expect((await events.next()).value).toMatchObject({ type: 'ADDED' });
       watching = events.next().catch((e: unknown) => e);
-      await disposable.get(builtins.Namespace, 'fast'); // leaves an idle keep-alive socket
+      await disposable.get({ resource: builtins.Namespace, name: 'fast' }); // leaves an idle keep-alive socket
       expect(sockets.size).toBe(2);
     }
     await waitFor('every socket to close', () => sockets.size === 0);

@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   type ApiClient,
   type DeleteOptions,
+  type GetOptions,
   type ListOptions,
   type ObjectList,
   type ObjectRef,
@@ -208,12 +209,8 @@ export class HttpApiClient implements ApiClient {
   }
 
   /** {@inheritDoc ApiClient.get} */
-  async get<T extends KubeObject = KubeObject>(
-    resource: TypedResourceDescriptor<T>,
-    name: string,
-    namespace?: string,
-    opts: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined } = {},
-  ): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(ref: ObjectRef<T>, opts: GetOptions = {}): Promise<T> {
+    const { resource, name, namespace } = ref;
     requireNamespace(resource, namespace, 'get', name);
     const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
     return (await this.#send(
@@ -417,12 +414,8 @@ export class HttpApiClient implements ApiClient {
   }
 
   /** {@inheritDoc ApiClient.delete} */
-  async delete(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace?: string,
-    opts: DeleteOptions = {},
-  ): Promise<KubeObject | Status> {
+  async delete(ref: ObjectRef, opts: DeleteOptions = {}): Promise<KubeObject | Status> {
+    const { resource, name, namespace } = ref;
     requireNamespace(resource, namespace, 'delete', name);
     const path = resourcePath(resource, { namespace, name });
     const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };

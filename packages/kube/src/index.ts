@@ -11,6 +11,7 @@
 export {
   type ApiClient,
   type DeleteOptions,
+  type GetOptions,
   type ListMeta,
   type ListOptions,
   type ObjectList,

@@ -69,7 +69,7 @@ describe('a throwing custom indexer on the real control plane', () => {
       { metadata: { labels: { app: 'db' } } },
       { type: 'merge' },
     );
-    await direct.api.delete(builtins.ConfigMap, 'unlabelled-2', namespace);
+    await direct.api.delete({ resource: builtins.ConfigMap, name: 'unlabelled-2', namespace });
     await create('web-2', 'web');
     await waitFor('the event after the failing ones', () => events.includes('add web-2'));
     expect(events.slice(2)).toEqual([

@@ -87,7 +87,7 @@ function churn(
             data: { v: String(writes) },
           });
         } else {
-          await kube.api.delete(builtins.ConfigMap, name, namespace);
+          await kube.api.delete({ resource: builtins.ConfigMap, name, namespace });
         }
       } catch (err) {
         if (!isNotFound(err) && !(err as { reason?: string }).reason) throw err;
@@ -312,7 +312,7 @@ describe('informer relist after etcd compaction (410 Gone)', () => {
         { data: { v: '1' } },
         { type: 'merge' },
       );
-      await direct.api.delete(builtins.ConfigMap, 'vanish', namespace);
+      await direct.api.delete({ resource: builtins.ConfigMap, name: 'vanish', namespace });
       await direct.api.create(builtins.ConfigMap, { metadata: { name: 'new', namespace } });
       // Push the revision forward, then wait (bounded) until the compactor has passed the
       // informer's resourceVersion: a watch from it is answered 410.

@@ -53,7 +53,7 @@ describe('informer against the real apiserver', () => {
       { data: { i: 'b' } },
       { type: 'merge' },
     );
-    await kube.api.delete(builtins.ConfigMap, 'live', ns);
+    await kube.api.delete({ resource: builtins.ConfigMap, name: 'live', namespace: ns });
     await waitFor('the delete event', () => events.includes('delete:live'));
     expect(events.slice(7)).toEqual(['add:live:false', 'update:live:b', 'delete:live']);
     expect(informer.store.get(`${ns}/live`)).toBeUndefined();

@@ -12,8 +12,10 @@ describe('requestObserver', () => {
     const { api } = kube;
     const cm = { metadata: { name: 'a', namespace: 'default' }, data: { x: '1' } };
     await api.create(builtins.ConfigMap, cm);
-    await api.get(builtins.ConfigMap, 'a', 'default');
-    await expect(api.get(builtins.ConfigMap, 'missing', 'default')).rejects.toSatisfy(isNotFound);
+    await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: 'default' });
+    await expect(
+      api.get({ resource: builtins.ConfigMap, name: 'missing', namespace: 'default' }),
+    ).rejects.toSatisfy(isNotFound);
     await api.list(builtins.Deployment, { namespace: 'default' });
     await api.patch(
       { resource: builtins.ConfigMap, name: 'a', namespace: 'default' },
@@ -23,7 +25,7 @@ describe('requestObserver', () => {
     const stop = new AbortController();
     const events = api.watch(builtins.ConfigMap, { namespace: 'default', signal: stop.signal });
     for await (const _ of events) break; // the synthetic ADDED of `a`
-    await api.delete(builtins.ConfigMap, 'a', 'default');
+    await api.delete({ resource: builtins.ConfigMap, name: 'a', namespace: 'default' });
     stop.abort();
     expect(seen.map((r) => `${r.verb} ${r.method} ${r.resource} ${r.code}`)).toEqual([
       'create POST configmaps 201',

@@ -78,14 +78,12 @@ export function observedApiClient(api: ApiClient, observer: RequestObserver): Ap
     }
   };
   return {
-    get: (resource, name, namespace, opts) =>
-      timed('get', resource, () => api.get(resource, name, namespace, opts)),
+    get: (ref, opts) => timed('get', ref.resource, () => api.get(ref, opts)),
     list: (resource, opts) => timed('list', resource, () => api.list(resource, opts)),
     create: (resource, obj, opts) => timed('create', resource, () => api.create(resource, obj, opts)),
     update: (resource, obj, opts) => timed('update', resource, () => api.update(resource, obj, opts)),
     patch: (ref, data, opts) => timed('patch', ref.resource, () => api.patch(ref, data, opts)),
-    delete: (resource, name, namespace, opts) =>
-      timed('delete', resource, () => api.delete(resource, name, namespace, opts)),
+    delete: (ref, opts) => timed('delete', ref.resource, () => api.delete(ref, opts)),
     watch(resource, opts) {
       const inner = api.watch(resource, opts);
       return {

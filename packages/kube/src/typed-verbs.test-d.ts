@@ -29,7 +29,7 @@ declare const untyped: ResourceDescriptor;
 
 export async function usage(api: ApiClient, kube: KubeClient): Promise<void> {
   same<typeof cm, V1ConfigMap>(true);
-  const cm = await api.get(builtins.ConfigMap, 'a', 'ns');
+  const cm = await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' });
   const pods = await api.list(builtins.Pod, { namespace: 'ns' });
   same<(typeof pods.items)[number], V1Pod>(true);
   const w = await api.patch(
@@ -46,7 +46,7 @@ export async function usage(api: ApiClient, kube: KubeClient): Promise<void> {
   await api.patch({ resource: Widget, name: 'w', namespace: 'ns' }, {}, {});
   // @ts-expect-error: not a patch type
   await api.patch({ resource: Widget, name: 'w', namespace: 'ns' }, {}, { type: 'yaml' });
-  const any = await api.get(untyped, 'x');
+  const any = await api.get({ resource: untyped, name: 'x' });
   same<typeof any, KubeObject>(true);
   // an untyped descriptor still takes objects with any fields
   await api.create(untyped, { metadata: { name: 'x' }, spec: { anything: true } });

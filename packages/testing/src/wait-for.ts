@@ -70,7 +70,7 @@ export class WaitForTimeoutError extends Error {
  * ```ts
  * await waitFor('the informer to sync', () => informer.hasSynced());
  * const pod = await waitFor('pod a to be scheduled', async () => {
- *   const p = await api.get(builtins.Pod, 'a', ns);
+ *   const p = await api.get({ resource: builtins.Pod, name: 'a', namespace: ns });
  *   return p.spec?.nodeName ? p : undefined;
  * });
  * ```

@@ -153,7 +153,7 @@ describe.each(['krt', 'queue'] as const)(
       expect(c.status?.egressIPs).toEqual([]);
       expect(await getGateway(cluster, 'c')).toBeUndefined();
       const aIPs = (await getPolicy(cluster, 'a'))?.status?.egressIPs;
-      await cluster.kube.api.delete(EgressGatewayPolicyResource, 'a', 'shop');
+      await cluster.kube.api.delete({ resource: EgressGatewayPolicyResource, name: 'a', namespace: 'shop' });
       await waitFor('policy a gone', async () => (await getPolicy(cluster, 'a')) === undefined);
       const converged = await waitForCondition(cluster, 'c', { type: 'Ready', status: 'True' });
       expect(converged.status?.egressIPs).toEqual(aIPs); // the lowest freed address
@@ -167,12 +167,12 @@ describe.each(['krt', 'queue'] as const)(
         await using _operator = await startOperator(cluster);
         await waitForCondition(cluster, 'gone', { type: 'Ready', status: 'True' });
       }
-      const p = await cluster.kube.api.get(EgressGatewayPolicyResource, 'gone', 'shop');
+      const p = await cluster.kube.api.get({ resource: EgressGatewayPolicyResource, name: 'gone', namespace: 'shop' });
       await cluster.kube.api.update(EgressGatewayPolicyResource, {
         ...p,
         metadata: { ...p.metadata, finalizers: [] },
       });
-      await cluster.kube.api.delete(EgressGatewayPolicyResource, 'gone', 'shop');
+      await cluster.kube.api.delete({ resource: EgressGatewayPolicyResource, name: 'gone', namespace: 'shop' });
       expect((await getPool(cluster, 'corp'))?.status?.allocated).toBe(1);
       await using _again = await startOperator(cluster);
       await waitFor(
@@ -241,7 +241,7 @@ describe.each(['krt', 'queue'] as const)(
       const hash = (d?: V1Deployment) =>
         d?.spec?.template.metadata?.annotations?.['egress.kubeloom.dev/config-hash'];
       const before = await getGateway(cluster, 'p');
-      const current = await cluster.kube.api.get(EgressGatewayPolicyResource, 'p', 'shop');
+      const current = await cluster.kube.api.get({ resource: EgressGatewayPolicyResource, name: 'p', namespace: 'shop' });
       await cluster.kube.api.update(EgressGatewayPolicyResource, {
         ...current,
         spec: { ...current.spec, ipCount: 2, gateway: { replicas: 3, nodeSelector: { egress: 'true' } } },
@@ -264,7 +264,7 @@ describe.each(['krt', 'queue'] as const)(
       await using _operator = await startOperator(cluster);
       await create(policy('shop', 'orphaned', { ipamPoolRef: { name: 'corp' } }));
       await waitForCondition(cluster, 'orphaned', { type: 'Ready', status: 'True' });
-      await cluster.kube.api.delete(IPAMPoolResource, 'corp');
+      await cluster.kube.api.delete({ resource: IPAMPoolResource, name: 'corp' });
       const lost = await waitForCondition(cluster, 'orphaned', {
         type: 'IPAllocated',
         status: 'False',

@@ -58,7 +58,7 @@ async function writePool(
     async (attempt) => {
       if (attempt > 1)
         pool = (await ignoreNotFound(
-          ctx.kube.api.get(IPAMPoolResource, name, undefined, { signal: ctx.signal }),
+          ctx.kube.api.get({ resource: IPAMPoolResource, name }, { signal: ctx.signal }),
         )) as IPAMPool | undefined;
       if (!pool) return undefined;
       const { allocations, changed } = decide(pool);
@@ -149,7 +149,7 @@ export async function convergeGateway(
   // Only before creating: a policy waiting for addresses does not read the API on every reconcile.
   if (!existing && ready)
     existing = (await ignoreNotFound(
-      ctx.kube.api.get(builtins.Deployment, name, namespace, { signal: ctx.signal }),
+      ctx.kube.api.get({ resource: builtins.Deployment, name, namespace }, { signal: ctx.signal }),
     )) as V1Deployment | undefined;
   const owner = ownership(existing, policy);
   if (owner === 'foreign') return { deployment: existing, ownership: owner };
@@ -201,9 +201,12 @@ export async function summarizePool(ctx: ProcessorContext, request: PoolSummaryR
   for (const candidate of request.candidates(pool)) {
     if (orphans.has(candidate.uid)) continue;
     const live = (await ignoreNotFound(
-      ctx.kube.api.get(EgressGatewayPolicyResource, candidate.name, candidate.namespace, {
-        signal: ctx.signal,
-      }),
+      ctx.kube.api.get(
+        { resource: EgressGatewayPolicyResource, name: candidate.name, namespace: candidate.namespace },
+        {
+          signal: ctx.signal,
+        },
+      ),
     )) as EgressGatewayPolicy | undefined;
     if (!live || live.metadata?.uid !== candidate.uid) orphans.add(candidate.uid);
   }

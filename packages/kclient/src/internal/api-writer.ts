@@ -130,7 +130,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     const r = await this.#resource('get');
     requireNamespace(r, 'get', name, namespace);
     try {
-      return await this.#kube.api.get(r, name, namespace, { signal });
+      return await this.#kube.api.get({ resource: r, name, namespace }, { signal });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -230,10 +230,13 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     const r: ResourceDescriptor = await this.#resource('getScale');
     requireScale(r, 'getScale');
     requireNamespace(r, 'getScale', name, namespace);
-    return await this.#kube.api.get<V1Scale>(r, name, namespace, {
-      signal: opts?.signal,
-      subresource: 'scale',
-    });
+    return await this.#kube.api.get<V1Scale>(
+      { resource: r, name, namespace },
+      {
+        signal: opts?.signal,
+        subresource: 'scale',
+      },
+    );
   }
 
   async updateScale(
@@ -264,6 +267,6 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
   async delete(name: string, namespace?: string, opts?: DeleteOptions): Promise<void> {
     const r = await this.#resource('delete');
     requireNamespace(r, 'delete', name, namespace);
-    await this.#kube.api.delete(r, name, namespace, opts);
+    await this.#kube.api.delete({ resource: r, name, namespace }, opts);
   }
 }

@@ -31,7 +31,7 @@ export function createDirectClient<T extends KubeObject>(
     get: (name, namespace) =>
       must(`get ${resource.kind} ${namespace ? `${namespace}/` : ''}${name}`, async () => {
         try {
-          return await kube.api.get(resource, name, namespace);
+          return await kube.api.get({ resource, name, namespace });
         } catch (err) {
           if (isNotFound(err)) return undefined;
           throw err;

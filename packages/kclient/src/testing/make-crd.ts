@@ -213,7 +213,7 @@ export async function deleteCRD(
 ): Promise<void> {
   const name = crdName(gvr);
   try {
-    await kube.api.delete(builtins.CustomResourceDefinition, name, undefined, { signal: options.signal });
+    await kube.api.delete({ resource: builtins.CustomResourceDefinition, name }, { signal: options.signal });
   } catch (err) {
     if (!isNotFound(err)) {
       throw new ClientTestError(`clienttest: deleting CRD ${name} failed: ${(err as Error).message}`, {
@@ -226,7 +226,7 @@ export async function deleteCRD(
     `CRD ${name} is deleted`,
     async () => {
       try {
-        await kube.api.get(builtins.CustomResourceDefinition, name, undefined, { signal: options.signal });
+        await kube.api.get({ resource: builtins.CustomResourceDefinition, name }, { signal: options.signal });
         return false;
       } catch (err) {
         if (isNotFound(err)) return true;

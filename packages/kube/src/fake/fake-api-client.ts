@@ -20,13 +20,13 @@ export function createFakeApiClient(cluster: FakeCluster | FakeClusterOptions = 
   const owner = {};
   const api: FakeApiClient = {
     cluster: c,
-    get: (resource, name, namespace, opts) => c.get(resource, name, namespace, opts) as never,
+    get: (ref, opts) => c.get(ref, opts) as never,
     list: (resource, opts) => c.list(resource, opts) as never,
     watch: (resource, opts) => c.watch(resource, opts, owner) as never,
     create: (resource, obj, opts) => c.create(resource, obj, opts) as never,
     update: (resource, obj, opts) => c.update(resource, obj, opts) as never,
     patch: (ref, data, opts) => c.patch(ref, data, opts) as never,
-    delete: (resource, name, namespace, opts) => c.delete(resource, name, namespace, opts),
+    delete: (ref, opts) => c.delete(ref, opts),
     request: (req) => c.request(req),
     close: () => c.closeWatchesOf(owner),
     [Symbol.asyncDispose]: async () => c.closeWatchesOf(owner),

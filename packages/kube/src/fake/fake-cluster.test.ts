@@ -100,7 +100,7 @@ describe('FakeCluster seeding and inspection', () => {
     const api = createFakeApiClient({
       objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } }, cm('a'), cm('b', 'other')],
     });
-    await api.delete(builtins.Namespace, 'ns');
+    await api.delete({ resource: builtins.Namespace, name: 'ns' });
     expect(api.cluster.listObjects(builtins.ConfigMap).map((o) => o.metadata?.name)).toEqual(['b']);
   });
 
@@ -120,11 +120,15 @@ describe('FakeCluster failure injection and observation', () => {
     const api = createFakeApiClient({ objects: [cm('a')] });
     api.cluster.failNext('get', 2, { code: 503 });
     for (let i = 0; i < 2; i++) {
-      const err = (await api.get(builtins.ConfigMap, 'a', 'ns').catch((e: unknown) => e)) as ApiError;
+      const err = (await api
+        .get({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' })
+        .catch((e: unknown) => e)) as ApiError;
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
     }
-    expect((await api.get(builtins.ConfigMap, 'a', 'ns')).metadata?.name).toBe('a');
+    expect((await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' })).metadata?.name).toBe(
+      'a',
+    );
   });
 
   it('fails per resource, with Retry-After, and every list/watch until cleared', async () => {
@@ -154,7 +158,7 @@ describe('FakeCluster failure injection and observation', () => {
     await api.create(builtins.ConfigMap, cm('b'));
     await w.next();
     stop();
-    await api.get(builtins.ConfigMap, 'a', 'ns');
+    await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' });
     // A watch starts when it is first read, like an HTTP watch request.
     expect(seen.map((r) => r.verb)).toEqual(['list', 'list', 'create', 'watch']);
     expect(api.cluster.requestCount('list')).toBe(2);
@@ -170,7 +174,9 @@ describe('FakeCluster failure injection and observation', () => {
       const api = createFakeApiClient({ objects: [cm('a')] });
       const remove = api.cluster.delay(20, { verbs: ['get'] });
       const order: string[] = [];
-      const delayed = api.get(builtins.ConfigMap, 'a', 'ns').then(() => order.push('get'));
+      const delayed = api
+        .get({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' })
+        .then(() => order.push('get'));
       await api.list(builtins.ConfigMap).then(() => order.push('list (not delayed)'));
       await vi.advanceTimersByTimeAsync(19);
       order.push('19 ms');
@@ -178,12 +184,17 @@ describe('FakeCluster failure injection and observation', () => {
       await delayed;
       expect(order).toEqual(['list (not delayed)', '19 ms', 'get']);
       const c = new AbortController();
-      const pending = api.get(builtins.ConfigMap, 'a', 'ns', { signal: c.signal });
+      const pending = api.get(
+        { resource: builtins.ConfigMap, name: 'a', namespace: 'ns' },
+        { signal: c.signal },
+      );
       c.abort();
       await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
       expect(vi.getTimerCount()).toBe(0);
       remove();
-      expect((await api.get(builtins.ConfigMap, 'a', 'ns')).metadata?.name).toBe('a');
+      expect(
+        (await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' })).metadata?.name,
+      ).toBe('a');
     } finally {
       vi.useRealTimers();
     }
@@ -348,7 +359,7 @@ describe('FakeCluster watch controls', () => {
     const w = watch(api, { resourceVersion: api.cluster.resourceVersion }, Thing);
     const first = w.next();
     await waitFor('the watch to be open', () => api.cluster.watcherCount(Thing) === 1);
-    await api.delete(builtins.CustomResourceDefinition, 'things.example.com');
+    await api.delete({ resource: builtins.CustomResourceDefinition, name: 'things.example.com' });
     expect(name(await first)).toBe('DELETED t');
     expect(await w.next()).toBe('end');
     await expect(api.list(Thing)).rejects.toMatchObject({ code: 404 });
@@ -436,7 +447,7 @@ describe('createFakeKubeClient', () => {
         'the informer to try to watch again',
         () => kube.cluster.requestCount('watch', builtins.ConfigMap) > watches,
       );
-      await kube.api.delete(builtins.ConfigMap, 'a', 'ns');
+      await kube.api.delete({ resource: builtins.ConfigMap, name: 'a', namespace: 'ns' });
       // Its resume point is compacted away: the next watch gets 410 and the informer relists.
       kube.cluster.compact();
       stall();

@@ -1,5 +1,6 @@
 import type {
   DeleteOptions,
+  GetOptions,
   ListOptions,
   ObjectList,
   ObjectRef,
@@ -242,12 +243,8 @@ export class FakeCluster {
   // ---------------------------------------------------------------- verbs
 
   /** GET one object (or its `status` subresource, which returns the whole object). */
-  async get(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace?: string,
-    opts: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined } = {},
-  ): Promise<KubeObject> {
+  async get(ref: ObjectRef, opts: GetOptions = {}): Promise<KubeObject> {
+    const { resource, name, namespace } = ref;
     requireNamespace(resource, namespace, 'get', name);
     await this.#faults.enter(
       { verb: 'get', resource, namespace, name, subresource: opts.subresource },
@@ -397,12 +394,8 @@ export class FakeCluster {
   }
 
   /** DELETE an object: marks it when finalizers remain, removes it otherwise. */
-  async delete(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace?: string,
-    opts: DeleteOptions = {},
-  ): Promise<KubeObject | Status> {
+  async delete(ref: ObjectRef, opts: DeleteOptions = {}): Promise<KubeObject | Status> {
+    const { resource, name, namespace } = ref;
     requireNamespace(resource, namespace, 'delete', name);
     await this.#faults.enter({ verb: 'delete', resource, namespace, name }, opts.signal);
     const served = servedResource(this.#table, resource);
@@ -432,13 +425,13 @@ export class FakeCluster {
   async request<T = unknown>(req: RawRequest): Promise<T> {
     await this.#faults.enter({ verb: 'request', method: req.method, path: req.path }, req.signal);
     const target: RouteTarget = {
-      get: (...args) => this.get(...args),
+      get: (ref, opts) => this.get(ref, opts),
       list: (resource, opts) => this.list(resource, opts),
       create: (resource, obj, opts) => this.create(resource, obj, opts),
       update: (resource, obj, opts) => this.update(resource, obj, opts),
       // A raw PATCH gets the apiserver's answers, not the typed client's TypeErrors.
       patch: (ref, data, opts) => this.#patch(ref, data, opts),
-      delete: (...args) => this.delete(...args),
+      delete: (ref, opts) => this.delete(ref, opts),
     };
     return (await routeRequest(target, this.#table, this.#version, req)) as T;
   }

@@ -28,12 +28,14 @@ export function admissionTests(ctx: ConformanceContext): void {
       metadata: { generateName: 'conformance-held-', finalizers: ['example.com/hold'] },
     } as KubeObject);
     const ns = held.metadata!.name!;
-    const deleting = (await api.delete(builtins.Namespace, ns)) as KubeObject & {
+    const deleting = (await api.delete({ resource: builtins.Namespace, name: ns })) as KubeObject & {
       status?: { phase?: string };
     };
     expect(deleting.metadata?.deletionTimestamp).toBeDefined();
     expect(deleting.status?.phase).toBe('Terminating');
-    const got = (await api.get(builtins.Namespace, ns)) as KubeObject & { status?: { phase?: string } };
+    const got = (await api.get({ resource: builtins.Namespace, name: ns })) as KubeObject & {
+      status?: { phase?: string };
+    };
     expect(got.status?.phase).toBe('Terminating');
     const forbidden = await apiError(api.create(builtins.ConfigMap, configMap(ns, 'a')));
     expectStatus(forbidden, {
@@ -177,13 +179,13 @@ export function admissionTests(ctx: ConformanceContext): void {
   it('a by-name request on a namespaced resource without a namespace: the typed verbs refuse before sending; the apiserver answers 404 (405 for a create)', async () => {
     const { api } = ctx.target;
     const bare = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } as KubeObject;
-    await expect(api.get(builtins.ConfigMap, 'x')).rejects.toThrow(TypeError);
+    await expect(api.get({ resource: builtins.ConfigMap, name: 'x' })).rejects.toThrow(TypeError);
     await expect(api.create(builtins.ConfigMap, bare)).rejects.toThrow(TypeError);
     await expect(api.update(builtins.ConfigMap, bare)).rejects.toThrow(TypeError);
     await expect(
       api.patch({ resource: builtins.ConfigMap, name: 'x' }, { data: {} }, { type: 'merge' }),
     ).rejects.toThrow(TypeError);
-    await expect(api.delete(builtins.ConfigMap, 'x')).rejects.toThrow(
+    await expect(api.delete({ resource: builtins.ConfigMap, name: 'x' })).rejects.toThrow(
       'delete configmaps/x: ConfigMap is namespaced, so a namespace is required (set metadata.namespace or pass one)',
     );
     const notFound = {

@@ -291,7 +291,9 @@ export function applyTests(ctx: ConformanceContext): void {
     )) as CM;
     expect(dryCreate.data).toEqual({ k: 'a' });
     expect(managers(dryCreate)).toEqual([{ manager: 'alice', operation: 'Apply' }]);
-    expect((await apiError(api.get(builtins.ConfigMap, 's', ns))).code).toBe(404);
+    expect((await apiError(api.get({ resource: builtins.ConfigMap, name: 's', namespace: ns }))).code).toBe(
+      404,
+    );
     const applied = await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
       cm(ns, 's', { k: 'a' }),
@@ -303,7 +305,7 @@ export function applyTests(ctx: ConformanceContext): void {
       { type: 'apply', fieldManager: 'alice', dryRun: 'All' },
     )) as CM;
     expect(dryChange.data).toEqual({ k: 'b' });
-    const after = (await api.get(builtins.ConfigMap, 's', ns)) as CM;
+    const after = (await api.get({ resource: builtins.ConfigMap, name: 's', namespace: ns })) as CM;
     expect(after.data).toEqual({ k: 'a' });
     expect(after.metadata?.resourceVersion).toBe(applied.metadata?.resourceVersion);
   });

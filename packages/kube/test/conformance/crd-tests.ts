@@ -53,11 +53,12 @@ export function crdTests(ctx: ConformanceContext): void {
     } finally {
       w.close();
     }
-    expect((await apiError(api.get(Ephemeral, 'e1', ns))).code).toBe(404);
+    expect((await apiError(api.get({ resource: Ephemeral, name: 'e1', namespace: ns }))).code).toBe(404);
     expect((await apiError(api.list(Ephemeral, { namespace: ns }))).code).toBe(404);
-    expect((await apiError(api.get(builtins.CustomResourceDefinition, `ephemerals.${group}`))).code).toBe(
-      404,
-    );
+    expect(
+      (await apiError(api.get({ resource: builtins.CustomResourceDefinition, name: `ephemerals.${group}` })))
+        .code,
+    ).toBe(404);
   });
 
   it('apply honours x-kubernetes-list-type map and set and x-kubernetes-map-type atomic; other lists are atomic', async () => {

@@ -22,7 +22,7 @@ export function crudTests(ctx: ConformanceContext): void {
     rv(created);
     // ConfigMaps have no generation; custom resources start at 1.
     expect(created.metadata?.generation).toBeUndefined();
-    const got = await api.get(builtins.ConfigMap, 'a', ns);
+    const got = await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns });
     expect(got).toEqual(created);
     const w = await api.create(Widget, widget(ns, 'w', { size: 1 }));
     expect(w.metadata?.generation).toBe(1);
@@ -57,14 +57,16 @@ export function crudTests(ctx: ConformanceContext): void {
   it('get of a missing object is 404 NotFound naming the resource (and group)', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const err = await apiError(api.get(builtins.ConfigMap, 'missing', ns));
+    const err = await apiError(api.get({ resource: builtins.ConfigMap, name: 'missing', namespace: ns }));
     expectStatus(err, {
       code: 404,
       reason: 'NotFound',
       message: 'configmaps "missing" not found',
       details: { name: 'missing', kind: 'configmaps' },
     });
-    const grouped = await apiError(api.get(builtins.Deployment, 'missing', ns));
+    const grouped = await apiError(
+      api.get({ resource: builtins.Deployment, name: 'missing', namespace: ns }),
+    );
     expectStatus(grouped, {
       code: 404,
       reason: 'NotFound',
@@ -188,14 +190,18 @@ export function crudTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
-    const res = await api.delete(builtins.ConfigMap, 'a', ns);
+    const res = await api.delete({ resource: builtins.ConfigMap, name: 'a', namespace: ns });
     expect(res).toMatchObject({
       kind: 'Status',
       status: 'Success',
       details: { name: 'a', kind: 'configmaps', uid: a.metadata?.uid },
     });
-    expect((await apiError(api.get(builtins.ConfigMap, 'a', ns))).code).toBe(404);
-    expect((await apiError(api.delete(builtins.ConfigMap, 'a', ns))).reason).toBe('NotFound');
+    expect((await apiError(api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns }))).code).toBe(
+      404,
+    );
+    expect(
+      (await apiError(api.delete({ resource: builtins.ConfigMap, name: 'a', namespace: ns }))).reason,
+    ).toBe('NotFound');
   });
 
   it('delete preconditions on uid and resourceVersion are 409 Conflict', async () => {
@@ -203,7 +209,10 @@ export function crudTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     const uid = await apiError(
-      api.delete(builtins.ConfigMap, 'a', ns, { preconditions: { uid: 'not-the-uid' } }),
+      api.delete(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { preconditions: { uid: 'not-the-uid' } },
+      ),
     );
     expectStatus(uid, {
       code: 409,
@@ -212,16 +221,22 @@ export function crudTests(ctx: ConformanceContext): void {
       details: { name: 'a', kind: 'ConfigMap' },
     });
     const version = await apiError(
-      api.delete(builtins.ConfigMap, 'a', ns, { preconditions: { resourceVersion: '1' } }),
+      api.delete(
+        { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+        { preconditions: { resourceVersion: '1' } },
+      ),
     );
     expectStatus(version, {
       code: 409,
       reason: 'Conflict',
       message: `Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${a.metadata?.resourceVersion}). The object might have been modified`,
     });
-    await api.delete(builtins.ConfigMap, 'a', ns, {
-      preconditions: { uid: a.metadata!.uid!, resourceVersion: a.metadata!.resourceVersion! },
-    });
+    await api.delete(
+      { resource: builtins.ConfigMap, name: 'a', namespace: ns },
+      {
+        preconditions: { uid: a.metadata!.uid!, resourceVersion: a.metadata!.resourceVersion! },
+      },
+    );
   });
 
   it('finalizers: delete sets deletionTimestamp; removing the last finalizer deletes the object', async () => {
@@ -230,14 +245,22 @@ export function crudTests(ctx: ConformanceContext): void {
     const obj = configMap(ns, 'f');
     obj.metadata!.finalizers = ['example.com/hold'];
     await api.create(builtins.ConfigMap, obj);
-    const marked = (await api.delete(builtins.ConfigMap, 'f', ns)) as KubeObject;
+    const marked = (await api.delete({
+      resource: builtins.ConfigMap,
+      name: 'f',
+      namespace: ns,
+    })) as KubeObject;
     expect(marked.kind).toBe('ConfigMap');
     expect(marked.metadata?.deletionTimestamp).toBeDefined();
     expect(marked.metadata?.deletionGracePeriodSeconds).toBe(0);
     expect(marked.metadata?.finalizers).toEqual(['example.com/hold']);
-    const again = (await api.delete(builtins.ConfigMap, 'f', ns)) as KubeObject;
+    const again = (await api.delete({
+      resource: builtins.ConfigMap,
+      name: 'f',
+      namespace: ns,
+    })) as KubeObject;
     expect(again.metadata?.resourceVersion).toBe(marked.metadata?.resourceVersion);
-    const stillThere = await api.get(builtins.ConfigMap, 'f', ns);
+    const stillThere = await api.get({ resource: builtins.ConfigMap, name: 'f', namespace: ns });
     expect(stillThere.metadata?.deletionTimestamp).toBeDefined();
     // No new finalizer may be added while deleting.
     const add = await apiError(
@@ -255,7 +278,9 @@ export function crudTests(ctx: ConformanceContext): void {
       { type: 'merge' },
     );
     expect(last.metadata?.finalizers).toBeUndefined();
-    expect((await apiError(api.get(builtins.ConfigMap, 'f', ns))).code).toBe(404);
+    expect((await apiError(api.get({ resource: builtins.ConfigMap, name: 'f', namespace: ns }))).code).toBe(
+      404,
+    );
   });
 
   it('propagationPolicy Foreground and Orphan hold the object with their finalizers (no garbage collector runs)', async () => {
@@ -263,21 +288,29 @@ export function crudTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'fg'));
     await api.create(builtins.ConfigMap, configMap(ns, 'or'));
-    const fg = (await api.delete(builtins.ConfigMap, 'fg', ns, {
-      propagationPolicy: 'Foreground',
-    })) as KubeObject;
+    const fg = (await api.delete(
+      { resource: builtins.ConfigMap, name: 'fg', namespace: ns },
+      {
+        propagationPolicy: 'Foreground',
+      },
+    )) as KubeObject;
     expect(fg.metadata?.finalizers).toEqual(['foregroundDeletion']);
     expect(fg.metadata?.deletionTimestamp).toBeDefined();
-    const or = (await api.delete(builtins.ConfigMap, 'or', ns, {
-      propagationPolicy: 'Orphan',
-    })) as KubeObject;
+    const or = (await api.delete(
+      { resource: builtins.ConfigMap, name: 'or', namespace: ns },
+      {
+        propagationPolicy: 'Orphan',
+      },
+    )) as KubeObject;
     expect(or.metadata?.finalizers).toEqual(['orphan']);
     await api.patch(
       { resource: builtins.ConfigMap, name: 'fg', namespace: ns },
       { metadata: { finalizers: null } },
       { type: 'merge' },
     );
-    expect((await apiError(api.get(builtins.ConfigMap, 'fg', ns))).code).toBe(404);
+    expect((await apiError(api.get({ resource: builtins.ConfigMap, name: 'fg', namespace: ns }))).code).toBe(
+      404,
+    );
   });
 
   it('deleting a custom resource with a finalizer bumps its generation', async () => {
@@ -287,14 +320,14 @@ export function crudTests(ctx: ConformanceContext): void {
       Widget,
       widget(ns, 'w', {}, { metadata: { name: 'w', namespace: ns, finalizers: ['example.com/hold'] } }),
     );
-    const marked = (await api.delete(Widget, 'w', ns)) as KubeObject;
+    const marked = (await api.delete({ resource: Widget, name: 'w', namespace: ns })) as KubeObject;
     expect(marked.metadata?.generation).toBe(2);
     await api.patch(
       { resource: Widget, name: 'w', namespace: ns },
       [{ op: 'remove', path: '/metadata/finalizers' }],
       { type: 'json' },
     );
-    expect((await apiError(api.get(Widget, 'w', ns))).code).toBe(404);
+    expect((await apiError(api.get({ resource: Widget, name: 'w', namespace: ns }))).code).toBe(404);
   });
 
   it('dryRun=All validates without persisting', async () => {
@@ -314,20 +347,25 @@ export function crudTests(ctx: ConformanceContext): void {
     expect(dry.metadata?.name).toMatch(/^dry-/);
     expect(dry.metadata?.uid).toBeDefined();
     expect(dry.metadata?.resourceVersion).toBeUndefined();
-    expect((await apiError(api.get(builtins.ConfigMap, dry.metadata!.name!, ns))).code).toBe(404);
+    expect(
+      (await apiError(api.get({ resource: builtins.ConfigMap, name: dry.metadata!.name!, namespace: ns })))
+        .code,
+    ).toBe(404);
     const real = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
     const dryUpdate = await api.update(builtins.ConfigMap, { ...real, data: { v: '2' } } as ConfigMapObject, {
       dryRun: 'All',
     });
     expect(dryUpdate.data).toEqual({ v: '2' });
-    expect((await api.get(builtins.ConfigMap, 'a', ns)).data).toEqual({ v: '1' });
+    expect((await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns })).data).toEqual({
+      v: '1',
+    });
     await api.patch(
       { resource: builtins.ConfigMap, name: 'a', namespace: ns },
       { data: { v: '3' } },
       { type: 'merge', dryRun: 'All' },
     );
-    await api.delete(builtins.ConfigMap, 'a', ns, { dryRun: 'All' });
-    const after = await api.get(builtins.ConfigMap, 'a', ns);
+    await api.delete({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { dryRun: 'All' });
+    const after = await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns });
     expect(after.data).toEqual({ v: '1' });
     expect(after.metadata?.resourceVersion).toBe(real.metadata?.resourceVersion);
   });
@@ -341,7 +379,9 @@ export function crudTests(ctx: ConformanceContext): void {
     };
     input.data!.v = 'input mutated';
     a.data.v = 'mutated';
-    const got = (await api.get(builtins.ConfigMap, 'a', ns)) as KubeObject & { data: Record<string, string> };
+    const got = (await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns })) as KubeObject & {
+      data: Record<string, string>;
+    };
     expect(got.data.v).toBe('1');
   });
 }

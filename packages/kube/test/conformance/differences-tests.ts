@@ -23,17 +23,21 @@ export function differencesTests(ctx: ConformanceContext): void {
     const { api, newNamespace, kind } = ctx.target;
     const ns = await newNamespace();
     await api.create(builtins.ConfigMap, configMap(ns, 'a'));
-    await api.delete(builtins.Namespace, ns);
+    await api.delete({ resource: builtins.Namespace, name: ns });
     if (kind === 'real') {
-      const terminating = (await api.get(builtins.Namespace, ns)) as KubeObject & {
+      const terminating = (await api.get({ resource: builtins.Namespace, name: ns })) as KubeObject & {
         status?: { phase?: string };
       };
       expect(terminating.metadata?.deletionTimestamp).toBeDefined();
       expect(terminating.status?.phase).toBe('Terminating');
-      expect((await api.get(builtins.ConfigMap, 'a', ns)).metadata?.name).toBe('a');
+      expect((await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns })).metadata?.name).toBe(
+        'a',
+      );
     } else {
-      expect((await apiError(api.get(builtins.Namespace, ns))).code).toBe(404);
-      expect((await apiError(api.get(builtins.ConfigMap, 'a', ns))).code).toBe(404);
+      expect((await apiError(api.get({ resource: builtins.Namespace, name: ns }))).code).toBe(404);
+      expect((await apiError(api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns }))).code).toBe(
+        404,
+      );
     }
   });
 
@@ -146,16 +150,20 @@ export function differencesTests(ctx: ConformanceContext): void {
     crd.spec.names = { plural: 'doomeds', singular: 'doomed', kind: 'Doomed', listKind: 'DoomedList' };
     await installCrd(crd);
     try {
-      const answer = (await api.delete(builtins.CustomResourceDefinition, `doomeds.${group}`)) as Crd;
+      const answer = (await api.delete({
+        resource: builtins.CustomResourceDefinition,
+        name: `doomeds.${group}`,
+      })) as Crd;
       if (kind === 'real') {
         expect(answer.kind).toBe('CustomResourceDefinition');
         expect(answer.metadata?.finalizers).toEqual(['customresourcecleanup.apiextensions.k8s.io']);
         expect(answer.status?.conditions?.find((c) => c.type === 'Terminating')?.status).toBe('True');
       } else {
         expect(answer).toMatchObject({ kind: 'Status', status: 'Success' });
-        expect((await apiError(api.get(builtins.CustomResourceDefinition, `doomeds.${group}`))).code).toBe(
-          404,
-        );
+        expect(
+          (await apiError(api.get({ resource: builtins.CustomResourceDefinition, name: `doomeds.${group}` })))
+            .code,
+        ).toBe(404);
       }
     } finally {
       await uninstallCrd(`doomeds.${group}`);
@@ -179,14 +187,14 @@ export function differencesTests(ctx: ConformanceContext): void {
       metadata: { name: 'p', namespace: ns },
       spec: { nodeName: 'node-without-kubelet', containers: [{ name: 'c', image: 'example/c:1' }] },
     } as KubeObject);
-    await api.delete(builtins.Pod, 'p', ns);
+    await api.delete({ resource: builtins.Pod, name: 'p', namespace: ns });
     if (kind === 'real') {
-      const pending = await api.get(builtins.Pod, 'p', ns);
+      const pending = await api.get({ resource: builtins.Pod, name: 'p', namespace: ns });
       expect(pending.metadata?.deletionTimestamp).toBeDefined();
       expect(pending.metadata?.deletionGracePeriodSeconds).toBe(30);
-      await api.delete(builtins.Pod, 'p', ns, { gracePeriodSeconds: 0 });
+      await api.delete({ resource: builtins.Pod, name: 'p', namespace: ns }, { gracePeriodSeconds: 0 });
     } else {
-      expect((await apiError(api.get(builtins.Pod, 'p', ns))).code).toBe(404);
+      expect((await apiError(api.get({ resource: builtins.Pod, name: 'p', namespace: ns }))).code).toBe(404);
     }
   });
 

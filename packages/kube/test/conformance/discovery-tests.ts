@@ -68,7 +68,7 @@ export function discoveryTests(ctx: ConformanceContext): void {
     const { api, newNamespace, installCrd, uninstallCrd } = ctx.target;
     const ns = await newNamespace();
     await installCrd(ephemeralCrd);
-    const crd = await api.get(builtins.CustomResourceDefinition, `ephemerals.${group}`);
+    const crd = await api.get({ resource: builtins.CustomResourceDefinition, name: `ephemerals.${group}` });
     const conditions =
       (crd as KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }).status
         ?.conditions ?? [];
@@ -109,7 +109,7 @@ export function discoveryTests(ctx: ConformanceContext): void {
       namespaced: true,
     };
     // A group/version nobody serves: the apiserver's mux answers plain text, not a Status.
-    const err = await apiError(api.get(unknown, 'x', ns));
+    const err = await apiError(api.get({ resource: unknown, name: 'x', namespace: ns }));
     expect(err.code).toBe(404);
     expect(err.reason).toBe('NotFound');
     expect(err.status?.message).toBe('404 page not found\n');
@@ -117,7 +117,9 @@ export function discoveryTests(ctx: ConformanceContext): void {
       404,
     );
     // A served group/version without that resource: a NotFound Status.
-    const inServed = await apiError(api.get({ ...unknown, group: 'apps' }, 'x', ns));
+    const inServed = await apiError(
+      api.get({ resource: { ...unknown, group: 'apps' }, name: 'x', namespace: ns }),
+    );
     expectStatus(inServed, {
       code: 404,
       reason: 'NotFound',

@@ -45,7 +45,7 @@ export function listTests(ctx: ConformanceContext): void {
     expect(gadget.metadata?.namespace).toBeUndefined();
     const gadgets = await api.list(Gadget);
     expect(names(gadgets)).toContain(`g-${ns}`);
-    await api.delete(Gadget, `g-${ns}`);
+    await api.delete({ resource: Gadget, name: `g-${ns}` });
   });
 
   it('label selectors: =, ==, !=, in, notin, exists, !key, >, <', async () => {
@@ -388,7 +388,7 @@ export function listTests(ctx: ConformanceContext): void {
         message: 'field label not supported: metadata.namespace',
       });
     } finally {
-      await api.delete(builtins.Node, node);
+      await api.delete({ resource: builtins.Node, name: node });
     }
     await api.create(builtins.Service, {
       apiVersion: 'v1',

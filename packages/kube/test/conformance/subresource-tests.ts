@@ -51,7 +51,10 @@ export function subresourceTests(ctx: ConformanceContext): void {
     expect(BigInt(status.metadata!.resourceVersion!)).toBeGreaterThan(
       BigInt(main.metadata!.resourceVersion!),
     );
-    const got = (await api.get(Widget, 'w', ns, { subresource: 'status' })) as WithStatus;
+    const got = (await api.get(
+      { resource: Widget, name: 'w', namespace: ns },
+      { subresource: 'status' },
+    )) as WithStatus;
     expect(got.status).toEqual({ ready: true });
     const patched = (await api.patch(
       { resource: Widget, name: 'w', namespace: ns },
@@ -81,7 +84,9 @@ export function subresourceTests(ctx: ConformanceContext): void {
       kind: 'ConfigMap',
       metadata: { name: 'a', namespace: ns },
     } as KubeObject);
-    const err = await apiError(api.get(builtins.ConfigMap, 'a', ns, { subresource: 'status' }));
+    const err = await apiError(
+      api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns }, { subresource: 'status' }),
+    );
     expect(err.code).toBe(404);
   });
 
@@ -120,7 +125,9 @@ export function subresourceTests(ctx: ConformanceContext): void {
   it('an unserved subresource path is 404 NotFound', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const err = await apiError(api.get(Widget, 'missing', ns, { subresource: 'status' }));
+    const err = await apiError(
+      api.get({ resource: Widget, name: 'missing', namespace: ns }, { subresource: 'status' }),
+    );
     expectStatus(err, { code: 404, reason: 'NotFound' });
   });
 
@@ -150,7 +157,7 @@ export function subresourceTests(ctx: ConformanceContext): void {
       { type: 'apply', subresource: 'status', fieldManager: 'ctl', dryRun: 'All' },
     )) as WithStatus;
     expect(dryApply.status).toEqual({ applied: true });
-    const after = (await api.get(Widget, 'w', ns)) as WithStatus;
+    const after = (await api.get({ resource: Widget, name: 'w', namespace: ns })) as WithStatus;
     expect(after.status).toBeUndefined();
     expect(after.metadata?.resourceVersion).toBe(w.metadata?.resourceVersion);
   });

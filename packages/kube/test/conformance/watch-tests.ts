@@ -35,7 +35,7 @@ export function watchTests(ctx: ConformanceContext): void {
       const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
       await api.update(builtins.ConfigMap, { ...a, data: { v: '1' } } as KubeObject);
       await api.create(builtins.ConfigMap, configMap(ns, 'b'));
-      await api.delete(builtins.ConfigMap, 'a', ns);
+      await api.delete({ resource: builtins.ConfigMap, name: 'a', namespace: ns });
       const events = await w.take(4);
       expect(events.map(summary)).toEqual(['ADDED a', 'MODIFIED a', 'ADDED b', 'DELETED a']);
       const rvs = events.map((e) => rv((e as { object: KubeObject }).object));
@@ -56,7 +56,7 @@ export function watchTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const a = await api.create(builtins.ConfigMap, configMap(ns, 'a'));
     await api.create(builtins.ConfigMap, configMap(ns, 'b'));
-    await api.delete(builtins.ConfigMap, 'a', ns);
+    await api.delete({ resource: builtins.ConfigMap, name: 'a', namespace: ns });
     const w = open(ctx, builtins.ConfigMap, { namespace: ns, resourceVersion: a.metadata!.resourceVersion! });
     try {
       expect((await w.take(2)).map(summary)).toEqual(['ADDED b', 'DELETED a']);
@@ -155,7 +155,7 @@ export function watchTests(ctx: ConformanceContext): void {
       resourceVersion: created.metadata!.resourceVersion!,
     });
     try {
-      await api.delete(builtins.ConfigMap, 'f', ns);
+      await api.delete({ resource: builtins.ConfigMap, name: 'f', namespace: ns });
       const released = await api.patch(
         { resource: builtins.ConfigMap, name: 'f', namespace: ns },
         { metadata: { finalizers: null } },

@@ -1,5 +1,6 @@
 import type {
   DeleteOptions,
+  GetOptions,
   ListOptions,
   ObjectList,
   ObjectRef,
@@ -21,12 +22,7 @@ import { meta } from './stored-object.ts';
 /** The typed verbs a resource path is routed to (a fake cluster's). */
 export interface RouteTarget {
   /** GET one object. */
-  get(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace: string | undefined,
-    opts: { readonly signal?: AbortSignal | undefined; readonly subresource?: string | undefined },
-  ): Promise<KubeObject>;
+  get(ref: ObjectRef, opts: GetOptions): Promise<KubeObject>;
   /** LIST. */
   list(resource: ResourceDescriptor, opts: ListOptions): Promise<ObjectList>;
   /** POST. */
@@ -40,12 +36,7 @@ export interface RouteTarget {
   /** PATCH as the apiserver sees it (no client-side checks). */
   patch(ref: ObjectRef, data: unknown, opts: PatchOptions): Promise<KubeObject>;
   /** DELETE. */
-  delete(
-    resource: ResourceDescriptor,
-    name: string,
-    namespace: string | undefined,
-    opts: DeleteOptions,
-  ): Promise<KubeObject | Status>;
+  delete(ref: ObjectRef, opts: DeleteOptions): Promise<KubeObject | Status>;
 }
 
 function discovered(doc: JsonObject | undefined): JsonObject {
@@ -122,7 +113,7 @@ async function route(
   };
   switch (req.method) {
     case 'GET':
-      if (name) return target.get(d, name, namespace, { signal: req.signal, subresource });
+      if (name) return target.get({ resource: d, name, namespace }, { signal: req.signal, subresource });
       return target.list(d, {
         namespace,
         labelSelector: s('labelSelector'),
@@ -157,7 +148,7 @@ async function route(
     }
     case 'DELETE':
       if (!name) throw S.toError(S.methodNotAllowed());
-      return target.delete(d, name, namespace, (body ?? {}) as DeleteOptions);
+      return target.delete({ resource: d, name, namespace }, (body ?? {}) as DeleteOptions);
   }
   throw S.toError(S.methodNotAllowed());
 }
