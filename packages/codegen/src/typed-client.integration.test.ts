@@ -8,6 +8,7 @@ import {
   defineResource,
   type KubeClient,
   type KubeObject,
+  type ObjectKey,
   noopLogger,
 } from '@kubeloom/kube';
 import {
@@ -33,19 +34,12 @@ interface GeneratedClient {
   create(o: KubeObject): Promise<KubeObject>;
   update(o: KubeObject): Promise<KubeObject>;
   updateStatus?(o: KubeObject): Promise<KubeObject>;
-  delete(name: string, namespace?: string): Promise<void>;
+  delete(ref: ObjectKey): Promise<void>;
   get(name: string, namespace?: string): KubeObject | undefined;
   run(signal: AbortSignal): Promise<void>;
   hasSynced(): boolean;
-  getScale?(
-    name: string,
-    namespace?: string,
-  ): Promise<{ spec?: { replicas?: number }; status?: { replicas?: number } }>;
-  updateScale?(
-    name: string,
-    namespace: string | undefined,
-    replicas: number,
-  ): Promise<{ spec?: { replicas?: number } }>;
+  getScale?(ref: ObjectKey): Promise<{ spec?: { replicas?: number }; status?: { replicas?: number } }>;
+  updateScale?(ref: ObjectKey, replicas: number): Promise<{ spec?: { replicas?: number } }>;
 }
 
 type Module = Record<string, unknown>;
@@ -143,7 +137,7 @@ async function roundTrip(
     `${kind} ${name} status in the cache`,
     () => c.get(name, ns)?.metadata?.resourceVersion === withStatus.metadata?.resourceVersion,
   );
-  await c.delete(name, ns);
+  await c.delete({ name, namespace: ns });
   await waitFor(`${kind} ${name} gone from the cache`, () => c.get(name, ns) === undefined);
 }
 
@@ -235,9 +229,9 @@ describe('generated typed clients on a real kube-apiserver', () => {
       metadata: { name: 'w1', namespace },
       spec: { size: 2, color: 'red', name: 'w-1' },
     } as KubeObject);
-    const scale = await c.getScale!('w1', namespace);
+    const scale = await c.getScale!({ name: 'w1', namespace });
     expect(scale.spec?.replicas).toBe(2);
-    const scaled = await c.updateScale!('w1', namespace, 5);
+    const scaled = await c.updateScale!({ name: 'w1', namespace }, 5);
     expect(scaled.spec?.replicas).toBe(5);
     const WidgetResource = defineResource<KubeObject & { spec: { size: number } }>({
       group: 'test.kubeloom.dev',
@@ -249,7 +243,7 @@ describe('generated typed clients on a real kube-apiserver', () => {
     const current = await kube.api.get({ resource: WidgetResource, name: 'w1', namespace });
     expect(current.spec.size).toBe(5);
     await c.updateStatus!({ ...current, status: { size: 4, phase: 'Ready' } } as KubeObject);
-    expect((await c.getScale!('w1', namespace)).status?.replicas).toBe(4);
-    await c.delete('w1', namespace);
+    expect((await c.getScale!({ name: 'w1', namespace })).status?.replicas).toBe(4);
+    await c.delete({ name: 'w1', namespace });
   });
 });

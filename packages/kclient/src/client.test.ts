@@ -264,12 +264,12 @@ describe('constructors', () => {
     await expect(writer.apply({ metadata: { name: 'b' } }, { fieldManager: 'me' })).rejects.toThrow(
       /namespaced/,
     );
-    await expect(writer.delete('b')).rejects.toThrow(/namespaced/);
+    await expect(writer.delete({ name: 'b' })).rejects.toThrow(/namespaced/);
     expect(kube.cluster.requestCount('create') + kube.cluster.requestCount('patch')).toBe(requests);
     // cluster-scoped kinds need none
     const nodes = createWriteClient(kube, builtins.Node);
     await nodes.create({ metadata: { name: 'n1' } });
-    await nodes.delete('n1');
+    await nodes.delete({ name: 'n1' });
   });
 
   it('createDelayedClient on a built-in kind is a normal client', async () => {

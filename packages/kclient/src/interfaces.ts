@@ -99,8 +99,11 @@ export interface Writer<T extends KubeObject = KubeObject> {
   apply(config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T>;
   /** {@link Writer.apply} on the status subresource. @throws TypeError without a status subresource. */
   applyStatus(config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T>;
-  /** Deletes the object (with optional preconditions and propagation policy). */
-  delete(name: string, namespace?: string, opts?: DeleteOptions): Promise<void>;
+  /**
+   * Deletes the object (with optional preconditions and propagation policy):
+   * `client.delete({ name, namespace })`, without `namespace` for a cluster-scoped resource.
+   */
+  delete(ref: ObjectKey, opts?: DeleteOptions): Promise<void>;
 }
 
 /** A live index over a client's cache (see {@link Informer.index}). */
@@ -169,22 +172,14 @@ export interface Informer<T extends KubeObject = KubeObject> extends Reader<T> {
  * {@link ScaleClient} (from `createScaleClient` or `withScale`), which check the descriptor.
  */
 export interface Scaler {
-  /** The object's current Scale, straight from the API server. */
-  getScale(
-    name: string,
-    namespace?: string,
-    opts?: { readonly signal?: AbortSignal | undefined },
-  ): Promise<V1Scale>;
+  /** The object's current Scale, straight from the API server: `getScale({ name, namespace })`. */
+  getScale(ref: ObjectKey, opts?: { readonly signal?: AbortSignal | undefined }): Promise<V1Scale>;
   /**
    * Sets the desired replicas through the scale subresource (a merge patch of
-   * `spec.replicas`, as `kubectl scale` sends); resolves with the new Scale.
+   * `spec.replicas`, as `kubectl scale` sends): `updateScale({ name, namespace }, 3)`; resolves
+   * with the new Scale.
    */
-  updateScale(
-    name: string,
-    namespace: string | undefined,
-    replicas: number,
-    opts?: WriteOptions,
-  ): Promise<V1Scale>;
+  updateScale(ref: ObjectKey, replicas: number, opts?: WriteOptions): Promise<V1Scale>;
 }
 
 /** A client type plus {@link Scaler}: `WithScale<Omit<Client<T>, 'updateStatus'>>` and so on. */

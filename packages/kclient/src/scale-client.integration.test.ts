@@ -25,7 +25,7 @@ describe('the scale subresource on the real API server', () => {
     const ns = await newNamespace(kube);
     const deploys = createScaleClient(kube, builtins.Deployment, { namespace: ns });
     await deploys.create(deploymentKind.make('web', ns, {}));
-    const scale = await deploys.getScale('web', ns);
+    const scale = await deploys.getScale({ name: 'web', namespace: ns });
     expect(scale).toMatchObject({
       apiVersion: 'autoscaling/v1',
       kind: 'Scale',
@@ -33,12 +33,12 @@ describe('the scale subresource on the real API server', () => {
       spec: { replicas: 1 },
       status: { selector: 'app=web' },
     });
-    const scaled = await deploys.updateScale('web', ns, 3);
+    const scaled = await deploys.updateScale({ name: 'web', namespace: ns }, 3);
     expect(scaled.spec?.replicas).toBe(3);
     expect(
       (await kube.api.get({ resource: builtins.Deployment, name: 'web', namespace: ns })).spec?.replicas,
     ).toBe(3);
-    expect((await deploys.getScale('web', ns)).spec?.replicas).toBe(3);
+    expect((await deploys.getScale({ name: 'web', namespace: ns })).spec?.replicas).toBe(3);
     // the cache follows
     void deploys.run(stop.signal);
     await waitFor('the scaled Deployment in the cache', () => deploys.get('web', ns)?.spec?.replicas === 3);
@@ -58,20 +58,20 @@ describe('the scale subresource on the real API server', () => {
         { status: { replicas: 1, selector: 'app=r' } },
         { type: 'merge' },
       );
-      expect(await reps.getScale('r', ns)).toMatchObject({
+      expect(await reps.getScale({ name: 'r', namespace: ns })).toMatchObject({
         apiVersion: 'autoscaling/v1',
         kind: 'Scale',
         spec: { replicas: 2 },
         status: { replicas: 1, selector: 'app=r' },
       });
-      const scaled = await reps.updateScale('r', ns, 5);
+      const scaled = await reps.updateScale({ name: 'r', namespace: ns }, 5);
       expect(scaled.spec?.replicas).toBe(5);
       expect((await kube.api.get({ resource: Replicator, name: 'r', namespace: ns })).spec).toEqual({
         replicas: 5,
       });
       const delayed = withScale(createDelayedClient(kube, Replicator));
-      expect((await delayed.getScale('r', ns)).spec?.replicas).toBe(5);
-      await delayed.updateScale('r', ns, 0); // a Scale omits zero replicas: read the object
+      expect((await delayed.getScale({ name: 'r', namespace: ns })).spec?.replicas).toBe(5);
+      await delayed.updateScale({ name: 'r', namespace: ns }, 0); // a Scale omits zero replicas: read the object
       expect((await kube.api.get({ resource: Replicator, name: 'r', namespace: ns })).spec).toEqual({
         replicas: 0,
       });

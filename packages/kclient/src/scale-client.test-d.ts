@@ -13,9 +13,9 @@ import {
 export async function usage(kube: KubeClient): Promise<void> {
   const plain: Client<V1Deployment> = createClient(kube, builtins.Deployment);
   // @ts-expect-error: a plain Client has no scale methods
-  await plain.getScale('web', 'ns');
+  await plain.getScale({ name: 'web', namespace: 'ns' });
   const scalable: ScaleClient<V1Deployment> = createScaleClient(kube, builtins.Deployment);
-  const scale: V1Scale = await scalable.updateScale('web', 'ns', 3);
+  const scale: V1Scale = await scalable.updateScale({ name: 'web', namespace: 'ns' }, 3);
   const same: ScaleClient<V1Deployment> = withScale(plain);
   // what codegen can emit for a kind with scale but no status subresource
   type NoStatus = WithScale<Omit<Client<V1Deployment>, 'updateStatus' | 'patchStatus' | 'applyStatus'>>;

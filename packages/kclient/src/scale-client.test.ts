@@ -28,10 +28,10 @@ describe('scale clients', () => {
     ).toThrow(/does not know its resource yet/);
     // the methods exist at run time on every client, and check the descriptor themselves
     const untypedScale = createClient(kube, builtins.ConfigMap) as unknown as Scaler;
-    await expect(untypedScale.getScale('a', 'ns')).rejects.toThrow(
+    await expect(untypedScale.getScale({ name: 'a', namespace: 'ns' })).rejects.toThrow(
       /no scale subresource .*: getScale is not supported/,
     );
-    await expect(untypedScale.updateScale('a', 'ns', 1)).rejects.toThrow(
+    await expect(untypedScale.updateScale({ name: 'a', namespace: 'ns' }, 1)).rejects.toThrow(
       /no scale subresource .*: updateScale is not supported/,
     );
     expect(kube.cluster.requestCount('get') + kube.cluster.requestCount('patch')).toBe(0);
@@ -44,9 +44,11 @@ describe('scale clients', () => {
     const writeOnly = withScale(createWriteClient(kube, builtins.StatefulSet));
     const delayed = withScale(createDelayedClient(kube, builtins.ReplicaSet));
     for (const c of [deploys, writeOnly, delayed]) {
-      await expect(c.updateScale('a', 'ns', -1)).rejects.toThrow(/non-negative integer/);
-      await expect(c.updateScale('a', 'ns', 1.5)).rejects.toThrow(/non-negative integer/);
-      await expect(c.getScale('a')).rejects.toThrow(/namespace is required/);
+      await expect(c.updateScale({ name: 'a', namespace: 'ns' }, -1)).rejects.toThrow(/non-negative integer/);
+      await expect(c.updateScale({ name: 'a', namespace: 'ns' }, 1.5)).rejects.toThrow(
+        /non-negative integer/,
+      );
+      await expect(c.getScale({ name: 'a' })).rejects.toThrow(/namespace is required/);
     }
     expect(kube.cluster.requestCount('patch')).toBe(0);
   });

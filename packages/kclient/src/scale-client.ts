@@ -36,7 +36,7 @@ export function withScale<C extends object>(client: C): WithScale<C> {
  * @example
  * ```ts
  * const deploys = createScaleClient(kube, builtins.Deployment);
- * await deploys.updateScale('web', 'default', 3);
+ * await deploys.updateScale({ name: 'web', namespace: 'default' }, 3);
  * ```
  * @throws TypeError when `resource.subresources.scale` is not true.
  */

@@ -310,20 +310,26 @@ export async function everyMethodScenario<T extends KubeObject>(
 
     // delete with preconditions
     const b = client.get('b', ns)!;
-    await expect(client.delete('b', ns, { preconditions: { resourceVersion: '1' } })).rejects.toBeInstanceOf(
-      ConflictError,
-    );
     await expect(
-      client.delete('b', ns, { preconditions: { uid: '00000000-0000-0000-0000-000000000000' } }),
+      client.delete({ name: 'b', namespace: ns }, { preconditions: { resourceVersion: '1' } }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      client.delete(
+        { name: 'b', namespace: ns },
+        { preconditions: { uid: '00000000-0000-0000-0000-000000000000' } },
+      ),
     ).rejects.toBeInstanceOf(ConflictError);
     expect(plain.get('b', ns)).toBeDefined();
     // propagation policies: Orphan and Foreground add their finalizer, so (without a garbage
     // collector) the object stays, being deleted, until someone removes it
-    await client.delete('b', ns, {
-      preconditions: { uid: b.metadata!.uid!, resourceVersion: b.metadata!.resourceVersion! },
-      propagationPolicy: 'Orphan',
-    });
-    await client.delete('a', ns, { propagationPolicy: 'Foreground' });
+    await client.delete(
+      { name: 'b', namespace: ns },
+      {
+        preconditions: { uid: b.metadata!.uid!, resourceVersion: b.metadata!.resourceVersion! },
+        propagationPolicy: 'Orphan',
+      },
+    );
+    await client.delete({ name: 'a', namespace: ns }, { propagationPolicy: 'Foreground' });
     await all('update/a', 'update/b');
     expect(client.get('b', ns)?.metadata?.deletionTimestamp).toBeDefined();
     expect(client.get('b', ns)?.metadata?.finalizers).toEqual(['orphan']);
@@ -334,7 +340,7 @@ export async function everyMethodScenario<T extends KubeObject>(
     await deletesOf(t1, 'a', 'b');
     await deletesOf(t3, 'a', 'b');
     // Background: gone at once (h is filtered out: no events)
-    await plain.delete('h', ns, { propagationPolicy: 'Background' });
+    await plain.delete({ name: 'h', namespace: ns }, { propagationPolicy: 'Background' });
     await waitFor('h to leave the cache', () => plain.get('h', ns) === undefined);
     expect(client.listUnfiltered(ns)).toEqual([]);
 

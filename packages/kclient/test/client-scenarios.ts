@@ -125,10 +125,13 @@ export async function configMapScenario(kube: KubeClient, signal: AbortSignal): 
 
   // delete with a precondition
   const rv = cms.get('live', ns)!.metadata!.resourceVersion!;
-  await expect(cms.delete('live', ns, { preconditions: { resourceVersion: '1' } })).rejects.toBeInstanceOf(
-    ConflictError,
+  await expect(
+    cms.delete({ name: 'live', namespace: ns }, { preconditions: { resourceVersion: '1' } }),
+  ).rejects.toBeInstanceOf(ConflictError);
+  await cms.delete(
+    { name: 'live', namespace: ns },
+    { preconditions: { resourceVersion: rv }, propagationPolicy: 'Background' },
   );
-  await cms.delete('live', ns, { preconditions: { resourceVersion: rv }, propagationPolicy: 'Background' });
   await tracker.waitOrdered('delete/live');
   expect(cms.get('live', ns)).toBeUndefined();
 
@@ -162,8 +165,10 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
   await direct.createOrUpdate({ metadata: { name: 'd', namespace: ns, labels: { k: 'v' } } });
   expect((await direct.list(ns)).map((c) => c.metadata?.name).sort()).toEqual(['c', 'd']);
   expect((await direct.list(ns, 'k=v')).map((c) => c.kind)).toEqual(['ConfigMap']);
-  await direct.delete('d', ns);
-  await expect(direct.delete('d', ns)).rejects.toThrow(/clienttest: delete ConfigMap .*\/d failed/);
+  await direct.delete({ name: 'd', namespace: ns });
+  await expect(direct.delete({ name: 'd', namespace: ns })).rejects.toThrow(
+    /clienttest: delete ConfigMap .*\/d failed/,
+  );
 
   // a custom kind: an update without resourceVersion would be a 422
   const gvr = { group: `cou-${uniqueSuffix()}.example.com`, version: 'v1', resource: 'caches' };
@@ -217,8 +222,8 @@ export async function writeHelpersScenario(kube: KubeClient, signal: AbortSignal
     expect(failed).toBeInstanceOf(ClientTestError);
     expect((failed as Error).message).toMatch(new RegExp(`^clienttest: update Cache ${ns}/missing failed`));
     expect((failed as Error).cause).toBeInstanceOf(NotFoundError);
-    await cached.delete('fresh', ns);
-    await expect(cached.delete('fresh', ns)).rejects.toThrow(
+    await cached.delete({ name: 'fresh', namespace: ns });
+    await expect(cached.delete({ name: 'fresh', namespace: ns })).rejects.toThrow(
       new RegExp(`clienttest: delete Cache ${ns}/fresh failed`),
     );
   } finally {
@@ -352,7 +357,7 @@ export async function customKindScenario(kube: KubeClient, signal: AbortSignal):
       'the status patch',
       () => (widgets.get('w1', ns)?.status as { phase?: string })?.phase === 'Done',
     );
-    await widgets.delete('w1', ns);
+    await widgets.delete({ name: 'w1', namespace: ns });
     await waitFor('the delete', () => widgets.get('w1', ns) === undefined);
 
     // untyped by GVR and metadata-only clients see the same objects
@@ -407,7 +412,7 @@ export async function badInputScenario(kube: KubeClient, signal: AbortSignal): P
     .catch((e: unknown) => e);
   expect(missing).toBeInstanceOf(NotFoundError);
   expect(isNotFound(missing)).toBe(true);
-  await expect(cms.delete('nope', ns)).rejects.toBeInstanceOf(NotFoundError);
+  await expect(cms.delete({ name: 'nope', namespace: ns })).rejects.toBeInstanceOf(NotFoundError);
   await expect(cms.update({ metadata: { namespace: ns } })).rejects.toThrow(/metadata.name is required/);
 
   // server-side apply through patch: the same shape; the body gets apiVersion/kind, a manager is required

@@ -83,7 +83,7 @@ export async function delayedClientScenario(kube: KubeClient, signal: AbortSigna
   await expect(
     gadgets.applyStatus({ metadata: { name: 'a', namespace: ns } }, { fieldManager: 'x' }),
   ).rejects.toBeInstanceOf(ResourceNotServedError);
-  await expect(gadgets.delete('a', ns)).rejects.toBeInstanceOf(ResourceNotServedError);
+  await expect(gadgets.delete({ name: 'a', namespace: ns })).rejects.toBeInstanceOf(ResourceNotServedError);
 
   try {
     await makeCRD(kube, gvr, { kind: 'Gadget' });

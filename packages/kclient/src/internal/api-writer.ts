@@ -222,11 +222,8 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     });
   }
 
-  async getScale(
-    name: string,
-    namespace?: string,
-    opts?: { readonly signal?: AbortSignal | undefined },
-  ): Promise<V1Scale> {
+  async getScale(ref: ObjectKey, opts?: { readonly signal?: AbortSignal | undefined }): Promise<V1Scale> {
+    const { name, namespace } = ref;
     const r: ResourceDescriptor = await this.#resource('getScale');
     requireScale(r, 'getScale');
     requireNamespace(r, 'getScale', name, namespace);
@@ -239,12 +236,8 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     );
   }
 
-  async updateScale(
-    name: string,
-    namespace: string | undefined,
-    replicas: number,
-    opts?: WriteOptions,
-  ): Promise<V1Scale> {
+  async updateScale(ref: ObjectKey, replicas: number, opts?: WriteOptions): Promise<V1Scale> {
+    const { name, namespace } = ref;
     const r: ResourceDescriptor = await this.#resource('updateScale');
     requireScale(r, 'updateScale');
     requireNamespace(r, 'updateScale', name, namespace);
@@ -264,7 +257,8 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     );
   }
 
-  async delete(name: string, namespace?: string, opts?: DeleteOptions): Promise<void> {
+  async delete(ref: ObjectKey, opts?: DeleteOptions): Promise<void> {
+    const { name, namespace } = ref;
     const r = await this.#resource('delete');
     requireNamespace(r, 'delete', name, namespace);
     await this.#kube.api.delete({ resource: r, name, namespace }, opts);

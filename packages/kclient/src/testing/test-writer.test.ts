@@ -21,7 +21,7 @@ describe('clienttest writers', () => {
       expect(err).toBeInstanceOf(ClientTestError);
       expect((err as Error).message).toMatch(/^clienttest: create ConfigMap ns\/Bad_Name failed: /);
       expect((err as Error).cause).toBeInstanceOf(InvalidError);
-      await expect(w.delete('missing', 'ns')).rejects.toThrow(
+      await expect(w.delete({ name: 'missing', namespace: 'ns' })).rejects.toThrow(
         /^clienttest: delete ConfigMap ns\/missing failed/,
       );
     }

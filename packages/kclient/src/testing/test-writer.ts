@@ -1,4 +1,4 @@
-import { isConflict, type KubeObject, type ResourceDescriptor } from '@kubeloom/kube';
+import { isConflict, type KubeObject, type ObjectKey, type ResourceDescriptor } from '@kubeloom/kube';
 import { createOrUpdate } from '../create-or-update.ts';
 import type { Writer } from '../interfaces.ts';
 import { isLatestReader } from '../internal/latest-reader.ts';
@@ -28,8 +28,8 @@ export interface TestWriter<T extends KubeObject> {
    * (conditional on the current resourceVersion, retried on conflicts).
    */
   createOrUpdateStatus(obj: T): Promise<T>;
-  /** Deletes the object. */
-  delete(name: string, namespace?: string): Promise<void>;
+  /** Deletes the object: `delete({ name, namespace })`. */
+  delete(ref: ObjectKey): Promise<void>;
 }
 
 /**
@@ -66,7 +66,7 @@ export function failingWriter<T extends KubeObject>(
         const stored = await createOrUpdate(writer, obj);
         return await updateStatusFrom(stored, (obj as { status?: unknown }).status);
       }),
-    delete: (name, namespace) =>
-      must(`delete ${describeName(kind(), name, namespace)}`, () => writer.delete(name, namespace)),
+    delete: (ref) =>
+      must(`delete ${describeName(kind(), ref.name, ref.namespace)}`, () => writer.delete(ref)),
   };
 }
