@@ -8,8 +8,8 @@ import {
   defineResource,
   type KubeClient,
   type KubeObject,
-  type ObjectKey,
   noopLogger,
+  type ObjectKey,
 } from '@kubeloom/kube';
 import {
   type CRDObject,
