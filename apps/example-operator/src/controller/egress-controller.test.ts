@@ -167,12 +167,20 @@ describe.each(['krt', 'queue'] as const)(
         await using _operator = await startOperator(cluster);
         await waitForCondition(cluster, 'gone', { type: 'Ready', status: 'True' });
       }
-      const p = await cluster.kube.api.get({ resource: EgressGatewayPolicyResource, name: 'gone', namespace: 'shop' });
+      const p = await cluster.kube.api.get({
+        resource: EgressGatewayPolicyResource,
+        name: 'gone',
+        namespace: 'shop',
+      });
       await cluster.kube.api.update(EgressGatewayPolicyResource, {
         ...p,
         metadata: { ...p.metadata, finalizers: [] },
       });
-      await cluster.kube.api.delete({ resource: EgressGatewayPolicyResource, name: 'gone', namespace: 'shop' });
+      await cluster.kube.api.delete({
+        resource: EgressGatewayPolicyResource,
+        name: 'gone',
+        namespace: 'shop',
+      });
       expect((await getPool(cluster, 'corp'))?.status?.allocated).toBe(1);
       await using _again = await startOperator(cluster);
       await waitFor(
@@ -241,7 +249,11 @@ describe.each(['krt', 'queue'] as const)(
       const hash = (d?: V1Deployment) =>
         d?.spec?.template.metadata?.annotations?.['egress.kubeloom.dev/config-hash'];
       const before = await getGateway(cluster, 'p');
-      const current = await cluster.kube.api.get({ resource: EgressGatewayPolicyResource, name: 'p', namespace: 'shop' });
+      const current = await cluster.kube.api.get({
+        resource: EgressGatewayPolicyResource,
+        name: 'p',
+        namespace: 'shop',
+      });
       await cluster.kube.api.update(EgressGatewayPolicyResource, {
         ...current,
         spec: { ...current.spec, ipCount: 2, gateway: { replicas: 3, nodeSelector: { egress: 'true' } } },
