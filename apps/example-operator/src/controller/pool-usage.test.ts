@@ -88,7 +88,7 @@ describe('poolUsageCollection (krt, on the fake cluster)', () => {
     // A policy deleted without releasing its address (finalizer removed by hand): an orphan
     // candidate in its pool, and it leaves the pool's policies.
     events.length = 0;
-    await clients.policies.delete('b', 'apps');
+    await clients.policies.delete({ name: 'b', namespace: 'apps' });
     await waitFor('b is an orphan candidate', () => events.length > 0);
     expect(fields(usage.get('corp'))).toEqual({
       allocated: 2,
@@ -107,7 +107,7 @@ describe('poolUsageCollection (krt, on the fake cluster)', () => {
     expect(usage.get('corp')?.policies).toEqual(['shop/a']);
 
     // A deleted pool leaves the collection.
-    await clients.pools.delete('lab');
+    await clients.pools.delete({ name: 'lab' });
     await waitFor('lab gone', () => usage.get('lab') === undefined);
     expect(usage.list().map((u) => u.name)).toEqual(['corp']);
   });
