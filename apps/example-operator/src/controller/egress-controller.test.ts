@@ -200,7 +200,11 @@ describe.each(['krt', 'queue'] as const)(
         ...dropped,
         metadata: { ...dropped.metadata, finalizers: [] },
       });
-      await cluster.kube.api.delete(EgressGatewayPolicyResource, 'dropped', 'shop');
+      await cluster.kube.api.delete({
+        resource: EgressGatewayPolicyResource,
+        name: 'dropped',
+        namespace: 'shop',
+      });
       // Nothing reconciles the deleted policy: only the pool-summary pass can reclaim its address.
       await waitFor(
         'orphan reclaimed',
