@@ -1,5 +1,6 @@
 import { type CelExpr, celChildren } from './cel/ast.ts';
 import { CelEvalError, CelUnsupportedError, type CelValue, evaluate } from './cel/evaluator.ts';
+import { CelOptional, OPTIONAL_NONE } from './cel/optional.ts';
 import { parseCel } from './cel/parser.ts';
 import { toCel } from './cel-values.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
@@ -146,23 +147,24 @@ function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, 
       skip(r.parseError);
       continue;
     }
-    if (r.optionalOldSelf && !hasOld) {
-      skip('optionalOldSelf is not supported');
-      continue;
-    }
     if (!vars) {
       vars = { self: toCel(value, plan, fields) };
       if (hasOld) vars.oldSelf = toCel(old, plan, fields);
     }
+    // With optionalOldSelf, oldSelf is an optional: none on create (the rule runs), of(old) on update.
+    const ruleVars = r.optionalOldSelf
+      ? { ...vars, oldSelf: hasOld ? new CelOptional(vars.oldSelf!) : OPTIONAL_NONE }
+      : vars;
     try {
-      const result = evaluate(r.expr!, vars);
+      const result = evaluate(r.expr!, ruleVars);
       if (result === true) continue;
       if (typeof result !== 'boolean') throw new CelEvalError(`rule returned ${typeof result}, not bool`);
       let message = r.message ?? `failed rule: ${r.rule}`;
       if (r.messageExpression) {
         try {
-          const m = evaluate(r.messageExpression, vars);
-          if (typeof m === 'string' && m.trim() !== '') message = m;
+          const m = evaluate(r.messageExpression, ruleVars);
+          // an empty, blank or multi-line message falls back to `message`, as on the apiserver
+          if (typeof m === 'string' && m.trim() !== '' && !/[\r\n]/.test(m)) message = m;
         } catch {
           // the apiserver falls back to the message too
         }
@@ -180,7 +182,7 @@ function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, 
       else
         out.errors.push({
           path: where,
-          message: `Invalid value: ${goJson(schema.type ?? '')}: ${(e as Error).message} evaluating rule: ${r.message?.trim() || `failed rule: ${r.rule.trim()}`}`,
+          message: `Invalid value: ${goJson(schema.type ?? '')}: ${(e as Error).message} evaluating rule: ${r.message?.trim() || r.rule.trim()}`,
           source: 'cel-error',
           rule: r.rule,
           rulePath: where,

@@ -11,6 +11,7 @@ export {
   type CelBindings,
   CelDuration,
   CelEvalError,
+  CelObject,
   CelTimestamp,
   CelUnsupportedError,
   type CelValue,

@@ -241,6 +241,9 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
     const unviolated: string[] = [];
     const notEvaluatedOnly: string[] = [];
     const errorsCompared = { samples: 0, samePaths: 0, sameMessages: 0 };
+    /** Samples for which the validator reported any rule or pattern as not evaluated client-side. */
+    let samplesWithUnevaluated = 0;
+    const unevaluatedRules = new Set<string>();
     const pathNotation: string[] = [];
     const messageDiffs: string[] = [];
     for (const [ci, r] of models.entries()) {
@@ -286,6 +289,9 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
       };
       for (const x of verdicts) {
         stats.byCategory[x.sample.category] = (stats.byCategory[x.sample.category] ?? 0) + 1;
+        if (x.mine.notEvaluated.length > 0) samplesWithUnevaluated++;
+        for (const n of x.mine.notEvaluated)
+          unevaluatedRules.add(`${name} ${n.path}: ${n.rule} (${n.reason})`);
         if (x.server.accepted) stats.accepted++;
         else if (!x.mine.valid && x.mine.notEvaluated.length === 0) {
           const a = errorAgreement(x);
@@ -335,6 +341,7 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
       ),
       `  generation ${(generating / 1000).toFixed(1)} s, total ${((performance.now() - started) / 1000).toFixed(1)} s`,
       `  errors of the ${errorsCompared.samples} samples both reject: same paths ${errorsCompared.samePaths} (${((100 * errorsCompared.samePaths) / Math.max(1, errorsCompared.samples)).toFixed(1)}%), same messages ${errorsCompared.sameMessages} (${((100 * errorsCompared.sameMessages) / Math.max(1, errorsCompared.samples)).toFixed(1)}%)`,
+      `  not evaluated client-side: ${unevaluatedRules.size} rules, in ${samplesWithUnevaluated} samples`,
       `  total: ${agree}/${evaluated} agree (${((100 * agree) / Math.max(1, evaluated)).toFixed(2)}%) of ${total} samples; ${neOnly} rejected only by rules reported as not evaluated client-side; apiserver accepted ${accepted}, rejected ${total - accepted}`,
     ];
     console.log(lines.join('\n'));
@@ -350,6 +357,8 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
           agree,
           evaluated,
           notEvaluatedOnly: neOnly,
+          samplesWithUnevaluated,
+          unevaluatedRules: [...unevaluatedRules],
           errorsCompared,
           pathNotation,
           messageDiffs,
@@ -367,6 +376,8 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
     // map entries are written as the apiserver writes them: `.key` in OpenAPI errors, `[key]` elsewhere
     expect(pathNotation).toEqual([]);
     expect(unviolated).toEqual([]);
+    // every rule of the fixtures and the corpus is evaluated client-side
+    expect([...unevaluatedRules]).toEqual([]);
     expect(agree).toBe(evaluated);
     expect(total).toBeGreaterThan(3000);
   }, 600_000);

@@ -20,8 +20,18 @@ export type CelExpr =
       readonly target?: CelExpr;
       readonly args: readonly CelExpr[];
     }
-  | { readonly kind: 'list'; readonly items: readonly CelExpr[] }
-  | { readonly kind: 'map'; readonly entries: ReadonlyArray<readonly [CelExpr, CelExpr]> }
+  | {
+      readonly kind: 'list';
+      readonly items: readonly CelExpr[];
+      /** Which items are optional (`[?x]`: added only when the optional has a value). */
+      readonly optional?: readonly boolean[];
+    }
+  | {
+      readonly kind: 'map';
+      readonly entries: ReadonlyArray<readonly [CelExpr, CelExpr]>;
+      /** Which entries are optional (`{?k: v}`: added only when the optional has a value). */
+      readonly optional?: readonly boolean[];
+    }
   | { readonly kind: 'unary'; readonly op: '!' | '-'; readonly operand: CelExpr }
   | { readonly kind: 'binary'; readonly op: CelBinaryOp; readonly left: CelExpr; readonly right: CelExpr }
   | { readonly kind: 'ternary'; readonly cond: CelExpr; readonly then: CelExpr; readonly else: CelExpr };

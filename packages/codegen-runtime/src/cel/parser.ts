@@ -16,7 +16,7 @@ const OPS = [
   '!=',
   '<=',
   '>=',
-  '?.',
+  '.?',
   '<',
   '>',
   '!',
@@ -277,11 +277,17 @@ class Parser {
       return args;
     }
   }
+  /** Consumes the `?` of an optional list element or map entry. */
+  private optionalMarker(): boolean {
+    if (!this.isOp('?')) return false;
+    this.next();
+    return true;
+  }
   private member(): CelExpr {
     let e = this.primary();
     for (;;) {
-      if (this.isOp('.') || this.isOp('?.')) {
-        const optional = this.next().text === '?.';
+      if (this.isOp('.') || this.isOp('.?')) {
+        const optional = this.next().text === '.?';
         const id = this.next();
         if (id.kind !== 'ident') throw new CelSyntaxError('expected a field name after "."', id.pos);
         if (this.isOp('(') && !optional) {
@@ -328,14 +334,35 @@ class Parser {
           this.expect(')');
           return e;
         }
-        if (t.text === '[') return { kind: 'list', items: this.args(']') };
+        if (t.text === '[') {
+          const items: CelExpr[] = [];
+          const optional: boolean[] = [];
+          if (this.isOp(']')) {
+            this.next();
+            return { kind: 'list', items };
+          }
+          for (;;) {
+            optional.push(this.optionalMarker());
+            items.push(this.expr());
+            if (this.isOp(',')) {
+              this.next();
+              if (this.isOp(']')) break;
+              continue;
+            }
+            break;
+          }
+          this.expect(']');
+          return { kind: 'list', items, ...(optional.includes(true) ? { optional } : {}) };
+        }
         if (t.text === '{') {
           const entries: Array<[CelExpr, CelExpr]> = [];
+          const optional: boolean[] = [];
           if (this.isOp('}')) {
             this.next();
             return { kind: 'map', entries };
           }
           for (;;) {
+            optional.push(this.optionalMarker());
             const k = this.expr();
             this.expect(':');
             entries.push([k, this.expr()]);
@@ -347,7 +374,7 @@ class Parser {
             break;
           }
           this.expect('}');
-          return { kind: 'map', entries };
+          return { kind: 'map', entries, ...(optional.includes(true) ? { optional } : {}) };
         }
         if (t.text === '.') {
           const id = this.next();

@@ -19,6 +19,8 @@ export interface Re2 {
   readonly source: string;
   /** Whether the expression matches anywhere in `input` (Go's `MatchString`; unanchored). */
   test(input: string): boolean;
+  /** Go's `FindAllString(input, n)`: the leftmost non-overlapping matches, at most `n` (all when negative). */
+  findAll(input: string, n: number): string[];
   /** `/source/`, as a RegExp prints: Ajv keys the patterns it compiles by it. */
   toString(): string;
 }
@@ -46,7 +48,17 @@ export function compileRe2(pattern: string): Re2 {
       if (e instanceof RE2JSException) throw new Re2SyntaxError(e.message);
       throw e;
     }
-    re = { source: pattern, test: (input: string) => compiled.test(input), toString: () => `/${pattern}/` };
+    re = {
+      source: pattern,
+      test: (input: string) => compiled.test(input),
+      findAll: (input: string, n: number) => {
+        const out: string[] = [];
+        const m = compiled.matcher(input);
+        while ((n < 0 || out.length < n) && m.find()) out.push(m.group() ?? '');
+        return out;
+      },
+      toString: () => `/${pattern}/`,
+    };
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(pattern, re);
   }
