@@ -380,5 +380,6 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
     expect([...unevaluatedRules]).toEqual([]);
     expect(agree).toBe(evaluated);
     expect(total).toBeGreaterThan(3000);
-  }, 600_000);
+    // generous: about 150 s on an idle 2-core machine, several times that when it is shared
+  }, 1_800_000);
 });
