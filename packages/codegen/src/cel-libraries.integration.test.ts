@@ -159,7 +159,7 @@ describe('CEL libraries against kube-apiserver (dryRun=All)', () => {
           server: await outcome(kube.api.update(d, obj, { dryRun: 'All' })),
         };
       } finally {
-        await kube.api.delete(d, name, namespace).catch(() => undefined);
+        await kube.api.delete({ resource: d, name, namespace }).catch(() => undefined);
       }
     });
     const byLibrary: Record<
