@@ -101,8 +101,8 @@ kl_npm_install() {
     sed 's/^/    npm: /' "$log" | tail -n 8 >&2
     rm -rf "$tmp" "$log"
     kl_die "could not download $spec from $registry (npm's messages above)." \
-      "Check the network or proxy (npm config get proxy / https-proxy), or point npm at a mirror:" \
-      "  npm_config_registry=https://your-mirror/ $0 ..."
+      "Check the network, the proxy (npm config get https-proxy) and, behind a TLS-intercepting proxy, its CA" \
+      "(NODE_EXTRA_CA_CERTS=/path/to/ca.pem); or point npm at a mirror: npm_config_registry=https://your-mirror/ $0 ..."
   fi
   rm -f "$log"
   rm -rf "$dir"
