@@ -245,6 +245,12 @@ describe('./dev', () => {
     expect(warm.calls.map((c) => c.argv)).toEqual([['run', 'demo']]);
     expect(warm.calls[0]?.assets).toBe(assets);
 
+    const mine = dev(['test'], { KUBEBUILDER_ASSETS: path.join(base, 'my binaries') });
+    expect(mine.stderr).toContain('KUBEBUILDER_ASSETS is set');
+    expect(mine.calls).toEqual([
+      expect.objectContaining({ argv: ['run', 'test'], assets: path.join(base, 'my binaries') }),
+    ]);
+
     rmSync(path.join(assets, 'kwok'));
     const remote = dev(['demo'], { KUBECONFIG: path.join(base, 'kubeconfig') });
     expect(remote.stderr).toContain('KUBECONFIG is set: the demo uses that cluster');
