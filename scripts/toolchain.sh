@@ -190,7 +190,7 @@ kl_install() {
   kl_say "pnpm install --frozen-lockfile"
   (cd "$KL_ROOT" && pnpm install --frozen-lockfile --reporter=append-only) >&2 ||
     kl_die "pnpm install --frozen-lockfile failed (messages above)." \
-      "If package.json and pnpm-lock.yaml disagree, run \`$0 pnpm install\` and commit pnpm-lock.yaml;" \
+      "If package.json and pnpm-lock.yaml disagree, run \`./dev pnpm install\` and commit pnpm-lock.yaml;" \
       "if the registry is unreachable, check the network or set npm_config_registry to a mirror."
   printf '%s\n' "$want" >"$stamp"
   kl_say "pnpm install done ($(kl_since "$t0"))"
