@@ -46,6 +46,25 @@ interface Prepared {
   options: https.RequestOptions;
 }
 
+/** A request before it is sent: the URL parts and the extra headers. */
+interface PrepareRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query?: Query | undefined;
+  readonly headers?: Record<string, string> | undefined;
+}
+
+/** A JSON request: `body` (a string is sent as is) goes with `contentType`; `context` names it in errors. */
+interface SendRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query?: Query | undefined;
+  readonly body?: unknown;
+  readonly contentType?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly context: string;
+}
+
 /**
  * The HTTPS {@link ApiClient}: JSON over `node:https` with a keep-alive agent, credentials from a
  * client-node `KubeConfig` (client certificates, tokens, exec and auth-provider plugins), typed
@@ -119,12 +138,8 @@ export class HttpApiClient implements ApiClient {
     return await this.#baseOptions;
   }
 
-  async #prepare(
-    method: string,
-    path: string,
-    query?: Query,
-    headers: Record<string, string> = {},
-  ): Promise<Prepared> {
+  async #prepare(req: PrepareRequest): Promise<Prepared> {
+    const { method, path, query, headers = {} } = req;
     const base = await this.#options();
     const url = new URL(this.#server.toString().replace(/\/$/, '') + path);
     buildQuery(url, query);
@@ -138,22 +153,15 @@ export class HttpApiClient implements ApiClient {
     };
   }
 
-  async #send(
-    method: string,
-    path: string,
-    query: Query | undefined,
-    body: unknown,
-    contentType: string,
-    signal: AbortSignal | undefined,
-    context: string,
-  ): Promise<unknown> {
+  async #send(req: SendRequest): Promise<unknown> {
+    const { method, path, query, body, contentType = 'application/json', signal, context } = req;
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (payload !== undefined) {
       headers['Content-Type'] = contentType;
       headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
-    const { url, options } = await this.#prepare(method, path, query, headers);
+    const { url, options } = await this.#prepare({ method, path, query, headers });
     signal?.throwIfAborted();
     return await new Promise<unknown>((resolve, reject) => {
       const req = https.request(url, { ...options, ...(signal ? { signal } : {}) }, (res) => {
@@ -175,7 +183,7 @@ export class HttpApiClient implements ApiClient {
             }
             return;
           }
-          reject(this.#errorFrom(status, text, context, res));
+          reject(this.#errorFrom(res, text, context));
         });
       });
       req.setTimeout(this.#requestTimeoutMs, () => {
@@ -193,7 +201,8 @@ export class HttpApiClient implements ApiClient {
     });
   }
 
-  #errorFrom(status: number, text: string, context: string, res: IncomingMessage): ApiError {
+  #errorFrom(res: IncomingMessage, text: string, context: string): ApiError {
+    const status = res.statusCode ?? 0;
     let parsed: Status | undefined;
     try {
       const json = JSON.parse(text) as Status;
@@ -211,17 +220,14 @@ export class HttpApiClient implements ApiClient {
   /** {@inheritDoc ApiClient.get} */
   async get<T extends KubeObject = KubeObject>(ref: ObjectRef<T>, opts: GetOptions = {}): Promise<T> {
     const { resource, name, namespace } = ref;
-    requireNamespace(resource, namespace, 'get', name);
+    requireNamespace('get', ref);
     const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
-    return (await this.#send(
-      'GET',
+    return (await this.#send({
+      method: 'GET',
       path,
-      undefined,
-      undefined,
-      '',
-      opts.signal,
-      `get ${describe(resource, name, namespace)}`,
-    )) as T;
+      signal: opts.signal,
+      context: `get ${describe(ref)}`,
+    })) as T;
   }
 
   /** {@inheritDoc ApiClient.list} */
@@ -238,15 +244,13 @@ export class HttpApiClient implements ApiClient {
       resourceVersion: opts.resourceVersion,
       resourceVersionMatch: opts.resourceVersionMatch,
     };
-    const list = (await this.#send(
-      'GET',
+    const list = (await this.#send({
+      method: 'GET',
       path,
       query,
-      undefined,
-      '',
-      opts.signal,
-      `list ${describe(resource, undefined, opts.namespace)}`,
-    )) as ObjectList<T>;
+      signal: opts.signal,
+      context: `list ${describe({ resource, namespace: opts.namespace })}`,
+    })) as ObjectList<T>;
     if (!list.metadata) list.metadata = {};
     if (!list.items) list.items = [];
     return list;
@@ -265,11 +269,11 @@ export class HttpApiClient implements ApiClient {
     opts: WatchOptions,
   ): AsyncGenerator<WatchEvent<T>> {
     const path = resourcePath(resource, { namespace: opts.namespace });
-    const context = `watch ${describe(resource, undefined, opts.namespace)}`;
-    const { url, options } = await this.#prepare(
-      'GET',
+    const context = `watch ${describe({ resource, namespace: opts.namespace })}`;
+    const { url, options } = await this.#prepare({
+      method: 'GET',
       path,
-      {
+      query: {
         watch: 'true',
         resourceVersion: opts.resourceVersion,
         allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
@@ -277,8 +281,8 @@ export class HttpApiClient implements ApiClient {
         labelSelector: opts.labelSelector,
         fieldSelector: opts.fieldSelector,
       },
-      { Accept: 'application/json' },
-    );
+      headers: { Accept: 'application/json' },
+    });
     opts.signal?.throwIfAborted();
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(opts.signal?.reason);
@@ -312,7 +316,7 @@ export class HttpApiClient implements ApiClient {
       if (status < 200 || status >= 300) {
         const chunks: Buffer[] = [];
         for await (const c of res) chunks.push(c as Buffer);
-        throw this.#errorFrom(status, Buffer.concat(chunks).toString('utf8'), context, res);
+        throw this.#errorFrom(res, Buffer.concat(chunks).toString('utf8'), context);
       }
       streaming = true;
       const decoder = new LineDecoder();
@@ -348,17 +352,18 @@ export class HttpApiClient implements ApiClient {
     opts: WriteOptions = {},
   ): Promise<T> {
     const namespace = obj.metadata?.namespace;
-    requireNamespace(resource, namespace, 'create', obj.metadata?.name ?? obj.metadata?.generateName);
+    const target = { resource, name: obj.metadata?.name ?? obj.metadata?.generateName, namespace };
+    requireNamespace('create', target);
     const path = resourcePath(resource, { namespace });
-    return (await this.#send(
-      'POST',
+    return (await this.#send({
+      method: 'POST',
       path,
-      writeQuery(opts),
-      obj,
-      'application/json',
-      opts.signal,
-      `create ${describe(resource, obj.metadata?.name ?? obj.metadata?.generateName, namespace)}`,
-    )) as T;
+      query: writeQuery(opts),
+      body: obj,
+      contentType: 'application/json',
+      signal: opts.signal,
+      context: `create ${describe(target)}`,
+    })) as T;
   }
 
   /** {@inheritDoc ApiClient.update} */
@@ -370,17 +375,17 @@ export class HttpApiClient implements ApiClient {
     const name = obj.metadata?.name;
     if (!name) throw new TypeError(`update ${resource.plural}: the object has no metadata.name`);
     const namespace = obj.metadata?.namespace;
-    requireNamespace(resource, namespace, 'update', name);
+    requireNamespace('update', { resource, name, namespace });
     const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
-    return (await this.#send(
-      'PUT',
+    return (await this.#send({
+      method: 'PUT',
       path,
-      writeQuery(opts),
-      obj,
-      'application/json',
-      opts.signal,
-      `update ${describe(resource, name, namespace, opts.subresource)}`,
-    )) as T;
+      query: writeQuery(opts),
+      body: obj,
+      contentType: 'application/json',
+      signal: opts.signal,
+      context: `update ${describe({ resource, name, namespace }, opts.subresource)}`,
+    })) as T;
   }
 
   /** {@inheritDoc ApiClient.patch} */
@@ -399,24 +404,24 @@ export class HttpApiClient implements ApiClient {
         `patch ${resource.plural}/${name}: strategic merge patch is not supported for ${resource.kind} (custom resources accept merge, json and apply patches)`,
       );
     }
-    requireNamespace(resource, namespace, 'patch', name);
+    requireNamespace('patch', ref);
     const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
     const query: Query = { ...writeQuery(opts), force: type === 'apply' && opts.force ? 'true' : undefined };
-    return (await this.#send(
-      'PATCH',
+    return (await this.#send({
+      method: 'PATCH',
       path,
       query,
-      data,
-      PATCH_CONTENT_TYPES[type],
-      opts.signal,
-      `patch (${type}) ${describe(resource, name, namespace, opts.subresource)}`,
-    )) as T;
+      body: data,
+      contentType: PATCH_CONTENT_TYPES[type],
+      signal: opts.signal,
+      context: `patch (${type}) ${describe(ref, opts.subresource)}`,
+    })) as T;
   }
 
   /** {@inheritDoc ApiClient.delete} */
   async delete(ref: ObjectRef, opts: DeleteOptions = {}): Promise<KubeObject | Status> {
     const { resource, name, namespace } = ref;
-    requireNamespace(resource, namespace, 'delete', name);
+    requireNamespace('delete', ref);
     const path = resourcePath(resource, { namespace, name });
     const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
     if (opts.preconditions) body.preconditions = opts.preconditions;
@@ -424,28 +429,28 @@ export class HttpApiClient implements ApiClient {
     if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
     // With a DeleteOptions body the apiserver reads dryRun from the body, not the query.
     if (opts.dryRun) body.dryRun = [opts.dryRun];
-    return (await this.#send(
-      'DELETE',
+    return (await this.#send({
+      method: 'DELETE',
       path,
-      { dryRun: opts.dryRun },
+      query: { dryRun: opts.dryRun },
       body,
-      'application/json',
-      opts.signal,
-      `delete ${describe(resource, name, namespace)}`,
-    )) as KubeObject | Status;
+      contentType: 'application/json',
+      signal: opts.signal,
+      context: `delete ${describe(ref)}`,
+    })) as KubeObject | Status;
   }
 
   /** {@inheritDoc ApiClient.request} */
   async request<T = unknown>(req: RawRequest): Promise<T> {
-    return (await this.#send(
-      req.method,
-      req.path,
-      req.query,
-      req.body,
-      req.contentType ?? 'application/json',
-      req.signal,
-      `${req.method} ${req.path}`,
-    )) as T;
+    return (await this.#send({
+      method: req.method,
+      path: req.path,
+      query: req.query,
+      body: req.body,
+      contentType: req.contentType,
+      signal: req.signal,
+      context: `${req.method} ${req.path}`,
+    })) as T;
   }
 
   /** {@inheritDoc ApiClient.close} */

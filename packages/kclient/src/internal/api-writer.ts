@@ -74,12 +74,7 @@ function requirePatchType(
   return type;
 }
 
-function requireNamespace(
-  r: ResourceDescriptor,
-  verb: string,
-  name: string,
-  namespace: string | undefined,
-): void {
+function requireNamespace(r: ResourceDescriptor, verb: string, { name, namespace }: ObjectKey): void {
   if (r.namespaced && !namespace) {
     throw new TypeError(`${verb} ${r.kind} ${name}: ${r.kind} is namespaced, so a namespace is required`);
   }
@@ -128,7 +123,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     signal?: AbortSignal,
   ): Promise<T | undefined> {
     const r = await this.#resource('get');
-    requireNamespace(r, 'get', name, namespace);
+    requireNamespace(r, 'get', { name, namespace });
     try {
       return await this.#kube.api.get({ resource: r, name, namespace }, { signal });
     } catch (err) {
@@ -145,25 +140,29 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
 
   async create(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('create');
-    requireNamespace(
-      r,
-      'create',
-      obj.metadata?.name ?? obj.metadata?.generateName ?? '',
-      obj.metadata?.namespace,
-    );
+    requireNamespace(r, 'create', {
+      name: obj.metadata?.name ?? obj.metadata?.generateName ?? '',
+      namespace: obj.metadata?.namespace,
+    });
     return await this.#kube.api.create(r, withTypeMeta(r, obj), this.#opts(opts));
   }
 
   async update(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('update');
-    requireNamespace(r, 'update', requireName(r, 'update', obj), obj.metadata?.namespace);
+    requireNamespace(r, 'update', {
+      name: requireName(r, 'update', obj),
+      namespace: obj.metadata?.namespace,
+    });
     return await this.#kube.api.update(r, withTypeMeta(r, obj), this.#opts(opts));
   }
 
   async updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
     const r = await this.#resource('updateStatus');
     requireStatus(r, 'updateStatus');
-    requireNamespace(r, 'updateStatus', requireName(r, 'updateStatus', obj), obj.metadata?.namespace);
+    requireNamespace(r, 'updateStatus', {
+      name: requireName(r, 'updateStatus', obj),
+      namespace: obj.metadata?.namespace,
+    });
     return await this.#kube.api.update(r, withTypeMeta(r, obj), {
       ...this.#opts(opts),
       subresource: 'status',
@@ -187,29 +186,25 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     const r = await this.#resource(verb);
     if (opts.subresource) requireStatus(r, verb);
     const type = requirePatchType(r, opts, name);
-    requireNamespace(r, verb, name, namespace);
+    requireNamespace(r, verb, { name, namespace });
     const body = type === 'apply' && isPlainObject(data) ? withTypeMeta(r, data as KubeObject) : data;
     return await this.#kube.api.patch({ resource: r, name, namespace }, body, { ...this.#opts(opts), type });
   }
 
   async apply(config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T> {
-    return await this.#apply('apply', config, opts, undefined);
+    return await this.#apply('apply', config, opts);
   }
 
   async applyStatus(config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T> {
-    return await this.#apply('applyStatus', config, opts, 'status');
+    return await this.#apply('applyStatus', config, opts);
   }
 
-  async #apply(
-    verb: string,
-    config: ApplyConfiguration<T>,
-    opts: ApplyOptions,
-    subresource: string | undefined,
-  ): Promise<T> {
+  async #apply(verb: 'apply' | 'applyStatus', config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T> {
+    const subresource = verb === 'applyStatus' ? 'status' : undefined;
     const r = await this.#resource(verb);
     if (subresource) requireStatus(r, verb);
     const name = requireName(r, verb, config);
-    requireNamespace(r, verb, name, config.metadata.namespace);
+    requireNamespace(r, verb, { name, namespace: config.metadata.namespace });
     if (!opts?.fieldManager) {
       throw new TypeError(`${verb} ${r.kind} ${name}: server-side apply needs opts.fieldManager`);
     }
@@ -226,7 +221,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     const { name, namespace } = ref;
     const r: ResourceDescriptor = await this.#resource('getScale');
     requireScale(r, 'getScale');
-    requireNamespace(r, 'getScale', name, namespace);
+    requireNamespace(r, 'getScale', ref);
     return await this.#kube.api.get<V1Scale>(
       { resource: r, name, namespace },
       {
@@ -240,7 +235,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
     const { name, namespace } = ref;
     const r: ResourceDescriptor = await this.#resource('updateScale');
     requireScale(r, 'updateScale');
-    requireNamespace(r, 'updateScale', name, namespace);
+    requireNamespace(r, 'updateScale', ref);
     if (!Number.isInteger(replicas) || replicas < 0) {
       throw new TypeError(
         `updateScale ${r.kind} ${name}: replicas must be a non-negative integer, got ${replicas}`,
@@ -260,7 +255,7 @@ export class ApiWriter<T extends KubeObject> implements Writer<T>, LatestReader<
   async delete(ref: ObjectKey, opts?: DeleteOptions): Promise<void> {
     const { name, namespace } = ref;
     const r = await this.#resource('delete');
-    requireNamespace(r, 'delete', name, namespace);
+    requireNamespace(r, 'delete', ref);
     await this.#kube.api.delete({ resource: r, name, namespace }, opts);
   }
 }

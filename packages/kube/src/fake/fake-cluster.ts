@@ -12,7 +12,7 @@ import type {
 } from '../api.ts';
 import type { ServerVersionInfo } from '../client.ts';
 import type { Status } from '../errors.ts';
-import { checkPatchType } from '../internal/request-helpers.ts';
+import { checkPatchType, requireNamespace } from '../internal/request-helpers.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor, TypedResourceDescriptor } from '../resource.ts';
 import type {
@@ -33,24 +33,6 @@ import * as S from './internal/status.ts';
 import { meta, objectKeyOf, outputOf, str } from './internal/stored-object.ts';
 import type { WatchChannel } from './internal/watch-channel.ts';
 import { WritePipeline } from './internal/write-pipeline.ts';
-
-/**
- * Refuses a by-name request on a namespaced resource without a namespace before "sending", as
- * the HTTPS client does (it would otherwise hit the cluster-wide path). Raw requests to that path
- * get the apiserver's 404 (405 for a POST) instead.
- */
-function requireNamespace(
-  resource: ResourceDescriptor,
-  namespace: string | undefined,
-  verb: string,
-  name: string | undefined,
-): void {
-  if (resource.namespaced && !namespace) {
-    throw new TypeError(
-      `${verb} ${resource.plural}${name ? `/${name}` : ''}: ${resource.kind} is namespaced, so a namespace is required (set metadata.namespace or pass one)`,
-    );
-  }
-}
 
 /**
  * An in-memory Kubernetes API server: the storage, watch and admission semantics of a real
@@ -245,7 +227,7 @@ export class FakeCluster {
   /** GET one object (or its `status` subresource, which returns the whole object). */
   async get(ref: ObjectRef, opts: GetOptions = {}): Promise<KubeObject> {
     const { resource, name, namespace } = ref;
-    requireNamespace(resource, namespace, 'get', name);
+    requireNamespace('get', ref);
     await this.#faults.enter(
       { verb: 'get', resource, namespace, name, subresource: opts.subresource },
       opts.signal,
@@ -309,10 +291,14 @@ export class FakeCluster {
   ): Promise<KubeObject> {
     const obj = toJson(input) as JsonObject;
     const namespace = str(meta(obj).namespace);
-    requireNamespace(resource, namespace, 'create', str(meta(obj).name) ?? str(meta(obj).generateName));
+    requireNamespace('create', {
+      resource,
+      name: str(meta(obj).name) ?? str(meta(obj).generateName),
+      namespace,
+    });
     await this.#faults.enter({ verb: 'create', resource, namespace, name: str(meta(obj).name) }, opts.signal);
     const served = servedResource(this.#table, resource);
-    return this.#writes.create(served, obj, namespace, this.#writes.context(opts), undefined);
+    return this.#writes.create(served, obj, { namespace, ctx: this.#writes.context(opts) });
   }
 
   /** PUT an object or its `status` subresource. */
@@ -325,7 +311,7 @@ export class FakeCluster {
     const m = meta(obj);
     const name = str(m.name) ?? '';
     const namespace = str(m.namespace);
-    requireNamespace(resource, namespace, 'update', name);
+    requireNamespace('update', { resource, name, namespace });
     await this.#faults.enter(
       { verb: 'update', resource, namespace, name, subresource: opts.subresource },
       opts.signal,
@@ -352,11 +338,8 @@ export class FakeCluster {
     }
     return this.#writes.update(
       served,
-      existing,
-      obj,
-      opts.subresource,
-      this.#writes.context(opts),
-      undefined,
+      { existing, incoming: obj },
+      { subresource: opts.subresource, ctx: this.#writes.context(opts) },
     );
   }
 
@@ -368,7 +351,7 @@ export class FakeCluster {
    * answers instead.
    */
   async patch(ref: ObjectRef, data: unknown, opts: PatchOptions): Promise<KubeObject> {
-    const { resource, name, namespace } = ref;
+    const { resource, name } = ref;
     const type = checkPatchType(resource, name, opts);
     if (type === 'apply' && !opts.fieldManager)
       throw new TypeError(`apply ${resource.plural}/${name}: server-side apply needs a fieldManager`);
@@ -377,7 +360,7 @@ export class FakeCluster {
         `patch ${resource.plural}/${name}: strategic merge patch is not supported for ${resource.kind} (custom resources accept merge, json and apply patches)`,
       );
     }
-    requireNamespace(resource, namespace, 'patch', name);
+    requireNamespace('patch', ref);
     return await this.#patch(ref, data, opts);
   }
 
@@ -390,13 +373,13 @@ export class FakeCluster {
     );
     const served = servedResource(this.#table, resource);
     checkSubresource(served, opts.subresource);
-    return this.#writes.patch(served, { name, namespace }, data, opts);
+    return this.#writes.patch({ served, name, namespace }, data, opts);
   }
 
   /** DELETE an object: marks it when finalizers remain, removes it otherwise. */
   async delete(ref: ObjectRef, opts: DeleteOptions = {}): Promise<KubeObject | Status> {
     const { resource, name, namespace } = ref;
-    requireNamespace(resource, namespace, 'delete', name);
+    requireNamespace('delete', ref);
     await this.#faults.enter({ verb: 'delete', resource, namespace, name }, opts.signal);
     const served = servedResource(this.#table, resource);
     const key = requestKey(served, namespace, name);
@@ -418,7 +401,7 @@ export class FakeCluster {
         }),
       );
     }
-    return this.#writes.delete(served, key, existing, opts, opts.dryRun === 'All');
+    return this.#writes.delete(served, { key, object: existing }, opts);
   }
 
   /** Discovery, `/version`, health endpoints, and resource paths routed to the typed verbs. */
@@ -433,7 +416,7 @@ export class FakeCluster {
       patch: (ref, data, opts) => this.#patch(ref, data, opts),
       delete: (ref, opts) => this.delete(ref, opts),
     };
-    return (await routeRequest(target, this.#table, this.#version, req)) as T;
+    return (await routeRequest({ target, table: this.#table, version: this.#version }, req)) as T;
   }
 
   /** Opens a watch once iteration starts: counted, observed, delayed and failed like every request. */

@@ -12,13 +12,19 @@ export function buildQuery(url: URL, query: Query | undefined): void {
   }
 }
 
+/** What a request targets: the resource, and the object's name and namespace when known. */
+export interface RequestTarget {
+  /** The resource. */
+  readonly resource: ResourceDescriptor;
+  /** The object's name (or generateName), when the request names one. */
+  readonly name?: string | undefined;
+  /** The namespace, when the request has one. */
+  readonly namespace?: string | undefined;
+}
+
 /** Refuses a by-name request on a namespaced resource without a namespace (it would silently hit the wrong URL). */
-export function requireNamespace(
-  resource: ResourceDescriptor,
-  namespace: string | undefined,
-  verb: string,
-  name?: string,
-): void {
+export function requireNamespace(verb: string, target: RequestTarget): void {
+  const { resource, name, namespace } = target;
   if (resource.namespaced && !namespace) {
     throw new TypeError(
       `${verb} ${resource.plural}${name ? `/${name}` : ''}: ${resource.kind} is namespaced, so a namespace is required (set metadata.namespace or pass one)`,
@@ -32,12 +38,8 @@ export function writeQuery(opts: WriteOptions): Query {
 }
 
 /** Names a request's target for error messages, e.g. `deployments.apps ns/web (status)`. */
-export function describe(
-  r: ResourceDescriptor,
-  name?: string,
-  namespace?: string,
-  subresource?: string,
-): string {
+export function describe(target: RequestTarget, subresource?: string): string {
+  const { resource: r, name, namespace } = target;
   const res = r.group ? `${r.plural}.${r.group}` : r.plural;
   const obj = name
     ? namespace && r.namespaced

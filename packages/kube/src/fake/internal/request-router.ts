@@ -44,16 +44,22 @@ function discovered(doc: JsonObject | undefined): JsonObject {
   return doc;
 }
 
+/** What a raw request is answered from. */
+export interface RouteContext {
+  /** The typed verbs resource paths go to. */
+  readonly target: RouteTarget;
+  /** The served resources (discovery). */
+  readonly table: ResourceTable;
+  /** What `/version` answers. */
+  readonly version: ServerVersionInfo;
+}
+
 /**
  * Answers a raw request as the apiserver would: `/version`, health endpoints and discovery
- * from `table`, resource paths routed to the typed verbs of `target`.
+ * from `ctx.table`, resource paths routed to the typed verbs of `ctx.target`.
  */
-export async function routeRequest(
-  target: RouteTarget,
-  table: ResourceTable,
-  version: ServerVersionInfo,
-  req: RawRequest,
-): Promise<unknown> {
+export async function routeRequest(ctx: RouteContext, req: RawRequest): Promise<unknown> {
+  const { table, version } = ctx;
   const path = req.path.replace(/\/+$/, '') || '/';
   if (req.method === 'GET') {
     if (path === '/version') return clone(version);
@@ -67,16 +73,12 @@ export async function routeRequest(
     const gv = /^\/apis\/([^/]+)\/([^/]+)$/.exec(path);
     if (gv) return discovered(table.apiResourceList(gv[1]!, gv[2]!));
   }
-  return route(target, table, req, path);
+  return route(ctx, req, path);
 }
 
 /** Routes a resource path (`/api/v1/namespaces/ns/configmaps/name`, …) to the typed verbs. */
-async function route(
-  target: RouteTarget,
-  table: ResourceTable,
-  req: RawRequest,
-  path: string,
-): Promise<unknown> {
+async function route(ctx: RouteContext, req: RawRequest, path: string): Promise<unknown> {
+  const { target, table } = ctx;
   const m = /^\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))\/(.+)$/.exec(path);
   if (!m) throw S.toError(S.pathNotFound());
   const group = m[1] !== undefined ? '' : m[2]!;

@@ -61,6 +61,56 @@ function specOf(obj: JsonObject): JsonObject {
   return rest;
 }
 
+/** How a create runs: the namespace it writes to, its context, and the managed fields apply computed. */
+export interface CreateStep {
+  /** The request's namespace (ignored for cluster-scoped resources). */
+  readonly namespace: string | undefined;
+  /** The request's write context. */
+  readonly ctx: WriteContext;
+  /** The managedFields entries server-side apply computed; omitted for a plain create. */
+  readonly managed?: ManagedEntry[] | undefined;
+}
+
+/** The stored object an update replaces and what replaces it. */
+export interface UpdateChange {
+  /** The stored object. */
+  readonly existing: JsonObject;
+  /** The object as written. */
+  readonly incoming: JsonObject;
+}
+
+/** How an update runs: the subresource written, its context, and the managed fields apply computed. */
+export interface UpdateStep {
+  /** `status` or `scale` for a subresource write. */
+  readonly subresource?: string | undefined;
+  /** The request's write context. */
+  readonly ctx: WriteContext;
+  /** The managedFields entries server-side apply computed; omitted for a plain update or patch. */
+  readonly managed?: ManagedEntry[] | undefined;
+}
+
+/** A stored object and its storage key. */
+export interface StoredEntry {
+  /** The storage key. */
+  readonly key: string;
+  /** The stored object. */
+  readonly object: JsonObject;
+}
+
+/** The object a patch writes: its served resource, name and namespace. */
+export interface PatchTarget extends ObjectKey {
+  /** The served resource. */
+  readonly served: ServedResource;
+}
+
+/** What an apply writes to: the object named, the stored object if any, and the configuration. */
+interface ApplyTarget {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly existing: JsonObject | undefined;
+  readonly patch: unknown;
+}
+
 /**
  * The write side of a fake cluster: seeding, and the apiserver's create, update, patch
  * (merge, JSON, strategic, server-side apply) and delete pipelines with system metadata,
@@ -136,29 +186,26 @@ export class WritePipeline {
    * PATCH an existing object (or creates one, for `apply`): parses the body, applies the patch of
    * `type`, and runs the update pipeline.
    */
-  patch(served: ServedResource, key: ObjectKey, body: unknown, opts: PatchOptions): KubeObject {
-    const { name } = key;
-    const { namespace } = key;
+  patch(target: PatchTarget, body: unknown, opts: PatchOptions): KubeObject {
+    const { served, name, namespace } = target;
     const { type } = opts;
     checkPatchRequest(served, type, opts);
     const patch = parseBody(body, type);
     const storageKey = requestKey(served, namespace, name);
     const existing = this.#history.bucket(served.storageKey).get(storageKey);
-    const ctx = this.context(opts);
-    if (type === 'apply') return this.#apply(served, existing, patch, name, namespace, opts, ctx);
+    if (type === 'apply') return this.#apply(served, { name, namespace, existing, patch }, opts);
     if (!existing) throw S.toError(S.notFound(served.descriptor, name));
     const patched = patchObject(existing, patch, type);
-    return this.update(served, existing, patched, opts.subresource, ctx, undefined);
+    return this.update(
+      served,
+      { existing, incoming: patched },
+      { subresource: opts.subresource, ctx: this.context(opts) },
+    );
   }
 
   /** The create pipeline: name generation, validation, admission, system metadata, managed fields. */
-  create(
-    served: ServedResource,
-    obj: JsonObject,
-    namespace: string | undefined,
-    ctx: WriteContext,
-    managed: ManagedEntry[] | undefined,
-  ): KubeObject {
+  create(served: ServedResource, obj: JsonObject, step: CreateStep): KubeObject {
+    const { namespace, ctx, managed } = step;
     const d = served.descriptor;
     const m = meta(obj);
     if (str(m.resourceVersion) !== undefined) {
@@ -232,14 +279,9 @@ export class WritePipeline {
    * The update pipeline shared by PUT, PATCH and apply: subresource rules, system metadata,
    * optimistic concurrency, generation, managed fields, no-op detection, finalizer-driven delete.
    */
-  update(
-    served: ServedResource,
-    existing: JsonObject,
-    incoming: JsonObject,
-    subresource: string | undefined,
-    ctx: WriteContext,
-    managed: ManagedEntry[] | undefined,
-  ): KubeObject {
+  update(served: ServedResource, change: UpdateChange, step: UpdateStep): KubeObject {
+    const { existing, incoming } = change;
+    const { subresource, ctx, managed } = step;
     const d = served.descriptor;
     const old = existing.metadata as JsonObject;
     const name = String(old.name);
@@ -353,15 +395,9 @@ export class WritePipeline {
   }
 
   /** Server-side apply: creates the object or merges the configuration into it, owning its fields for the manager. */
-  #apply(
-    served: ServedResource,
-    existing: JsonObject | undefined,
-    patch: unknown,
-    name: string,
-    namespace: string | undefined,
-    opts: PatchOptions,
-    ctx: WriteContext,
-  ): KubeObject {
+  #apply(served: ServedResource, target: ApplyTarget, opts: PatchOptions): KubeObject {
+    const { name, namespace, existing, patch } = target;
+    const ctx = this.context(opts);
     const d = served.descriptor;
     const config = applyConfiguration(patch, d, name);
     const cm = meta(config);
@@ -384,7 +420,7 @@ export class WritePipeline {
       const m = meta(obj);
       m.name = name;
       if (d.namespaced) m.namespace = namespace;
-      return this.create(served, obj, namespace, ctx, result.entries);
+      return this.create(served, obj, { namespace, ctx, managed: result.entries });
     }
     const result = serverSideApply({ live: existing, config }, who, { scope, shape });
     if (result.conflicts.length > 0) throw S.toError(applyConflictStatus(result.conflicts));
@@ -392,17 +428,13 @@ export class WritePipeline {
     const m = meta(next);
     m.resourceVersion = (existing.metadata as JsonObject).resourceVersion;
     if (str(cm.resourceVersion) !== undefined) m.resourceVersion = cm.resourceVersion;
-    return this.update(served, existing, next, subresource, ctx, result.entries);
+    return this.update(served, { existing, incoming: next }, { subresource, ctx, managed: result.entries });
   }
 
   /** The delete pipeline: marks the object when finalizers remain (or propagation adds some), removes it otherwise. */
-  delete(
-    served: ServedResource,
-    key: string,
-    existing: JsonObject,
-    opts: DeleteOptions,
-    dryRun: boolean,
-  ): KubeObject | Status {
+  delete(served: ServedResource, stored: StoredEntry, opts: DeleteOptions): KubeObject | Status {
+    const { key, object: existing } = stored;
+    const dryRun = opts.dryRun === 'All';
     const d = served.descriptor;
     const old = existing.metadata as JsonObject;
     const finalizers = Array.isArray(old.finalizers) ? [...(old.finalizers as string[])] : [];
@@ -454,7 +486,7 @@ export class WritePipeline {
             (o.metadata as JsonObject).namespace === ns &&
             this.#history.bucket(r.storageKey).get(key) === o
           ) {
-            this.delete(r, key, o, {}, false);
+            this.delete(r, { key, object: o }, {});
           }
         }
       }
