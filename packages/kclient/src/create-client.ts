@@ -22,12 +22,13 @@ import { InformerClient, resolveFilter } from './internal/informer-client.ts';
 import { labelSelectorString } from './label-selector.ts';
 import { METADATA_TRANSFORM_NAME, toPartialObjectMetadata } from './partial-object-metadata.ts';
 
+/** `writeResource` resolves the resource writes go to when it differs from the one read (a GVR not yet discovered). */
 function buildInformerClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
-  options: ClientOptions<T>,
-  writeResource: ResourceSource = resource,
+  options: ClientOptions<T> & { readonly writeResource?: ResourceSource },
 ): InformerClient<T> {
+  const { writeResource = resource } = options;
   const informer = kube.informer(resource, {
     namespace: options.namespace || undefined,
     labelSelector: labelSelectorString(options.labelSelector),
@@ -101,9 +102,9 @@ export function createUntypedClient(
     // Only matters for paths: a namespace-scoped watch needs it, an all-namespaces one does not.
     namespaced: options.namespace !== undefined,
   };
-  return buildInformerClient<KubeObject>(kube, provisional, options, async () => {
-    const r = await kube.registry.forResource(gvr);
-    return r;
+  return buildInformerClient<KubeObject>(kube, provisional, {
+    ...options,
+    writeResource: async () => await kube.registry.forResource(gvr),
   });
 }
 
