@@ -29,6 +29,7 @@ import { execFileSync } from 'node:child_process';
 import { setImmediate as tick } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { noopLogger } from '@kubeloom/kube';
+import { type BenchMeasurement, reportBenchResults } from '@kubeloom/testing';
 import { createQueue } from '../src/create-queue.ts';
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
@@ -252,6 +253,7 @@ async function main(): Promise<void> {
     for (const async of [false, true]) for (const workers of [1, 4]) configs.push([mode, async, workers]);
   }
   const kinds = ['baseline', 'kubeloom'] as const;
+  const measurements: BenchMeasurement[] = [];
   for (const [mode, async, workers] of configs) {
     const res: Record<Kind, Result[]> = { baseline: [], kubeloom: [] };
     for (let r = 0; r < ROUNDS; r++) {
@@ -274,6 +276,18 @@ async function main(): Promise<void> {
     for (const kind of kinds) {
       const rs = res[kind];
       const own = kind === 'kubeloom';
+      const cell = `${mode} ${async ? 'async' : 'sync'} ${workers} worker(s)`;
+      measurements.push(
+        { cell, variant: kind, metric: 'cpu-per-key', unit: 'ns', values: rs.map(cpuNsPerKey) },
+        { cell, variant: kind, metric: 'wall-per-key', unit: 'ns', values: rs.map(nsPerKey) },
+        {
+          cell,
+          variant: kind,
+          metric: 'dedupe',
+          unit: 'adds/processed',
+          values: rs.map((r) => ADDS / r.processed),
+        },
+      );
       rows.push(
         `| ${mode} | ${async ? 'async' : 'sync'} | ${workers} | ${kind} | ` +
           `${spread(
@@ -299,6 +313,7 @@ async function main(): Promise<void> {
     `\nWorst ratio of medians: ${worst.toFixed(2)}× the baseline's CPU time per processed key (target ≤ ${TARGET}×); ` +
       `wall clock: ${worstWall.toFixed(2)}×.`,
   );
+  reportBenchResults('controllers/queue', measurements);
   if (!smoke && worst > TARGET) process.exitCode = 1;
 }
 

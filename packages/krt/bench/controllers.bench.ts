@@ -29,6 +29,7 @@ import { createQueue, extract, objectHandler } from '@kubeloom/controllers';
 import { createClient } from '@kubeloom/kclient';
 import { builtins, type KubeClient, noopLogger, type ObjectKey } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import { type BenchMeasurement, reportBenchResults } from '@kubeloom/testing';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import { collection, deepEqual, filter, informer, namespaceIndex, selectsNonEmpty } from '../src/index.ts';
 
@@ -367,6 +368,7 @@ if (process.argv[2] === 'child') {
     '| size | variant | CPU (ms) | CPU range (ms) | wall (ms) | CPU µs/pod/round | retained heap (MB) | CPU ratio | wall ratio | memory ratio | above the floor (CPU / memory) |',
   );
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const measurements: BenchMeasurement[] = [];
   for (const scale of scales) {
     const s = sizes(scale);
     const events = s.pods * (iters + 1);
@@ -387,6 +389,13 @@ if (process.argv[2] === 'child') {
     };
     const floor = { cpu: med('floor', (x) => x.cpuMs), mem: med('floor', (x) => x.retainedBytes) };
     for (const v of VARIANTS) {
+      const cell = `${s.pods} pods, ${s.services} services, ${iters} rounds`;
+      const rs = res[v]!;
+      measurements.push(
+        { cell, variant: v, metric: 'cpu', unit: 'ms', values: rs.map((x) => x.cpuMs) },
+        { cell, variant: v, metric: 'wall', unit: 'ms', values: rs.map((x) => x.ms) },
+        { cell, variant: v, metric: 'retained-heap', unit: 'bytes', values: rs.map((x) => x.retainedBytes) },
+      );
       const cpu = med(v, (x) => x.cpuMs);
       const wall = med(v, (x) => x.ms);
       const mem = med(v, (x) => x.retainedBytes);
@@ -415,4 +424,5 @@ if (process.argv[2] === 'child') {
       `| ${LABELS[v]} | ${fmt(p.cpu[1]! / p.cpu[0]!, 2)}× | ${fmt(p.wall[1]! / p.wall[0]!, 2)}× | ${above} |`,
     );
   }
+  reportBenchResults('krt/controllers', measurements);
 }

@@ -15,6 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { reportBenchResults } from '../src/bench-results.ts';
 import { startControlPlane } from '../src/control-plane.ts';
 
 type Cell = 'lean' | 'workloads';
@@ -77,6 +78,19 @@ async function main(): Promise<void> {
       `| ${cell} | ${r.length} | ${summary(r.map((x) => x.wallMs))} | ${summary(r.map((x) => x.cpuMs))} |`,
     );
   }
+  reportBenchResults(
+    'testing/control-plane',
+    (['lean', 'workloads'] as const).flatMap((cell) => [
+      {
+        cell: 'start',
+        variant: cell,
+        metric: 'wall',
+        unit: 'ms',
+        values: results[cell].map((x) => x.wallMs),
+      },
+      { cell: 'start', variant: cell, metric: 'cpu', unit: 'ms', values: results[cell].map((x) => x.cpuMs) },
+    ]),
+  );
 }
 
 await main();

@@ -7,6 +7,14 @@
  * @packageDocumentation
  */
 export {
+  BENCH_RESULTS_ENV,
+  type BenchMachine,
+  type BenchMeasurement,
+  type BenchRecord,
+  benchMachine,
+  reportBenchResults,
+} from './bench-results.ts';
+export {
   type BinaryLookup,
   type ControlPlaneBinary,
   ControlPlaneBinaryError,
