@@ -1,36 +1,65 @@
 /**
  * One measurement of packages/kube/bench/informer.bench.ts, in its own process so heap figures
- * are not polluted by other variants. Prints one JSON line.
+ * are not polluted by other variants and JIT state is never shared. Prints one JSON line.
  *
- * argv: <variant: kubeloom|client-node|floor> <kind: configmaps|pods> <kubeconfig> <namespace> <mode: sync|watch> [startRV] [events]
+ * argv: <variant> <kind: configmaps|pods> <kubeconfig> <namespace> sync <expected count>
+ *       <variant> configmaps <kubeconfig> <namespace> watch <startRV> <events>
+ *
+ * Variants: `floor` (paginated raw HTTP list + JSON.parse into a Map), `floor-strip` (the same,
+ * also deleting `metadata.managedFields` as kubeloom's default transform does), `client-node`
+ * (its informer), `kubeloom`, and `base` (kubeloom loaded from the sources in
+ * `KUBELOOM_BENCH_BASE`, another commit's `packages/kube/src`, for a same-run before/after).
+ *
+ * Every variant times the same span: from before the informer (or list) starts to the moment
+ * every object is cached and handed to an add handler (sync), or to the last replayed event
+ * (watch). Sync excludes the watch connection for both informers (client-node's `start()` also
+ * awaits the watch request, so its span ends at the last initial add instead); watch counts the
+ * connection for both. CPU is `process.cpuUsage()` over the same span.
  */
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import { builtins, createKubeClient, type KubeObject, noopLogger, type ObjectList } from '@kubeloom/kube';
+import path from 'node:path';
+import type * as Kube from '@kubeloom/kube';
 import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
-// The transport class is internal to the package; the benchmark subclasses it to replay a list.
-import { HttpApiClient } from '../src/http-api-client.ts';
 
-const [variant, kind, kubeconfigPath, namespace, mode, startRV, eventsArg] = process.argv.slice(2) as [
-  string,
+const [variant, kind, kubeconfigPath, namespace, mode, arg1, arg2] = process.argv.slice(2) as [
+  'floor' | 'floor-strip' | 'client-node' | 'kubeloom' | 'base',
   'configmaps' | 'pods',
   string,
   string,
   'sync' | 'watch',
-  string | undefined,
+  string,
   string | undefined,
 ];
+
+// `base` loads another commit's sources; `kubeloom` the working tree's (through the package).
+const baseDir = process.env.KUBELOOM_BENCH_BASE;
+if (variant === 'base' && !baseDir)
+  throw new Error('variant base needs KUBELOOM_BENCH_BASE (a packages/kube/src)');
+const kube = (await import(
+  variant === 'base' ? path.join(baseDir!, 'index.ts') : '@kubeloom/kube'
+)) as typeof Kube;
+// The transport class is internal to the package; the watch benchmark subclasses it to replay.
+const { HttpApiClient } = (await import(
+  variant === 'base' ? path.join(baseDir!, 'http-api-client.ts') : '../src/http-api-client.ts'
+)) as typeof import('../src/http-api-client.ts');
+
 const kc = new KubeConfig();
 kc.loadFromString(readFileSync(kubeconfigPath, 'utf8'));
-const resource = kind === 'pods' ? builtins.Pod : builtins.ConfigMap;
+const resource = kind === 'pods' ? kube.builtins.Pod : kube.builtins.ConfigMap;
 const gc = (globalThis as { gc?: () => void }).gc!;
-const heap = () => {
+const heap = (): number => {
   gc();
   gc();
   return process.memoryUsage().heapUsed;
 };
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
-async function rawList(): Promise<Map<string, unknown>> {
+/** The floor: what any client must do at least, a paginated list parsed into a Map. */
+async function rawList(strip: boolean): Promise<Map<string, unknown>> {
   const opts: https.RequestOptions = { headers: {} };
   await kc.applyToHTTPSOptions(opts);
   const agent = new https.Agent({ keepAlive: true, ca: opts.ca, cert: opts.cert, key: opts.key });
@@ -53,114 +82,128 @@ async function rawList(): Promise<Map<string, unknown>> {
     });
     const list = JSON.parse(text) as {
       metadata: { continue?: string };
-      items: Array<{ metadata: { name: string } }>;
+      items: Array<{ metadata: { name: string; managedFields?: unknown } }>;
     };
-    for (const item of list.items) map.set(`${namespace}/${item.metadata.name}`, item);
+    for (const item of list.items) {
+      if (strip) delete item.metadata.managedFields;
+      map.set(`${namespace}/${item.metadata.name}`, item);
+    }
     cont = list.metadata.continue || undefined;
   } while (cont);
   agent.destroy();
   return map;
 }
 
-async function sync(): Promise<void> {
+interface SyncResult {
+  wallMs: number;
+  cpuMs: number;
+  count: number;
+  bytesPerObject: number;
+}
+
+async function sync(expected: number): Promise<SyncResult> {
   const before = heap();
+  const cpu0 = cpuNow();
   const t0 = performance.now();
-  let keep: unknown;
+  let wallMs = 0;
+  let cpuMs = 0;
   let count = 0;
-  if (variant === 'kubeloom') {
-    const kube = createKubeClient({ kubeConfig: kc, logger: noopLogger });
-    const informer = kube.informer(resource, { namespace });
+  let keep: unknown;
+  if (variant === 'kubeloom' || variant === 'base') {
+    const client = kube.createKubeClient({ kubeConfig: kc, logger: kube.noopLogger });
+    const informer = client.informer(resource, { namespace });
+    informer.addEventHandler({ onAdd: () => void count++ });
     const stop = new AbortController();
-    await kube.runAndWait(stop.signal);
-    count = informer.store.size;
+    await client.runAndWait(stop.signal);
+    wallMs = performance.now() - t0;
+    cpuMs = cpuNow() - cpu0;
     keep = informer;
-    const ms = performance.now() - t0;
     stop.abort();
-    kube.shutdown();
-    const after = heap();
-    report(ms, count, after - before, keep);
-    return;
-  }
-  if (variant === 'client-node') {
+    client.shutdown();
+  } else if (variant === 'client-node') {
     const core = kc.makeApiClient(CoreV1Api);
     const listFn =
       kind === 'pods'
         ? () => core.listNamespacedPod({ namespace })
         : () => core.listNamespacedConfigMap({ namespace });
     const informer = makeInformer(kc, `/api/v1/namespaces/${namespace}/${kind}`, listFn as never);
+    informer.on('add', () => {
+      if (++count === expected) {
+        wallMs = performance.now() - t0;
+        cpuMs = cpuNow() - cpu0;
+      }
+    });
     await informer.start();
     count = informer.list(namespace).length;
-    const ms = performance.now() - t0;
+    keep = informer;
     await informer.stop();
-    const after = heap();
-    report(ms, count, after - before, informer);
-    return;
+  } else {
+    const map = await rawList(variant === 'floor-strip');
+    wallMs = performance.now() - t0;
+    cpuMs = cpuNow() - cpu0;
+    count = map.size;
+    keep = map;
   }
-  const map = await rawList();
-  const ms = performance.now() - t0;
   const after = heap();
-  report(ms, map.size, after - before, map);
-}
-
-function report(ms: number, count: number, bytes: number, keep: unknown): void {
-  console.log(JSON.stringify({ variant, kind, ms, count, bytesPerObject: bytes / count }));
   void keep;
+  return { wallMs, cpuMs, count, bytesPerObject: (after - before) / count };
 }
 
-async function watch(): Promise<void> {
-  const expected = Number(eventsArg);
+interface WatchResult {
+  wallMs: number;
+  cpuMs: number;
+  events: number;
+}
+
+async function watch(startRV: string, expected: number): Promise<WatchResult> {
   let seen = 0;
   let done!: () => void;
   const finished = new Promise<void>((r) => {
     done = r;
   });
-  const onEvent = () => {
-    seen++;
-    if (seen === expected) done();
+  const onEvent = (): void => {
+    if (++seen === expected) done();
   };
+  const cpu0 = cpuNow();
   const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const cpuMs = () => {
-    const d = process.cpuUsage(cpu0);
-    return (d.user + d.system) / 1000;
-  };
-  if (variant === 'kubeloom') {
-    // The informer lists first; give it an empty list at the start RV so it replays every event after it.
-    // The real transport, except that the list is empty at the start resourceVersion.
+  if (variant === 'kubeloom' || variant === 'base') {
+    // The real transport, except that the list is empty at the start resourceVersion, so the
+    // informer replays every event after it.
     class ReplayApi extends HttpApiClient {
-      override async list<T extends KubeObject>(): Promise<ObjectList<T>> {
+      override async list<T extends Kube.KubeObject>(): Promise<Kube.ObjectList<T>> {
         return { metadata: { resourceVersion: startRV }, items: [] };
       }
     }
     const api = new ReplayApi(kc);
-    const http = api;
-    const kube = createKubeClient({ api, logger: noopLogger, tuning: { watchTimeoutSeconds: [3600, 3600] } });
-    const informer = kube.informer(resource, { namespace });
+    const client = kube.createKubeClient({
+      api,
+      logger: kube.noopLogger,
+      tuning: { watchTimeoutSeconds: [3600, 3600] },
+    });
+    const informer = client.informer(resource, { namespace });
     informer.addEventHandler({ onAdd: onEvent, onUpdate: onEvent, onDelete: onEvent });
     const stop = new AbortController();
-    await kube.runAndWait(stop.signal);
+    await client.runAndWait(stop.signal);
     await finished;
-    const ms = performance.now() - t0;
+    const wallMs = performance.now() - t0;
+    const cpuMs = cpuNow() - cpu0;
     stop.abort();
-    http.close();
-    console.log(
-      JSON.stringify({ variant, ms, cpuMs: cpuMs(), events: seen, eventsPerSecond: (seen / ms) * 1000 }),
-    );
-  } else {
-    const listFn = async () => ({ metadata: { resourceVersion: startRV }, items: [] as KubeObject[] });
-    const informer = makeInformer(kc, `/api/v1/namespaces/${namespace}/${kind}`, listFn as never);
-    informer.on('add', onEvent);
-    informer.on('update', onEvent);
-    informer.on('delete', onEvent);
-    await informer.start();
-    await finished;
-    const ms = performance.now() - t0;
-    await informer.stop();
-    console.log(
-      JSON.stringify({ variant, ms, cpuMs: cpuMs(), events: seen, eventsPerSecond: (seen / ms) * 1000 }),
-    );
+    client.shutdown();
+    return { wallMs, cpuMs, events: seen };
   }
+  const listFn = async () => ({ metadata: { resourceVersion: startRV }, items: [] as Kube.KubeObject[] });
+  const informer = makeInformer(kc, `/api/v1/namespaces/${namespace}/${kind}`, listFn as never);
+  informer.on('add', onEvent);
+  informer.on('update', onEvent);
+  informer.on('delete', onEvent);
+  await informer.start();
+  await finished;
+  const wallMs = performance.now() - t0;
+  const cpuMs = cpuNow() - cpu0;
+  await informer.stop();
+  return { wallMs, cpuMs, events: seen };
 }
 
-await (mode === 'sync' ? sync() : watch());
+const result = mode === 'sync' ? await sync(Number(arg1)) : await watch(arg1, Number(arg2));
+console.log(JSON.stringify(result));
 process.exit(0);

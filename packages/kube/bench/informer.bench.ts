@@ -1,26 +1,40 @@
 /**
- * Informer benchmarks against a real control plane, kubeloom side by side with client-node's
- * informer and the floor (paginated raw HTTP list + JSON.parse into a Map), each measurement in
- * a fresh process:
+ * Informer benchmarks against a real control plane (watch cache off, so every list and watch is
+ * read from etcd): kubeloom side by side with client-node's informer and two floors, every
+ * measurement in a fresh process (informer-worker.ts), ROUNDS processes per variant and cell with
+ * the variant order rotated every round; median and range (min–max) of wall and CPU time.
  *
- * 1. initial sync of 10,000 ConfigMaps and of 2,000 pod-sized (~5 KB) Pods: time to synced and
- *    retained heap per cached object;
- * 2. watch throughput: 10,000 updates replayed from a resourceVersion through each informer,
- *    events per second delivered to a handler.
+ * 1. initial sync of 10,000 1 KiB ConfigMaps and of 2,000 server-side-applied Pods (~11 KB of
+ *    JSON each, most of it managedFields): time to synced and retained heap per cached object.
+ *    Floors: `floor` (paginated raw list + JSON.parse into a Map) and `floor-strip` (the same,
+ *    also dropping managedFields, which kubeloom's default transform does);
+ * 2. watch, client-bound replay: 10,000 ConfigMap updates replayed from a resourceVersion
+ *    through each informer, events/s delivered to a handler and CPU per event;
+ * 3. scale: kubeloom's sync of 1k … KUBELOOM_BENCH_SCALE ConfigMaps (default 30,000), time and
+ *    bytes per object, beside `floor-strip`.
  *
- * KUBELOOM_BENCH_SMOKE=1 uses tiny sizes.
+ * `KUBELOOM_BENCH_BASE_REF=<commit>` adds the variant `base`: kubeloom's packages/kube/src at that
+ * commit (extracted with `git archive` into a temporary directory), for a same-run before/after.
+ * `KUBELOOM_BENCH_ROUNDS` sets the processes per variant and cell (default 5).
+ * `KUBELOOM_BENCH_SMOKE=1` uses tiny sizes and one round.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
-import { startControlPlane } from '@kubeloom/testing';
+import { type BenchMeasurement, reportBenchResults, startControlPlane } from '@kubeloom/testing';
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const N_CM = smoke ? 300 : 10_000;
 const N_POD = smoke ? 100 : 2_000;
 const N_UPDATES = smoke ? 500 : 10_000;
-const RUNS = smoke ? 1 : 3;
+const ROUNDS = smoke ? 1 : Number(process.env.KUBELOOM_BENCH_ROUNDS ?? 5);
+const SCALE_MAX = smoke ? 1_000 : Number(process.env.KUBELOOM_BENCH_SCALE ?? 30_000);
+const SCALES = [1_000, 3_000, 10_000, 30_000, 100_000].filter((n) => n <= SCALE_MAX);
 const worker = path.join(import.meta.dirname, 'informer-worker.ts');
+const kubeDir = path.resolve(import.meta.dirname, '..');
+const measurements: BenchMeasurement[] = [];
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let i = 0;
@@ -31,17 +45,46 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
   );
 }
 
+/** A 1 KiB ConfigMap. */
+function configMap(name: string, namespace: string, i: number) {
+  return {
+    metadata: { name, namespace, labels: { app: `a${i % 25}` } },
+    data: { key: `value-${i}`, blob: 'z'.repeat(1000) },
+  };
+}
+
+/** A Deployment-made Pod as a controller would apply it: two containers, env, probes, resources. */
 function pod(name: string, namespace: string) {
-  const env = Array.from({ length: 14 }, (_, i) => ({
+  const env = Array.from({ length: 40 }, (_, i) => ({
     name: `ENV_VAR_NUMBER_${i}`,
     value: `value-${i}-${'x'.repeat(40)}`,
   }));
+  const probe = (p: string) => ({
+    httpGet: { path: p, port: 8080, scheme: 'HTTP' },
+    initialDelaySeconds: 5,
+    periodSeconds: 10,
+    timeoutSeconds: 1,
+    successThreshold: 1,
+    failureThreshold: 3,
+  });
   return {
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
       name,
       namespace,
       labels: { app: `app-${name.length % 25}`, tier: 'backend', 'pod-template-hash': '5d8f7c9b4' },
       annotations: { 'kubeloom.dev/bench': 'y'.repeat(600) },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'service-5d8f7c9b4',
+          uid: '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       containers: [
@@ -49,34 +92,130 @@ function pod(name: string, namespace: string) {
           name: 'main',
           image: 'registry.example.com/team/service:v1.2.3',
           env,
-          ports: [{ containerPort: 8080, name: 'http' }],
+          ports: [
+            { containerPort: 8080, name: 'http', protocol: 'TCP' },
+            { containerPort: 9090, name: 'metrics', protocol: 'TCP' },
+          ],
+          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+          livenessProbe: probe('/healthz'),
+          readinessProbe: probe('/readyz'),
+          volumeMounts: ['config', 'certs', 'cache', 'tokens'].map((v) => ({
+            name: v,
+            mountPath: `/etc/service/${v}`,
+            readOnly: true,
+          })),
         },
-        { name: 'sidecar', image: 'registry.example.com/proxy:v9', args: ['--port=15001', '--mode=sidecar'] },
+        {
+          name: 'sidecar',
+          image: 'registry.example.com/proxy:v9',
+          args: ['--port=15001', '--mode=sidecar'],
+          resources: { requests: { cpu: '50m', memory: '64Mi' } },
+        },
       ],
+      volumes: [
+        { name: 'config', configMap: { name: 'service-config' } },
+        { name: 'certs', secret: { secretName: 'service-certs' } },
+        { name: 'cache', emptyDir: {} },
+        {
+          name: 'tokens',
+          projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }] },
+        },
+      ],
+      tolerations: ['not-ready', 'unreachable', 'memory-pressure', 'disk-pressure'].map((t) => ({
+        key: `node.kubernetes.io/${t}`,
+        operator: 'Exists',
+        effect: 'NoExecute',
+        tolerationSeconds: 300,
+      })),
     },
   };
 }
 
-function run(args: string[]): Record<string, number> {
+/** One measurement in a fresh process. */
+function run(args: string[], base: string | undefined): Record<string, number> {
   const out = execFileSync(
     process.execPath,
-    ['--conditions=@kubeloom/source', '--expose-gc', worker, ...args],
+    ['--conditions=@kubeloom/source', '--expose-gc', '--max-old-space-size=8192', worker, ...args],
     {
       encoding: 'utf8',
       maxBuffer: 1 << 24,
+      env: { ...process.env, ...(base ? { KUBELOOM_BENCH_BASE: base } : {}) },
     },
   );
   return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
 }
 
-function median(values: number[]): number {
+/** ROUNDS fresh processes per variant, the order rotated every round. */
+function rounds(variants: readonly string[], args: (v: string) => string[], base: string | undefined) {
+  const res: Record<string, Array<Record<string, number>>> = Object.fromEntries(variants.map((v) => [v, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let j = 0; j < variants.length; j++) {
+      const v = variants[(j + r) % variants.length]!;
+      res[v]!.push(run([v, ...args(v)], base));
+    }
+  }
+  return res;
+}
+
+function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+/** `median (min–max)`. */
+const spread = (xs: readonly number[], d = 0) =>
+  `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)})`;
 
+/** Extracts packages/kube/src at `ref` into a temporary directory; returns its src path. */
+function extractBase(ref: string): { src: string; dir: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'kubeloom-bench-base-'));
+  execSync(`git archive ${JSON.stringify(ref)} packages/kube/src | tar -x -C ${JSON.stringify(dir)}`, {
+    cwd: path.resolve(kubeDir, '../..'),
+  });
+  // Its one dependency, client-node, resolves through the package's node_modules.
+  mkdirSync(path.join(dir, 'packages/kube'), { recursive: true });
+  symlinkSync(path.join(kubeDir, 'node_modules'), path.join(dir, 'packages/kube/node_modules'));
+  return { src: path.join(dir, 'packages/kube/src'), dir };
+}
+
+function syncTable(
+  cell: string,
+  n: number,
+  res: Record<string, Array<Record<string, number>>>,
+  floor: string,
+  other: string | undefined,
+): void {
+  for (const [v, rs] of Object.entries(res)) {
+    for (const r of rs) if (r.count !== n) throw new Error(`${v} cached ${r.count} of ${n} (${cell})`);
+    measurements.push(
+      { cell, variant: v, metric: 'wall', unit: 'ms', values: rs.map((r) => r.wallMs!) },
+      { cell, variant: v, metric: 'cpu', unit: 'ms', values: rs.map((r) => r.cpuMs!) },
+      {
+        cell,
+        variant: v,
+        metric: 'retained-bytes-per-object',
+        unit: 'bytes',
+        values: rs.map((r) => r.bytesPerObject!),
+      },
+    );
+  }
+  const med = (v: string, k: string) => median(res[v]!.map((r) => r[k]!));
+  for (const [v, rs] of Object.entries(res)) {
+    const ratio = (k: string, of: string | undefined) =>
+      of && res[of] ? fmt(med(v, k) / med(of, k), 2) : '–';
+    console.log(
+      `| ${cell} | ${v} | ${spread(rs.map((r) => r.wallMs!))} | ${ratio('wallMs', floor)} | ${ratio('wallMs', other)} | ` +
+        `${spread(rs.map((r) => r.cpuMs!))} | ${ratio('cpuMs', floor)} | ${ratio('cpuMs', other)} | ` +
+        `${spread(rs.map((r) => r.bytesPerObject!))} | ${ratio('bytesPerObject', other)} |`,
+    );
+  }
+}
+
+const baseRef = process.env.KUBELOOM_BENCH_BASE_REF;
+const base = baseRef ? extractBase(baseRef) : undefined;
 const plane = await startControlPlane({
   apiServerArgs: [
     '--watch-cache=false',
@@ -88,100 +227,155 @@ const plane = await startControlPlane({
 let kube: KubeClient | undefined;
 try {
   kube = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
-  for (const ns of ['bench-cm', 'bench-pod', 'bench-watch'])
-    await kube.api.create(builtins.Namespace, { metadata: { name: ns } });
+  const k = kube;
+  const scaleNs = (n: number) => (n === N_CM ? 'bench-cm' : `bench-scale-${n}`);
+  const namespaces = [
+    'bench-cm',
+    'bench-pod',
+    'bench-watch',
+    ...SCALES.filter((n) => n !== N_CM).map(scaleNs),
+  ];
+  for (const ns of namespaces) await k.api.create(builtins.Namespace, { metadata: { name: ns } });
   const t0 = Date.now();
-  await pool(
-    Array.from({ length: N_CM }, (_, i) => i),
-    32,
-    (i) =>
-      kube!.api.create(builtins.ConfigMap, {
-        metadata: { name: `cm-${i}`, namespace: 'bench-cm', labels: { app: `a${i % 25}` } },
-        data: { key: `value-${i}`, other: 'z'.repeat(64) },
-      }),
-  );
+  const seed = (ns: string, n: number) =>
+    pool(
+      Array.from({ length: n }, (_, i) => i),
+      32,
+      (i) => k.api.create(builtins.ConfigMap, configMap(`cm-${i}`, ns, i)),
+    );
+  await seed('bench-cm', N_CM);
   await pool(
     Array.from({ length: N_POD }, (_, i) => i),
     32,
-    (i) => kube!.api.create(builtins.Pod, pod(`pod-${i}`, 'bench-pod')),
+    (i) =>
+      k.api.patch(
+        { resource: builtins.Pod, name: `pod-${i}`, namespace: 'bench-pod' },
+        pod(`pod-${i}`, 'bench-pod'),
+        {
+          type: 'apply',
+          fieldManager: 'bench-deployer',
+        },
+      ),
   );
-  const sample = await kube.api.get({ resource: builtins.Pod, name: 'pod-0', namespace: 'bench-pod' });
+  const samplePod = (await k.api.list(builtins.Pod, { namespace: 'bench-pod', limit: 1 })).items[0]!;
+  const sampleCm = (await k.api.list(builtins.ConfigMap, { namespace: 'bench-cm', limit: 1 })).items[0]!;
+  const podBytes = JSON.stringify(samplePod).length;
+  const managedBytes = JSON.stringify(samplePod.metadata?.managedFields ?? []).length;
   console.log(
-    `seeded ${N_CM} ConfigMaps and ${N_POD} Pods (${fmt(JSON.stringify(sample).length)} bytes of JSON each) in ${fmt((Date.now() - t0) / 1000, 1)} s; ${RUNS} run(s) per cell, median shown\n`,
+    `seeded ${fmt(N_CM)} ConfigMaps (${fmt(JSON.stringify(sampleCm).length)} bytes of JSON each) and ${fmt(N_POD)} Pods by server-side apply ` +
+      `(${fmt(podBytes)} bytes of JSON each, ${fmt(managedBytes)} of them managedFields) in ${fmt((Date.now() - t0) / 1000, 1)} s`,
+  );
+  const load = os.loadavg().map((x) => x.toFixed(1));
+  console.log(
+    `${ROUNDS} fresh process(es) per variant and cell, variant order rotated every round; median (min–max). ` +
+      `Machine: ${os.availableParallelism()} cores, load average ${load.join(' / ')} at the start, Node ${process.version}` +
+      `${baseRef ? `; base = packages/kube/src at ${baseRef}` : ''}\n`,
   );
 
+  const withBase = (vs: string[]) => (base ? [...vs, 'base'] : vs);
   console.log(
-    '| objects | variant | time to synced (ms) | × floor | retained heap / object (bytes) | × client-node |',
+    '| cell | variant | wall ms | × floor-strip | × client-node | CPU ms | × floor-strip | × client-node | retained bytes / object | × client-node |',
   );
-  console.log('|---|---|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [kind, ns, n] of [
     ['configmaps', 'bench-cm', N_CM],
     ['pods', 'bench-pod', N_POD],
   ] as const) {
-    const results: Record<string, { ms: number; bytes: number }> = {};
-    for (const variant of ['floor', 'client-node', 'kubeloom']) {
-      const runs = Array.from({ length: RUNS }, () => run([variant, kind, plane.kubeconfigPath, ns, 'sync']));
-      for (const r of runs)
-        if (r.count !== n) throw new Error(`${variant} cached ${r.count} of ${n} ${kind}`);
-      results[variant] = {
-        ms: median(runs.map((r) => r.ms!)),
-        bytes: median(runs.map((r) => r.bytesPerObject!)),
-      };
-    }
-    for (const variant of ['floor', 'client-node', 'kubeloom']) {
-      const r = results[variant]!;
-      console.log(
-        `| ${fmt(n)} ${kind} | ${variant} | ${fmt(r.ms)} | ${fmt(r.ms / results.floor!.ms, 2)} | ${fmt(r.bytes)} | ${fmt(r.bytes / results['client-node']!.bytes, 2)} |`,
-      );
-    }
+    const variants = withBase(['floor', 'floor-strip', 'client-node', 'kubeloom']);
+    const res = rounds(variants, () => [kind, plane.kubeconfigPath, ns, 'sync', String(n)], base?.src);
+    syncTable(`sync ${n} ${kind}`, n, res, 'floor-strip', 'client-node');
   }
 
-  // Watch throughput: record the revision, make N updates, then replay them through each informer.
-  const seedList = await kube.api.list(builtins.ConfigMap, { namespace: 'bench-watch' });
+  // Watch, client-bound replay: record the revision, make N updates, then replay them through each informer.
   const names = Array.from({ length: 100 }, (_, i) => `w-${i}`);
   await pool(names, 32, (name) =>
-    kube!.api.create(builtins.ConfigMap, { metadata: { name, namespace: 'bench-watch' }, data: { v: '0' } }),
+    k.api.create(builtins.ConfigMap, { metadata: { name, namespace: 'bench-watch' }, data: { v: '0' } }),
   );
-  const start = (await kube.api.list(builtins.ConfigMap, { namespace: 'bench-watch', limit: 1 })).metadata
+  const start = (await k.api.list(builtins.ConfigMap, { namespace: 'bench-watch', limit: 1 })).metadata
     .resourceVersion!;
-  void seedList;
   await pool(
     Array.from({ length: N_UPDATES }, (_, i) => i),
     32,
     (i) =>
-      kube!.api.patch(
+      k.api.patch(
         { resource: builtins.ConfigMap, name: names[i % names.length]!, namespace: 'bench-watch' },
         { data: { v: String(i), pad: 'p'.repeat(200) } },
         { type: 'merge' },
       ),
   );
+  const wcell = `watch replay ${N_UPDATES} configmap updates`;
   console.log(
-    `\n| watch: ${fmt(N_UPDATES)} updates replayed | events/s delivered to a handler | × client-node | client CPU µs / event | × client-node |`,
+    `\n| ${wcell} | events/s delivered to a handler | × client-node | client CPU µs / event | × client-node | wall ms |`,
   );
-  console.log('|---|---:|---:|---:|---:|');
-  const rates: Record<string, number> = {};
-  const cpu: Record<string, number> = {};
-  for (const variant of ['client-node', 'kubeloom']) {
-    const runs = Array.from({ length: RUNS }, () =>
-      run([variant, 'configmaps', plane.kubeconfigPath, 'bench-watch', 'watch', start, String(N_UPDATES)]),
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const wres = rounds(
+    withBase(['client-node', 'kubeloom']),
+    () => ['configmaps', plane.kubeconfigPath, 'bench-watch', 'watch', start, String(N_UPDATES)],
+    base?.src,
+  );
+  const rate = (r: Record<string, number>) => (r.events! / r.wallMs!) * 1000;
+  const cpuPer = (r: Record<string, number>) => (r.cpuMs! * 1000) / r.events!;
+  for (const [v, rs] of Object.entries(wres)) {
+    for (const r of rs)
+      if (r.events !== N_UPDATES) throw new Error(`${v} saw ${r.events} of ${N_UPDATES} events`);
+    measurements.push(
+      { cell: wcell, variant: v, metric: 'events-per-second', unit: 'events/s', values: rs.map(rate) },
+      { cell: wcell, variant: v, metric: 'cpu-per-event', unit: 'µs', values: rs.map(cpuPer) },
+      { cell: wcell, variant: v, metric: 'wall', unit: 'ms', values: rs.map((r) => r.wallMs!) },
     );
-    rates[variant] = median(runs.map((r) => r.eventsPerSecond!));
-    cpu[variant] = median(runs.map((r) => (r.cpuMs! * 1000) / N_UPDATES));
   }
-  for (const variant of ['client-node', 'kubeloom']) {
-    const line = [
-      variant,
-      fmt(rates[variant]!),
-      fmt(rates[variant]! / rates['client-node']!, 2),
-      fmt(cpu[variant]!, 1),
-      fmt(cpu[variant]! / cpu['client-node']!, 2),
-    ];
-    console.log(`| ${line.join(' | ')} |`);
+  const cn = wres['client-node']!;
+  for (const [v, rs] of Object.entries(wres)) {
+    console.log(
+      `| ${v} | ${spread(rs.map(rate))} | ${fmt(median(rs.map(rate)) / median(cn.map(rate)), 2)} | ` +
+        `${spread(rs.map(cpuPer), 1)} | ${fmt(median(rs.map(cpuPer)) / median(cn.map(cpuPer)), 2)} | ${spread(rs.map((r) => r.wallMs!))} |`,
+    );
   }
   console.log(
     "\n(events/s is bounded by the apiserver replaying from etcd; CPU per event is the client's own cost.)",
   );
+
+  // Scale: the same sync at growing sizes; per-object time and bytes should stay flat.
+  if (SCALES.length > 0) {
+    for (const n of SCALES) if (n !== N_CM) await seed(scaleNs(n), n);
+    console.log('\n| scale | variant | wall µs / object | CPU µs / object | retained bytes / object |');
+    console.log('|---|---|---:|---:|---:|');
+    for (const n of SCALES) {
+      const cell = `scale ${n} configmaps`;
+      const res = rounds(
+        ['floor-strip', 'kubeloom'],
+        () => ['configmaps', plane.kubeconfigPath, scaleNs(n), 'sync', String(n)],
+        undefined,
+      );
+      for (const [v, rs] of Object.entries(res)) {
+        for (const r of rs) if (r.count !== n) throw new Error(`${v} cached ${r.count} of ${n} (${cell})`);
+        const per = (k2: string) => rs.map((r) => (r[k2]! * 1000) / n);
+        measurements.push(
+          { cell, variant: v, metric: 'wall-per-object', unit: 'µs', values: per('wallMs') },
+          { cell, variant: v, metric: 'cpu-per-object', unit: 'µs', values: per('cpuMs') },
+          {
+            cell,
+            variant: v,
+            metric: 'retained-bytes-per-object',
+            unit: 'bytes',
+            values: rs.map((r) => r.bytesPerObject!),
+          },
+        );
+        console.log(
+          `| ${fmt(n)} | ${v} | ${spread(per('wallMs'), 1)} | ${spread(per('cpuMs'), 1)} | ${spread(rs.map((r) => r.bytesPerObject!))} |`,
+        );
+      }
+    }
+  }
+  console.log(
+    `\nload average at the end: ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')}`,
+  );
+  reportBenchResults('kube/informer', measurements);
 } finally {
   kube?.shutdown();
   await plane.stop();
+  if (base) rmSync(base.dir, { recursive: true, force: true });
 }
