@@ -15,8 +15,12 @@
  * (watch). Sync excludes the watch connection for both informers (client-node's `start()` also
  * awaits the watch request, so its span ends at the last initial add instead); watch counts the
  * connection for both. CPU is `process.cpuUsage()` over the same span.
+ *
+ * `KUBELOOM_BENCH_PROFILE=<file.cpuprofile>` records a CPU profile of the timed span only (not of
+ * the module loading before it); open it in Chrome DevTools or speedscope.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import https from 'node:https';
 import path from 'node:path';
 import type * as Kube from '@kubeloom/kube';
@@ -204,6 +208,18 @@ async function watch(startRV: string, expected: number): Promise<WatchResult> {
   return { wallMs, cpuMs, events: seen };
 }
 
+const profile = process.env.KUBELOOM_BENCH_PROFILE;
+const session = profile ? new Session() : undefined;
+if (session) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+}
 const result = mode === 'sync' ? await sync(Number(arg1)) : await watch(arg1, Number(arg2));
+if (session) {
+  const { profile: data } = await session.post('Profiler.stop');
+  writeFileSync(profile!, JSON.stringify(data));
+  session.disconnect();
+}
 console.log(JSON.stringify(result));
 process.exit(0);

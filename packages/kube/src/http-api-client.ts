@@ -27,6 +27,7 @@ import {
   requireNamespace,
   writeQuery,
 } from './internal/request-helpers.ts';
+import { WATCH_BATCHES } from './internal/watch-batches.ts';
 import { decodeWatchLine } from './internal/watch-events.ts';
 import type { KubeObject } from './object.ts';
 import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } from './resource.ts';
@@ -261,13 +262,33 @@ export class HttpApiClient implements ApiClient {
     resource: TypedResourceDescriptor<T>,
     opts: WatchOptions = {},
   ): AsyncIterable<WatchEvent<T>> {
+    const batches = this.#watchBatches<T>(resource, opts);
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const batch of batches) for (const event of batch) yield event;
+      },
+    };
+  }
+
+  /** The events of {@link HttpApiClient.watch}, one array per network chunk (see {@link WATCH_BATCHES}). */
+  [WATCH_BATCHES]<T extends KubeObject = KubeObject>(
+    resource: TypedResourceDescriptor<T>,
+    opts: WatchOptions = {},
+  ): AsyncIterable<readonly WatchEvent<T>[]> {
+    return this.#watchBatches<T>(resource, opts);
+  }
+
+  #watchBatches<T extends KubeObject>(
+    resource: ResourceDescriptor,
+    opts: WatchOptions,
+  ): AsyncIterable<readonly WatchEvent<T>[]> {
     return { [Symbol.asyncIterator]: () => this.#watch<T>(resource, opts) };
   }
 
   async *#watch<T extends KubeObject>(
     resource: ResourceDescriptor,
     opts: WatchOptions,
-  ): AsyncGenerator<WatchEvent<T>> {
+  ): AsyncGenerator<WatchEvent<T>[]> {
     const path = resourcePath(resource, { namespace: opts.namespace });
     const context = `watch ${describe({ resource, namespace: opts.namespace })}`;
     const { url, options } = await this.#prepare({
@@ -292,26 +313,32 @@ export class HttpApiClient implements ApiClient {
     let res: IncomingMessage | undefined;
     let streaming = false;
     let events = 0;
+    // When data last arrived: stamped per chunk; the timer re-arms itself for the rest of the
+    // idle window (one timer per window, not a timer refresh per chunk).
+    let lastData = performance.now();
     const req = https.request(url, { ...options, signal: controller.signal });
-    const armIdle = (): void => {
-      if (idleMs === undefined) return;
-      if (idleTimer) idleTimer.refresh();
-      else {
-        idleTimer = setTimeout(() => {
-          const err = new WatchIdleTimeoutError(idleMs);
-          if (res) res.destroy(err);
-          req.destroy(err);
-        }, idleMs);
+    const onIdleTimer = (): void => {
+      const idle = performance.now() - lastData;
+      if (idleMs !== undefined && idle < idleMs) {
+        idleTimer = setTimeout(onIdleTimer, Math.max(1, Math.ceil(idleMs - idle)));
         idleTimer.unref();
+        return;
       }
+      const err = new WatchIdleTimeoutError(idleMs ?? 0);
+      if (res) res.destroy(err);
+      req.destroy(err);
     };
     try {
-      armIdle();
+      if (idleMs !== undefined) {
+        idleTimer = setTimeout(onIdleTimer, idleMs);
+        idleTimer.unref();
+      }
       res = await new Promise<IncomingMessage>((resolve, reject) => {
         req.once('response', resolve);
         req.once('error', reject);
         req.end();
       });
+      lastData = performance.now();
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
         const chunks: Buffer[] = [];
@@ -321,15 +348,18 @@ export class HttpApiClient implements ApiClient {
       streaming = true;
       const decoder = new LineDecoder();
       for await (const chunk of res) {
-        armIdle();
-        for (const line of decoder.push(chunk as Buffer)) {
-          events++;
-          yield decodeWatchLine<T>(line);
-        }
+        lastData = performance.now();
+        const lines = decoder.push(chunk as Buffer);
+        if (lines.length === 0) continue;
+        const batch = new Array<WatchEvent<T>>(lines.length);
+        for (let i = 0; i < lines.length; i++) batch[i] = decodeWatchLine<T>(lines[i]!);
+        events += lines.length;
+        yield batch;
       }
-      for (const line of decoder.end()) {
-        events++;
-        yield decodeWatchLine<T>(line);
+      const rest = decoder.end();
+      if (rest.length > 0) {
+        events += rest.length;
+        yield rest.map((line) => decodeWatchLine<T>(line));
       }
     } catch (err) {
       if (opts.signal?.aborted) return;

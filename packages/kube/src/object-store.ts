@@ -128,6 +128,13 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
     const old = this.#items.get(key);
     this.#items.set(key, obj);
     for (const [name, fn] of this.#indexers) {
+      // The built-in namespace index: an update within a namespace leaves it alone (no arrays built).
+      if (
+        name === NAMESPACE_INDEX &&
+        old !== undefined &&
+        old.metadata?.namespace === obj.metadata?.namespace
+      )
+        continue;
       const index = this.#indices.get(name)!;
       const values = this.#valuesOf(name, key, obj);
       if (old === undefined) {

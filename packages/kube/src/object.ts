@@ -72,13 +72,23 @@ export function resourceVersionNumber(obj: KubeObject): bigint | undefined {
 
 /** Recursively freezes a JSON value in place and returns it. */
 export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    const record = value as Record<string, unknown>;
-    for (const key in record) {
-      const child = record[key];
-      if (child !== null && typeof child === 'object') deepFreeze(child);
-    }
-  }
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) freezeTree(value);
   return value;
+}
+
+/** Freezes `value` and every unfrozen object below it (arrays by index: `for…in` would stringify each). */
+function freezeTree(value: object): void {
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeTree(child);
+    }
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const child = record[key];
+    if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeTree(child);
+  }
 }

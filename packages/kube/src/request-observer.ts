@@ -7,6 +7,7 @@
 
 import type { ApiClient } from './api.ts';
 import { ApiError } from './errors.ts';
+import { batchedWatchOf, WATCH_BATCHES, type WatchBatches } from './internal/watch-batches.ts';
 import type { ResourceDescriptor } from './resource.ts';
 
 /** One finished request (for a watch: once the stream is established or failed). */
@@ -84,38 +85,8 @@ export function observedApiClient(api: ApiClient, observer: RequestObserver): Ap
     update: (resource, obj, opts) => timed('update', resource, () => api.update(resource, obj, opts)),
     patch: (ref, data, opts) => timed('patch', ref.resource, () => api.patch(ref, data, opts)),
     delete: (ref, opts) => timed('delete', ref.resource, () => api.delete(ref, opts)),
-    watch(resource, opts) {
-      const inner = api.watch(resource, opts);
-      return {
-        [Symbol.asyncIterator]() {
-          const it = inner[Symbol.asyncIterator]();
-          const start = process.hrtime.bigint();
-          const base = { verb: 'watch' as const, method: 'GET', resource: resourceName(resource) };
-          let reported = false;
-          const once = (code: number) => {
-            if (reported) return;
-            reported = true;
-            report({ ...base, code }, start);
-          };
-          return {
-            async next() {
-              try {
-                const r = await it.next();
-                once(200);
-                return r;
-              } catch (err) {
-                once(codeOf(err));
-                throw err;
-              }
-            },
-            async return(value?: unknown) {
-              once(200);
-              return (await it.return?.(value)) ?? { done: true as const, value: undefined };
-            },
-          };
-        },
-      };
-    },
+    watch: (resource, opts) => observedWatch(api.watch(resource, opts), resourceName(resource), report),
+    ...batchedWatch(api, report),
     async request(req) {
       const start = process.hrtime.bigint();
       const base = { verb: 'request' as const, method: req.method ?? 'GET', resource: '' };
@@ -130,5 +101,50 @@ export function observedApiClient(api: ApiClient, observer: RequestObserver): Ap
     },
     close: () => api.close(),
     [Symbol.asyncDispose]: () => api[Symbol.asyncDispose](),
+  };
+}
+
+type Report = (r: Omit<ObservedRequest, 'durationSeconds'>, start: bigint) => void;
+
+/** The inner client's batched watch (see {@link WATCH_BATCHES}), observed, if it has one. */
+function batchedWatch(api: ApiClient, report: Report): { [WATCH_BATCHES]?: WatchBatches } {
+  const batched = batchedWatchOf(api);
+  if (!batched) return {};
+  return {
+    [WATCH_BATCHES]: ((resource, opts) =>
+      observedWatch(batched(resource, opts), resourceName(resource), report)) as WatchBatches,
+  };
+}
+
+/** A watch stream reported once: when its first item (or its end or failure) arrives. */
+function observedWatch<E>(inner: AsyncIterable<E>, resource: string, report: Report): AsyncIterable<E> {
+  return {
+    [Symbol.asyncIterator]() {
+      const it = inner[Symbol.asyncIterator]();
+      const start = process.hrtime.bigint();
+      const base = { verb: 'watch' as const, method: 'GET', resource };
+      let reported = false;
+      const once = (code: number) => {
+        if (reported) return;
+        reported = true;
+        report({ ...base, code }, start);
+      };
+      return {
+        async next() {
+          try {
+            const r = await it.next();
+            once(200);
+            return r;
+          } catch (err) {
+            once(codeOf(err));
+            throw err;
+          }
+        },
+        async return(value?: unknown) {
+          once(200);
+          return (await it.return?.(value)) ?? { done: true as const, value: undefined };
+        },
+      };
+    },
   };
 }

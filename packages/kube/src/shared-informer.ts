@@ -1,4 +1,10 @@
-import { type ApiClient, type WatchEvent, WatchIdleTimeoutError, WatchResetError } from './api.ts';
+import {
+  type ApiClient,
+  type WatchEvent,
+  WatchIdleTimeoutError,
+  type WatchOptions,
+  WatchResetError,
+} from './api.ts';
 import type { InformerTuning } from './client.ts';
 import { describeInformerKey } from './client.ts';
 import { isGone, isTooManyRequests, toApiError } from './errors.ts';
@@ -17,6 +23,7 @@ import { type ResolvedTuning, resolveTuning } from './internal/informer-tuning.t
 import { cacheKey, ingestObject, type ListItemType, rawResourceVersion } from './internal/ingest.ts';
 import { listAll } from './internal/list-pager.ts';
 import { sleep } from './internal/sleep.ts';
+import { batchedWatchOf } from './internal/watch-batches.ts';
 import {
   isServerWatchFailure,
   WATCH_FAILURES_BEFORE_RELIST,
@@ -448,7 +455,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     const { resource, namespace, labelSelector, fieldSelector } = this.key;
     const [lo, hi] = this.#tuning.watchTimeoutSeconds;
     const timeoutSeconds = Math.floor(lo + this.#tuning.random() * (hi - lo));
-    const stream = this.#api.watch<T>(resource, {
+    const opts: WatchOptions = {
       namespace,
       labelSelector,
       fieldSelector,
@@ -457,8 +464,20 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
       timeoutSeconds,
       idleTimeoutMs: this.#tuning.idleTimeoutMs,
       signal,
-    });
-    for await (const event of stream) {
+    };
+    // One async step per network chunk when the transport batches; one per event otherwise.
+    const batched = batchedWatchOf(this.#api);
+    if (batched) {
+      for await (const batch of batched<T>(resource, opts)) {
+        this.#lastEventMs = Date.now();
+        for (let i = 0; i < batch.length; i++) {
+          const outcome = this.#handleEvent(batch[i]!);
+          if (outcome) return outcome;
+        }
+      }
+      return 'closed';
+    }
+    for await (const event of this.#api.watch<T>(resource, opts)) {
       this.#lastEventMs = Date.now();
       const outcome = this.#handleEvent(event);
       if (outcome) return outcome;
