@@ -20,8 +20,8 @@
  * the module loading before it); open it in Chrome DevTools or speedscope.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import https from 'node:https';
+import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import type * as Kube from '@kubeloom/kube';
 import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';

@@ -118,7 +118,7 @@ function pod(name: string, namespace: string) {
         { name: 'cache', emptyDir: {} },
         {
           name: 'tokens',
-          projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }] },
+          downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] },
         },
       ],
       tolerations: ['not-ready', 'unreachable', 'memory-pressure', 'disk-pressure'].map((t) => ({
