@@ -369,6 +369,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
   async #list(signal: AbortSignal): Promise<void> {
     const { resource, namespace, labelSelector, fieldSelector } = this.key;
     this.#listAttempts++;
+    const listItemType: ListItemType = { apiVersion: apiVersionOf(resource), kind: resource.kind };
     const { items, resourceVersion } = await listAll(this.#api, resource, {
       namespace,
       labelSelector,
@@ -381,8 +382,9 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
           'the continue token expired during a paginated list: listing everything in one unpaginated request',
         );
       },
+      mapItem: (raw) => this.#ingestListItem(raw, listItemType),
     });
-    this.#applyList(items, { apiVersion: apiVersionOf(resource), kind: resource.kind });
+    this.#applyList(items);
     this.#rv = resourceVersion;
     this.#lists++;
     this.#watchFailures.reset();
@@ -417,37 +419,47 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     }
   }
 
-  #applyList(rawItems: KubeObject[], listItemType: ListItemType): void {
+  /**
+   * Ingests one list item as its page arrives: the frozen object, or, for an object that cannot be
+   * ingested, its key (the cached version is kept rather than reported deleted) or undefined.
+   */
+  #ingestListItem(raw: KubeObject, listItemType: ListItemType): T | string | undefined {
+    const obj = this.#ingest(raw, listItemType);
+    if (obj !== undefined) return obj;
+    return raw?.metadata?.name ? cacheKey(raw) : undefined;
+  }
+
+  #applyList(items: ReadonlyArray<T | string | undefined>): void {
     const initial = !this.#synced;
     this.#deliveringInitial = initial;
     try {
-      this.#applyListItems(rawItems, listItemType, initial);
+      this.#applyListItems(items, initial);
     } finally {
       this.#deliveringInitial = false;
     }
   }
 
-  #applyListItems(rawItems: KubeObject[], listItemType: ListItemType, initial: boolean): void {
-    const seen = new Set<string>();
-    for (const raw of rawItems) {
-      const obj = this.#ingest(raw, listItemType);
-      if (obj === undefined) {
-        // Keep the cached version, if any, rather than reporting a delete for a bad object.
-        if (raw?.metadata?.name) seen.add(cacheKey(raw));
+  #applyListItems(items: ReadonlyArray<T | string | undefined>, initial: boolean): void {
+    // Into an empty cache nothing can be deleted: no need to remember what the list had.
+    const seen = this.#store.sizeUnfiltered > 0 ? new Set<string>() : undefined;
+    for (const item of items) {
+      if (item === undefined) continue;
+      if (typeof item === 'string') {
+        seen?.add(item);
         continue;
       }
-      const key = cacheKey(obj);
-      seen.add(key);
+      const key = cacheKey(item);
+      seen?.add(key);
       const old = this.#store.getUnfiltered(key);
       if (old === undefined) {
-        this.#store.set(key, obj);
-        this.#handlers.added(key, obj, initial);
-      } else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) {
-        this.#store.set(key, obj);
-        this.#handlers.updated(key, old, obj);
+        this.#store.set(key, item);
+        this.#handlers.added(key, item, initial);
+      } else if (old.metadata?.resourceVersion !== item.metadata?.resourceVersion) {
+        this.#store.set(key, item);
+        this.#handlers.updated(key, old, item);
       }
     }
-    if (this.#store.sizeUnfiltered > seen.size) {
+    if (seen && this.#store.sizeUnfiltered > seen.size) {
       for (const old of this.#store.listUnfiltered()) {
         const key = cacheKey(old);
         if (seen.has(key)) continue;

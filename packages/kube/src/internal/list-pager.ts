@@ -4,19 +4,24 @@ import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
 
 /** Options of {@link listAll}. */
-export interface ListAllOptions extends SelectorOptions {
+export interface ListAllOptions<U> extends SelectorOptions {
   /** Objects per page (`limit`). */
   readonly pageSize: number;
   /** Cancels the list. */
   readonly signal: AbortSignal;
   /** Called when a continue token expired and the list falls back to one unpaginated request. */
   readonly onExpiredContinue: (err: unknown) => void;
+  /**
+   * Maps each item as its page arrives (the informer transforms and freezes it there), so what
+   * the mapping drops (managedFields) is garbage at once instead of being held until the last page.
+   */
+  readonly mapItem: (item: KubeObject) => U;
 }
 
 /** A complete, consistent list. */
-export interface ListResult {
-  /** Every object, in the order the server sent them. */
-  readonly items: KubeObject[];
+export interface ListResult<U> {
+  /** Every object, mapped, in the order the server sent them. */
+  readonly items: U[];
   /** The resourceVersion the list is consistent at (a watch resumes from it). */
   readonly resourceVersion: string | undefined;
 }
@@ -30,13 +35,13 @@ export interface ListResult {
  *
  * Any other failure (and a failure of the fallback) is thrown; the caller retries with backoff.
  */
-export async function listAll(
+export async function listAll<U>(
   api: ApiClient,
   resource: ResourceDescriptor,
-  options: ListAllOptions,
-): Promise<ListResult> {
-  const { namespace, labelSelector, fieldSelector, signal } = options;
-  const items: KubeObject[] = [];
+  options: ListAllOptions<U>,
+): Promise<ListResult<U>> {
+  const { namespace, labelSelector, fieldSelector, signal, mapItem } = options;
+  const items: U[] = [];
   let cont: string | undefined;
   for (;;) {
     let page: Awaited<ReturnType<ApiClient['list']>>;
@@ -53,9 +58,9 @@ export async function listAll(
       if (cont === undefined || !isGone(err)) throw err;
       options.onExpiredContinue(err);
       const full = await api.list(resource, { namespace, labelSelector, fieldSelector, signal });
-      return { items: full.items, resourceVersion: full.metadata.resourceVersion };
+      return { items: full.items.map(mapItem), resourceVersion: full.metadata.resourceVersion };
     }
-    for (const item of page.items) items.push(item);
+    for (const item of page.items) items.push(mapItem(item));
     cont = page.metadata.continue || undefined;
     if (!cont) return { items, resourceVersion: page.metadata.resourceVersion };
   }
