@@ -275,7 +275,11 @@ class Elector implements LeaderElector {
           {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name: ref.name, namespace: ref.namespace },
+            metadata: {
+              name: ref.name,
+              namespace: ref.namespace,
+              ...(this.#opts.labels ? { labels: { ...this.#opts.labels } } : {}),
+            },
             spec: {
               holderIdentity: this.identity,
               leaseDurationSeconds: this.#t.leaseDurationMs / 1000,
@@ -329,7 +333,9 @@ class Elector implements LeaderElector {
     };
     const sentAt = this.#clock.now();
     try {
-      const updated = await api.update(LeaseResource, withSpec(lease, nextSpec), { signal });
+      const updated = await api.update(LeaseResource, withSpec(lease, nextSpec, this.#opts.labels), {
+        signal,
+      });
       this.#observe(updated);
       return { outcome: 'acquired', sentAt };
     } catch (err) {
@@ -443,13 +449,17 @@ class Elector implements LeaderElector {
   }
 }
 
-function withSpec(lease: LeaseJson, spec: LeaseSpecJson): LeaseJson {
+function withSpec(lease: LeaseJson, spec: LeaseSpecJson, labels?: Readonly<Record<string, string>>): LeaseJson {
   return {
     ...lease,
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     // The resourceVersion we read is the write's precondition: a concurrent change makes it a 409.
-    metadata: { ...lease.metadata, resourceVersion: lease.metadata?.resourceVersion },
+    metadata: {
+      ...lease.metadata,
+      ...(labels ? { labels: { ...lease.metadata?.labels, ...labels } } : {}),
+      resourceVersion: lease.metadata?.resourceVersion,
+    },
     spec,
   };
 }

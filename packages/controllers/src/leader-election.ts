@@ -17,6 +17,11 @@ export interface LeaderElectionOptions {
   /** The `coordination.k8s.io/v1` Lease to compete for; it is created when missing. */
   readonly lease: LeaseRef;
   /**
+   * Labels this candidate writes onto the Lease with every create, acquisition and renewal
+   * (other labels are kept), e.g. the ring label of a shard Lease. Default: none.
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+  /**
    * This candidate's identity, unique per process (two processes with one identity both lead).
    * Default: `<hostname>_<random uuid>`.
    */

@@ -41,6 +41,14 @@ export function validateLeaderElection(opts: LeaderElectionOptions): Timings {
   if (opts.identity !== undefined && (typeof opts.identity !== 'string' || opts.identity === '')) {
     fail('options.identity must be a non-empty string, unique per process (or omit it for hostname_uuid)');
   }
+  if (
+    opts.labels !== undefined &&
+    (typeof opts.labels !== 'object' ||
+      opts.labels === null ||
+      Object.values(opts.labels).some((v) => typeof v !== 'string'))
+  ) {
+    fail(`options.labels must map label keys to string values, got ${describeValue(opts.labels)}`);
+  }
   if (typeof opts.onStartedLeading !== 'function') fail('options.onStartedLeading(signal) is required');
   const timing = (name: keyof Timings, fallback: number): number => {
     const v = opts[name] ?? fallback;
