@@ -1,13 +1,16 @@
 /**
  * `@kubeloom/controllers`: the tools to write a controller by hand: a deduplicating,
- * rate-limited work queue, rate limiters, informer event-handler helpers, Lease leader election
- * and Prometheus metrics. See README.md.
+ * rate-limited work queue, rate limiters, informer event-handler helpers, Lease leader election,
+ * sharding over a ring of replicas and Prometheus metrics. See README.md.
  *
  * @packageDocumentation
  */
 export { type Clock, systemClock, type TimerHandle } from './clock.ts';
 export { createLeaderElector } from './create-leader-elector.ts';
 export { createQueue } from './create-queue.ts';
+export { createShardMember, type ShardMember, type ShardMemberOptions } from './create-shard-member.ts';
+export { createShardRing, type ShardRing, type ShardRingOptions } from './create-shard-ring.ts';
+export { createSharder, type ShardedResource, type Sharder, type SharderOptions } from './create-sharder.ts';
 export { defaultControllerRateLimiter } from './default-rate-limiter.ts';
 export { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
 export {
@@ -19,6 +22,7 @@ export {
   type ParentKind,
   typedObjectHandler,
 } from './handlers.ts';
+export { type HashRing, type HashRingOptions, hash53, hashRing } from './hash-ring.ts';
 export {
   LeaderElectionConfigError,
   type LeaderElectionOptions,
@@ -31,6 +35,8 @@ export type {
   LeaderElectionMetricsRecorder,
   QueueMetricsRecorder,
   QueueStats,
+  ShardingMetricsRecorder,
+  ShardingStats,
 } from './metrics.ts';
 export {
   importPrometheusMetrics,
@@ -61,4 +67,12 @@ export type {
   RateLimiter,
   TokenBucketRateLimiterOptions,
 } from './rate-limiter.ts';
+export {
+  controllerOwnerKey,
+  objectShardKey,
+  RING_LABEL,
+  type ShardLabels,
+  shardLabels,
+} from './shard-labels.ts';
+export { drainHandler, type ShardedReconcilerOptions, shardedReconciler } from './sharded-reconciler.ts';
 export { tokenBucketRateLimiter } from './token-bucket-rate-limiter.ts';

@@ -36,6 +36,22 @@ export interface LeaderElectionMetricsRecorder {
   close(): void;
 }
 
+/** What a sharder reports about its ring when metrics are collected. */
+export interface ShardingStats {
+  /** Objects per shard, by the shard label the sharder's cache sees. */
+  assigned(): ReadonlyMap<string, number>;
+}
+
+/** The per-ring side of a {@link ControllerMetrics}, recorded by the elected sharder. */
+export interface ShardingMetricsRecorder {
+  /** An object moved to `shard` (after a drain, or from a shard whose Lease expired). */
+  move(shard: string): void;
+  /** `shard` acknowledged a drain `seconds` after the sharder asked. */
+  observeDrain(shard: string, seconds: number): void;
+  /** The sharder stopped leading; its gauges drop to zero. */
+  close(): void;
+}
+
 /**
  * A metrics sink for queues and leader electors. {@link prometheusMetrics} implements it on
  * prom-client with controller-runtime's metric names; implement it yourself for another system.
@@ -51,4 +67,6 @@ export interface ControllerMetrics {
   queue(name: string, stats: QueueStats): QueueMetricsRecorder;
   /** A recorder for the leader election of lease `name`. */
   leaderElection(name: string): LeaderElectionMetricsRecorder;
+  /** A recorder for the sharder of ring `name`; `stats` is read when metrics are collected. Optional. */
+  sharding?(name: string, stats: ShardingStats): ShardingMetricsRecorder;
 }

@@ -3,6 +3,8 @@ import type {
   LeaderElectionMetricsRecorder,
   QueueMetricsRecorder,
   QueueStats,
+  ShardingMetricsRecorder,
+  ShardingStats,
 } from './metrics.ts';
 
 /** The part of a prom-client `Registry` kubeloom uses. */
@@ -104,6 +106,11 @@ interface RegistryState {
   readonly reconcileErrors: PromCounter;
   readonly reconcileTime: PromHistogram;
   readonly leader: PromGauge;
+  readonly shardObjects: PromGauge;
+  readonly shardMoves: PromCounter;
+  readonly shardDrain: PromHistogram;
+  /** Rings with a leading sharder, and the shards last reported per ring (zeroed when gone). */
+  readonly rings: Map<string, { stats: ShardingStats; reported: Set<string> }>;
   /** Live queues by name (several queues may share one); a name leaves with its last queue. */
   readonly queues: Map<string, Set<Tracked>>;
   /** Unregisters queues that were garbage-collected without being shut down. */
@@ -120,8 +127,10 @@ const states = new WeakMap<PromRegistry, RegistryState>();
  * `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`; the reconcile
  * metrics with the label `controller` — `controller_runtime_reconcile_total` (and `result`:
  * `success`, `error`, `requeue_after`), `controller_runtime_reconcile_errors_total`,
- * `controller_runtime_reconcile_time_seconds`; and `leader_election_master_status` with the
- * lease's `name`.
+ * `controller_runtime_reconcile_time_seconds`; `leader_election_master_status` with the
+ * lease's `name`; and for the sharder of a ring, with the labels `ring` and `shard`:
+ * `kubeloom_shard_objects` (objects assigned), `kubeloom_shard_moves_total` (moves onto the shard)
+ * and `kubeloom_shard_drain_seconds` (from the drain request to the shard's acknowledgement).
  *
  * Gauges are computed when the registry is scraped: no timers. Calling it again with the same
  * registry reuses the same metrics. prom-client stays an optional peer dependency: pass the
@@ -179,6 +188,20 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMet
       return {
         setLeader: (leading) => s.leader.set(labels, leading ? 1 : 0),
         close: () => s.leader.set(labels, 0),
+      };
+    },
+    sharding(ring: string, stats: ShardingStats): ShardingMetricsRecorder {
+      const entry = { stats, reported: s.rings.get(ring)?.reported ?? new Set<string>() };
+      s.rings.set(ring, entry);
+      return {
+        move: (shard) => s.shardMoves.inc({ ring, shard }),
+        observeDrain: (shard, seconds) => s.shardDrain.observe({ ring, shard }, seconds),
+        close: () => {
+          if (s.rings.get(ring) !== entry) return;
+          for (const shard of entry.reported) s.shardObjects.set({ ring, shard }, 0);
+          entry.reported.clear();
+          s.rings.delete(ring);
+        },
       };
     },
   };
@@ -267,6 +290,24 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
   let depth!: PromGauge;
   let unfinished!: PromGauge;
   let longest!: PromGauge;
+  const rings = new Map<string, { stats: ShardingStats; reported: Set<string> }>();
+  let shardObjects!: PromGauge;
+  shardObjects = make(prom.Gauge, {
+    name: 'kubeloom_shard_objects',
+    help: 'Objects the sharder assigned to each shard of a ring (by their shard label).',
+    labelNames: ['ring', 'shard'],
+    collect: () => {
+      for (const [ring, { stats, reported }] of rings) {
+        const now = stats.assigned();
+        for (const shard of reported) if (!now.has(shard)) shardObjects.set({ ring, shard }, 0);
+        reported.clear();
+        for (const [shard, n] of now) {
+          shardObjects.set({ ring, shard }, n);
+          reported.add(shard);
+        }
+      }
+    },
+  });
   depth = make(prom.Gauge, {
     name: 'workqueue_depth',
     help: 'Current depth of workqueue',
@@ -339,6 +380,19 @@ function createState(registry: PromRegistry, prom: PromClientModule): RegistrySt
         'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. ' +
         "'name' is the string used to identify the lease. Please make sure to group by name.",
     }),
+    shardObjects,
+    shardMoves: make(prom.Counter, {
+      name: 'kubeloom_shard_moves_total',
+      help: 'Objects the sharder moved onto each shard of a ring (after a drain or from an expired shard).',
+      labelNames: ['ring', 'shard'],
+    }),
+    shardDrain: make(prom.Histogram, {
+      name: 'kubeloom_shard_drain_seconds',
+      help: "Seconds from the sharder's drain request to the owning shard's acknowledgement.",
+      labelNames: ['ring', 'shard'],
+      buckets: RECONCILE_BUCKETS,
+    }),
+    rings,
     queues,
     finalizer: new FinalizationRegistry<Tracked>((tracked) => unregister(state, tracked)),
   };

@@ -1,0 +1,412 @@
+import {
+  type ApiClient,
+  consoleLogger,
+  extractTombstone,
+  isConflict,
+  isNotFound,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  type ResourceDescriptor,
+  type SharedInformer,
+  serializeError,
+} from '@kubeloom/kube';
+import { type Clock, systemClock } from './clock.ts';
+import { createLeaderElector } from './create-leader-elector.ts';
+import { createQueue } from './create-queue.ts';
+import { createShardRing, type ShardRing } from './create-shard-ring.ts';
+import type { LeaderElector } from './leader-election.ts';
+import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
+import { RING_LABEL, type ShardLabels, objectShardKey } from './shard-labels.ts';
+
+/** One resource the sharder assigns. */
+export interface ShardedResource {
+  /** The resource. */
+  readonly resource: ResourceDescriptor;
+  /** Only this namespace; all when omitted. */
+  readonly namespace?: string;
+  /**
+   * The object's shard key. Default `namespace/name` ({@link objectShardKey}); return the same key
+   * for objects that must land together, e.g. {@link controllerOwnerKey}.
+   */
+  readonly key?: (obj: KubeObject) => string;
+}
+
+/** Options of {@link createSharder}. */
+export interface SharderOptions {
+  /** The client whose shared informers watch the objects (metadata only) and the ring's Leases. */
+  readonly kube: KubeClient;
+  /** The ring's name. */
+  readonly ring: string;
+  /** The namespace of the ring's shard Leases and of the sharder's own election Lease `<ring>-sharder`. */
+  readonly namespace: string;
+  /** The resources whose objects are spread over the ring's shards. */
+  readonly resources: readonly ShardedResource[];
+  /** This sharder's identity in its election. Default: the leader elector's `<hostname>_<uuid>`. */
+  readonly identity?: string;
+  /** Virtual nodes per shard. Default 1000. */
+  readonly virtualNodes?: number;
+  /** Timings of the sharder's election and of its take-over of dead shards' Leases. Default 15 s. */
+  readonly leaseDurationMs?: number;
+  /** Default 10 s. */
+  readonly renewDeadlineMs?: number;
+  /** Default 2 s. */
+  readonly retryPeriodMs?: number;
+  /** Parallel label writes. Default 4. */
+  readonly workers?: number;
+  /** The field manager of the label writes. Default `kubeloom-sharder`. */
+  readonly fieldManager?: string;
+  /** Where decisions and failures are logged. Default `consoleLogger('warn')`. */
+  readonly logger?: Logger;
+  /** Per-shard metrics (objects assigned, moves, drain time) and the election's. Default: none. */
+  readonly metrics?: ControllerMetrics;
+  /** Default {@link systemClock}. */
+  readonly clock?: Clock;
+}
+
+/**
+ * The ring's sharder: the elected one among its replicas writes the shard label of every object
+ * of the sharded resources (see the controllers README, "Sharding").
+ */
+export interface Sharder {
+  /** This sharder's identity in its election. */
+  readonly identity: string;
+  /**
+   * Watches the ring and the objects (metadata only) until `signal` aborts, and assigns objects
+   * while elected. Settles once stopped.
+   */
+  run(signal: AbortSignal): Promise<void>;
+  /** True while this replica is the ring's sharder. */
+  isLeader(): boolean;
+  /** True once the ring and object informers synced. */
+  hasSynced(): boolean;
+  /** Resolves true once synced, false when `signal` aborts first. */
+  waitUntilSynced(signal: AbortSignal): Promise<boolean>;
+  /** Stops it and resolves once stopped, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const METADATA_ONLY = {
+  name: 'kubeloom-sharder-metadata',
+  fn: (obj: KubeObject): KubeObject => {
+    const { managedFields: _m, ...metadata } = obj.metadata ?? {};
+    return { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+  },
+};
+
+interface Tracked {
+  readonly informer: SharedInformer;
+  readonly spec: ShardedResource;
+}
+
+/** A forced move's licence: an elector that took over a dead shard's Lease. */
+interface Evictor {
+  readonly elector: LeaderElector;
+  readonly stop: AbortController;
+  readonly done: Promise<void>;
+}
+
+/**
+ * Creates a ring's sharder. Construction does no I/O. Run one in every replica (or in a separate
+ * deployment): they elect one, which assigns. It writes only when an object's label is wrong:
+ *
+ * - an object without a shard label gets its shard (a new object, or one its owner let go);
+ * - an object whose owner is live but no longer its shard on the ring gets the drain label, and
+ *   moves once its owner acknowledged (removed the labels, see {@link shardedReconciler});
+ * - an object whose owner's Lease expired (or was released) moves at once, but only while the
+ *   sharder holds that Lease: it takes it over as a leader-election candidate, which proves the
+ *   owner stopped renewing for a lease duration, and keeps the owner out until its objects moved.
+ *
+ * Every write is a merge patch of the labels conditioned on the resourceVersion the decision was
+ * made on. From `src/sharding.example.test.ts`:
+ *
+ * {@includeCode ./sharding.example.test.ts#sharder}
+ */
+export function createSharder(opts: SharderOptions): Sharder {
+  if (!Array.isArray(opts.resources) || opts.resources.length === 0) {
+    throw new TypeError('createSharder: options.resources must list at least one { resource } to shard');
+  }
+  const ring = createShardRing({
+    kube: opts.kube,
+    ring: opts.ring,
+    namespace: opts.namespace,
+    ...(opts.virtualNodes !== undefined ? { virtualNodes: opts.virtualNodes } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  return new ShardAssigner(opts, ring);
+}
+
+class ShardAssigner implements Sharder {
+  readonly identity: string;
+  readonly #opts: SharderOptions;
+  readonly #ring: ShardRing;
+  readonly #labels: ShardLabels;
+  readonly #api: ApiClient;
+  readonly #elector: LeaderElector;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #tracked: Tracked[];
+  readonly #disposed = new AbortController();
+  /** Objects per owner (shard label value), kept by the informer handlers. */
+  readonly #owners = new Map<string, number>();
+  /** Keys asked to drain: from whom, since when. */
+  readonly #draining = new Map<string, { readonly from: string; readonly at: number }>();
+  readonly #evictors = new Map<string, Evictor>();
+  #leading: AbortSignal | undefined;
+  #enqueue: ((key: string) => void) | undefined;
+  #metrics: ShardingMetricsRecorder | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(opts: SharderOptions, ring: ShardRing) {
+    this.#opts = opts;
+    this.#ring = ring;
+    this.#labels = ring.labels;
+    this.#api = opts.kube.api;
+    this.#clock = opts.clock ?? systemClock;
+    this.#logger = (opts.logger ?? consoleLogger('warn')).child({ ring: opts.ring, component: 'sharder' });
+    this.#tracked = opts.resources.map((spec) => ({
+      spec,
+      informer: opts.kube.informer(spec.resource, {
+        namespace: spec.namespace,
+        transform: METADATA_ONLY,
+      }),
+    }));
+    this.#elector = createLeaderElector({
+      api: this.#api,
+      lease: { namespace: opts.namespace, name: `${opts.ring}-sharder` },
+      ...this.#timings(),
+      ...(opts.identity !== undefined ? { identity: opts.identity } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      logger: this.#logger,
+      onStartedLeading: (signal) => this.#lead(signal),
+    });
+    this.identity = this.#elector.identity;
+    for (const [i, t] of this.#tracked.entries()) {
+      t.informer.addEventHandler({
+        onAdd: (obj) => this.#count(undefined, obj, i),
+        onUpdate: (old, obj) => this.#count(old, obj, i),
+        onDelete: (obj) => this.#count(extractTombstone(obj), undefined, i),
+      });
+    }
+  }
+
+  #timings() {
+    const o = this.#opts;
+    return {
+      ...(o.leaseDurationMs !== undefined ? { leaseDurationMs: o.leaseDurationMs } : {}),
+      ...(o.renewDeadlineMs !== undefined ? { renewDeadlineMs: o.renewDeadlineMs } : {}),
+      ...(o.retryPeriodMs !== undefined ? { retryPeriodMs: o.retryPeriodMs } : {}),
+      ...(o.clock ? { clock: o.clock } : {}),
+    };
+  }
+
+  isLeader(): boolean {
+    return this.#elector.isLeader();
+  }
+
+  hasSynced(): boolean {
+    return this.#ring.hasSynced() && this.#tracked.every((t) => t.informer.hasSynced());
+  }
+
+  async waitUntilSynced(signal: AbortSignal): Promise<boolean> {
+    const all = await Promise.all([
+      this.#ring.waitUntilSynced(signal),
+      ...this.#tracked.map((t) => t.informer.waitUntilSynced(signal)),
+    ]);
+    return all.every(Boolean);
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError(`sharder of ring ${this.#opts.ring}: run needs an AbortSignal that stops it`);
+    }
+    if (this.#running) throw new Error(`the sharder of ring ${this.#opts.ring} already runs`);
+    const stop = AbortSignal.any([signal, this.#disposed.signal]);
+    const work = (async () => {
+      const background = [this.#ring.run(stop), ...this.#tracked.map((t) => t.informer.run(stop))];
+      if (await this.waitUntilSynced(stop)) {
+        while (!stop.aborted) await this.#elector.run(stop);
+      }
+      await Promise.all(background);
+    })();
+    this.#running = work;
+    try {
+      await work;
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.#disposed.abort();
+    await this.#running?.catch(() => {});
+    await this.#elector[Symbol.asyncDispose]();
+    await this.#ring[Symbol.asyncDispose]();
+  }
+
+  /** Keeps the per-owner counts, and enqueues the object while leading. */
+  #count(old: KubeObject | undefined, obj: KubeObject | undefined, index: number): void {
+    const before = old?.metadata?.labels?.[this.#labels.shard];
+    const after = obj?.metadata?.labels?.[this.#labels.shard];
+    if (before !== after) {
+      if (before !== undefined) this.#owners.set(before, (this.#owners.get(before) ?? 1) - 1);
+      if (after !== undefined) this.#owners.set(after, (this.#owners.get(after) ?? 0) + 1);
+      if (before !== undefined && this.#owners.get(before) === 0) {
+        this.#owners.delete(before);
+        this.#retireIfIdle(before);
+      }
+    }
+    const meta = (obj ?? old)?.metadata;
+    if (meta?.name !== undefined) {
+      this.#enqueue?.(`${index}|${meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name}`);
+    }
+  }
+
+  #enqueueAll(owner?: string): void {
+    for (const [i, t] of this.#tracked.entries()) {
+      for (const key of t.informer.store.keys()) {
+        if (owner !== undefined && t.informer.store.get(key)?.metadata?.labels?.[this.#labels.shard] !== owner) {
+          continue;
+        }
+        this.#enqueue?.(`${i}|${key}`);
+      }
+    }
+  }
+
+  async #lead(signal: AbortSignal): Promise<void> {
+    this.#metrics = this.#opts.metrics?.sharding?.(this.#opts.ring, { assigned: () => this.#owners });
+    const queue = createQueue<string>({
+      name: `sharder-${this.#opts.ring}`,
+      reconciler: (key) => this.#reconcile(key),
+      workers: this.#opts.workers ?? 4,
+      maxAttempts: 20,
+      logger: this.#logger,
+      ...(this.#opts.clock ? { clock: this.#opts.clock } : {}),
+    });
+    this.#leading = signal;
+    this.#enqueue = (key) => queue.add(key);
+    const unsubscribe = this.#ring.subscribe(() => {
+      for (const shard of [...this.#evictors.keys()]) this.#retireIfIdle(shard);
+      this.#enqueueAll();
+    });
+    this.#enqueueAll();
+    try {
+      await queue.run(signal);
+    } finally {
+      unsubscribe();
+      this.#enqueue = undefined;
+      this.#leading = undefined;
+      this.#draining.clear();
+      const evictors = [...this.#evictors.values()];
+      this.#evictors.clear();
+      for (const e of evictors) e.stop.abort();
+      await Promise.all(evictors.map((e) => e.done));
+      this.#metrics?.close();
+      this.#metrics = undefined;
+    }
+  }
+
+  async #reconcile(queueKey: string): Promise<void> {
+    const bar = queueKey.indexOf('|');
+    const tracked = this.#tracked[Number(queueKey.slice(0, bar))]!;
+    const storeKey = queueKey.slice(bar + 1);
+    const obj = tracked.informer.store.get(storeKey);
+    if (obj === undefined) {
+      this.#draining.delete(queueKey);
+      return;
+    }
+    const labels = obj.metadata?.labels ?? {};
+    const current = labels[this.#labels.shard];
+    const desired = this.#ring.hashRing().shardFor((tracked.spec.key ?? objectShardKey)(obj));
+    if (desired === undefined) return; // no live shard: nothing to assign to
+    if (current === undefined || current === '') {
+      const drained = this.#draining.get(queueKey);
+      await this.#write(tracked, obj, desired, this.#leading);
+      this.#draining.delete(queueKey);
+      if (drained) {
+        if (drained.from !== desired) this.#metrics?.move(desired);
+        this.#metrics?.observeDrain(drained.from, (this.#clock.now() - drained.at) / 1000);
+      }
+      return;
+    }
+    if (this.#evictors.get(current)?.elector.isLeader() || !this.#ring.isLive(current)) {
+      // Its owner stopped renewing (or released its Lease): move only under that Lease.
+      const evictor = this.#evictor(current);
+      if (!evictor.elector.isLeader()) return; // enqueued again once it holds the Lease
+      await this.#write(tracked, obj, desired, evictor.stop.signal);
+      this.#draining.delete(queueKey);
+      if (current !== desired) this.#metrics?.move(desired);
+      return;
+    }
+    this.#evictor(current); // standing by: takes over the moment the owner's Lease expires
+    if (current === desired || labels[this.#labels.drain] !== undefined) return;
+    await this.#patch(tracked, obj, { [this.#labels.drain]: 'true' }, this.#leading);
+    this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
+  }
+
+  #write(tracked: Tracked, obj: KubeObject, shard: string, signal: AbortSignal | undefined): Promise<void> {
+    return this.#patch(tracked, obj, { [this.#labels.shard]: shard, [this.#labels.drain]: null }, signal);
+  }
+
+  async #patch(
+    tracked: Tracked,
+    obj: KubeObject,
+    labels: Record<string, string | null>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (!signal || signal.aborted) return;
+    try {
+      await this.#api.patch(
+        { resource: tracked.spec.resource, name: obj.metadata?.name ?? '', namespace: obj.metadata?.namespace },
+        { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } },
+        { type: 'merge', fieldManager: this.#opts.fieldManager ?? 'kubeloom-sharder', signal },
+      );
+    } catch (err) {
+      // Changed or gone since the cache saw it: its event enqueues it again.
+      if (isConflict(err) || isNotFound(err) || signal.aborted) return;
+      throw err;
+    }
+  }
+
+  /** Stops the candidate for a shard's Lease once no object names the shard and it is not live. */
+  #retireIfIdle(shard: string): void {
+    if (!this.#owners.has(shard) && !this.#ring.isLive(shard)) this.#evictors.get(shard)?.stop.abort();
+  }
+
+  /**
+   * The candidate for a shard's Lease: it takes the Lease over only once the record stayed
+   * unchanged for a lease duration (the leader elector's rule), and lets go once no object names
+   * the shard any more.
+   */
+  #evictor(shard: string): Evictor {
+    const existing = this.#evictors.get(shard);
+    if (existing) return existing;
+    const stop = new AbortController();
+    const elector = createLeaderElector({
+      api: this.#api,
+      lease: { namespace: this.#opts.namespace, name: shard },
+      identity: `${this.identity}-evicting`,
+      labels: { [RING_LABEL]: this.#opts.ring },
+      ...this.#timings(),
+      logger: this.#logger,
+      onStartedLeading: async (held) => {
+        this.#logger.info('took over the Lease of a shard that stopped renewing; moving its objects', { shard });
+        this.#enqueueAll(shard);
+        await new Promise<void>((resolve) => held.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    });
+    const signal = AbortSignal.any([stop.signal, this.#leading ?? AbortSignal.abort()]);
+    const done = (async () => {
+      try {
+        while (!signal.aborted) await elector.run(signal);
+      } catch (err) {
+        this.#logger.error('evicting a shard failed', { shard, err: serializeError(err) });
+      } finally {
+        if (this.#evictors.get(shard)?.elector === elector) this.#evictors.delete(shard);
+      }
+    })();
+    const evictor = { elector, stop, done };
+    this.#evictors.set(shard, evictor);
+    return evictor;
+  }
+}

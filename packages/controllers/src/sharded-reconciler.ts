@@ -1,0 +1,108 @@
+import {
+  type ApiClient,
+  isConflict,
+  isNotFound,
+  type KubeObject,
+  keyOf,
+  type ObjectKey,
+  type ResourceEventHandler,
+  type TypedResourceDescriptor,
+} from '@kubeloom/kube';
+import type { KeySink, Reconciler } from './queue.ts';
+import { shardLabels } from './shard-labels.ts';
+
+/** Options of {@link shardedReconciler}. */
+export interface ShardedReconcilerOptions<T extends KubeObject> {
+  /** The ring's name. */
+  readonly ring: string;
+  /** This replica's shard identity (as given to `createShardMember`). */
+  readonly identity: string;
+  /** The API the drain acknowledgement is written through, e.g. `kubeClient.api`. */
+  readonly api: ApiClient;
+  /** The sharded resource. */
+  readonly resource: TypedResourceDescriptor<T>;
+  /**
+   * Reads the object from this replica's cache (the informer restricted to its share), e.g.
+   * `(key) => client.get(key.name, key.namespace)`.
+   */
+  readonly get: (key: ObjectKey) => T | undefined;
+  /** The controller's own reconciler, called only for objects this replica may reconcile. */
+  readonly reconciler: Reconciler<ObjectKey>;
+  /** The field manager of the acknowledgement patch. Default `kubeloom-shard`. */
+  readonly fieldManager?: string;
+}
+
+/**
+ * Wraps a reconciler so a shard reconciles only what it owns and lets go of what the sharder
+ * moves (the owner's half of the drain handshake). For each key, on the cached object:
+ *
+ * - labelled `shard.kubeloom.dev/<ring>=<identity>` without the drain label: the reconciler runs;
+ * - carrying `drain.kubeloom.dev/<ring>`: the reconciler does **not** run; the shard acknowledges
+ *   the drain by removing both labels with a merge patch conditioned on the cached
+ *   resourceVersion. The queue never runs one key twice at once, so this runs only after an
+ *   in-flight reconcile of the key finished; and every later reconcile of the key sees the drain
+ *   label or no object at all, so this shard never touches the object again until the sharder
+ *   assigns it back. The sharder writes the new owner only after it saw the labels gone;
+ * - labelled for another shard: skipped (a cache that is not restricted to this shard);
+ * - absent after this shard acknowledged its drain: skipped (it moved away, it was not deleted);
+ *   absent otherwise: the reconciler runs (a deletion).
+ *
+ * Register {@link drainHandler} on the informer too, unless your handler already enqueues on
+ * every label change. From `src/sharding.example.test.ts`:
+ *
+ * {@includeCode ./sharding.example.test.ts#reconciler}
+ */
+export function shardedReconciler<T extends KubeObject>(opts: ShardedReconcilerOptions<T>): Reconciler<ObjectKey> {
+  const labels = shardLabels(opts.ring);
+  const released = new Set<string>();
+  const fieldManager = opts.fieldManager ?? 'kubeloom-shard';
+  return async (key, ctx) => {
+    const obj = opts.get(key);
+    const k = keyOf(key);
+    if (obj === undefined) {
+      if (released.delete(k)) return;
+      return opts.reconciler(key, ctx);
+    }
+    const objLabels = obj.metadata?.labels ?? {};
+    if (objLabels[labels.shard] !== opts.identity) return;
+    if (objLabels[labels.drain] === undefined) {
+      released.delete(k);
+      return opts.reconciler(key, ctx);
+    }
+    try {
+      await opts.api.patch(
+        { resource: opts.resource, name: key.name, namespace: key.namespace },
+        {
+          metadata: {
+            resourceVersion: obj.metadata?.resourceVersion,
+            labels: { [labels.shard]: null, [labels.drain]: null },
+          },
+        },
+        { type: 'merge', fieldManager, signal: ctx.signal },
+      );
+      released.add(k);
+    } catch (err) {
+      // The object changed (or went) since the cache saw it: its next event enqueues it again.
+      if (isConflict(err) || isNotFound(err)) return;
+      throw err;
+    }
+  };
+}
+
+/**
+ * An event handler that adds an object's key to `sink` when the sharder asks its shard to drain
+ * it (the `drain.kubeloom.dev/<ring>` label appears), for controllers whose own handler ignores
+ * metadata-only updates.
+ */
+export function drainHandler<T extends KubeObject>(
+  ring: string,
+  sink: KeySink<ObjectKey>,
+): ResourceEventHandler<T> {
+  const { drain } = shardLabels(ring);
+  const add = (obj: T): void => {
+    if (obj.metadata?.labels?.[drain] === undefined) return;
+    const { name = '', namespace } = obj.metadata;
+    sink.add(namespace ? { namespace, name } : { name });
+  };
+  return { onAdd: (obj) => add(obj), onUpdate: (_old, obj) => add(obj) };
+}
