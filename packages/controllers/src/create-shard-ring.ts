@@ -29,7 +29,7 @@ export interface ShardRing {
   readonly labels: ShardLabels;
   /** The live shards' identities, sorted. */
   members(): readonly string[];
-  /** True while `identity` is a live shard. */
+  /** True while `identity` is one of {@link ShardRing.members}. */
   isLive(identity: string): boolean;
   /** The consistent-hash ring over {@link ShardRing.members} (rebuilt when they change). */
   hashRing(): HashRing;
@@ -73,6 +73,7 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
   const seen = new Map<string, Seen>();
   const listeners = new Set<() => void>();
   let members: readonly string[] = [];
+  let memberSet = new Set<string>();
   let ring: HashRing | undefined;
   let timer: TimerHandle | undefined;
 
@@ -96,6 +97,7 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
     }
     if (next.length === members.length && next.every((m, i) => m === members[i])) return;
     members = next;
+    memberSet = new Set(next);
     ring = undefined;
     for (const l of listeners) l();
   };
@@ -131,10 +133,7 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
   return {
     labels,
     members: () => members,
-    isLive: (identity) => {
-      const s = seen.get(identity);
-      return s !== undefined && live(identity, s, clock.now());
-    },
+    isLive: (identity) => memberSet.has(identity),
     hashRing: () => {
       ring ??= hashRing(members, { virtualNodes: opts.virtualNodes });
       return ring;

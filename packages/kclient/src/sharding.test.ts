@@ -1,15 +1,16 @@
 import { noopLogger } from '@kubeloom/kube';
-import { createFakeKubeClient } from '@kubeloom/kube/fake';
-import { FakeCluster } from '@kubeloom/kube/fake';
+import { createFakeKubeClient, FakeCluster, type FakeKubeClient } from '@kubeloom/kube/fake';
 import { describe, expect, it } from 'vitest';
-import { type ReconcileRecord, shardScenario } from '../test/shard-harness.ts';
+import { type ReconcileRecord, type RingEnv, shardScenario } from '../test/shard-harness.ts';
+
+const TIMINGS = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 400 };
 
 describe('sharding on the fake cluster', () => {
   it('spreads, moves ≈ 1/N on a join, reassigns a dead shard after its Lease expired, never reconciles one object twice at once', async () => {
     const cluster = new FakeCluster({});
-    const clients: Array<ReturnType<typeof createFakeKubeClient>> = [];
+    const clients: FakeKubeClient[] = [];
     const log: ReconcileRecord[] = [];
-    const env = {
+    const env: RingEnv = {
       makeKube: () => {
         const kube = createFakeKubeClient({ cluster, logger: noopLogger });
         clients.push(kube);
@@ -18,15 +19,19 @@ describe('sharding on the fake cluster', () => {
       ring: 'policies',
       leaseNamespace: 'default',
       namespace: 'default',
-      timings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 400 },
+      timings: TIMINGS,
       log,
       logger: noopLogger,
     };
-    await using admin = env.makeKube();
-    const result = await shardScenario(env, admin.api, { objects: 300, spreadBound: 0.25, waitMs: 60_000 });
-    // ≈ 1/4 of 300 move to the fourth replica.
-    expect(result.joinMoves).toBeGreaterThan(300 / 4 / 2);
-    expect(result.joinMoves).toBeLessThan((300 / 4) * 1.5);
-    for (const c of clients) await c[Symbol.asyncDispose]();
+    try {
+      const admin = env.makeKube();
+      const result = await shardScenario(env, admin.api, { objects: 300, spreadBound: 0.25, waitMs: 60_000 });
+      // ≈ 1/4 of 300 move to the fourth replica.
+      expect(result.joinMoves).toBeGreaterThan(300 / 4 / 2);
+      expect(result.joinMoves).toBeLessThan((300 / 4) * 1.5);
+      expect(result.killToConvergedMs).toBeGreaterThan(TIMINGS.leaseDurationMs - TIMINGS.retryPeriodMs);
+    } finally {
+      for (const c of clients) await c[Symbol.asyncDispose]();
+    }
   }, 120_000);
 });

@@ -325,6 +325,9 @@ export async function shardScenario(
 
     churn.abort();
     await churning;
+    const remaining = live();
+    replicas.clear();
+    await Promise.all(remaining.map((r) => r.stop()));
     expect(overlaps(env.log)).toEqual([]);
     const identities = new Set(env.log.map((r) => r.identity));
     expect(identities).toEqual(new Set(['shard-a', 'shard-b', 'shard-c', 'shard-d']));

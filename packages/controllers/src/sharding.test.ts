@@ -1,0 +1,216 @@
+import { builtins, type KubeObject, noopLogger } from '@kubeloom/kube';
+import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import { waitFor } from '@kubeloom/testing';
+import { describe, expect, it } from 'vitest';
+import { createShardMember } from './create-shard-member.ts';
+import { createShardRing } from './create-shard-ring.ts';
+import { createSharder } from './create-sharder.ts';
+import { hashRing } from './hash-ring.ts';
+import { LeaseResource } from './internal/lease.ts';
+import { RING_LABEL, shardLabels } from './shard-labels.ts';
+import { shardedReconciler } from './sharded-reconciler.ts';
+
+const L = shardLabels('web');
+const lease = (name: string, holder: string, seconds: number) => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name, namespace: 'default', labels: { [RING_LABEL]: 'web' } },
+  spec: { holderIdentity: holder, leaseDurationSeconds: seconds },
+});
+const configMap = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', labels },
+});
+
+describe('shard labels and identities', () => {
+  it('refuses a ring name or identity that cannot be a label, saying what would do', () => {
+    expect(() => shardLabels('no/slash')).toThrow(/ring name "no\/slash" must be 1–63 characters/);
+    expect(() =>
+      createShardMember({ api: createFakeKubeClient().api, ring: 'web', namespace: 'default', identity: 'Pod_1', onJoined: () => {} }),
+    ).toThrow(/shard identity "Pod_1" must be 1–63 characters of \[a-z0-9-.\]/);
+  });
+});
+
+describe('createShardRing', () => {
+  it('lists the shards holding their Lease; a silent Lease expires on its own, a released one at once', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    await kube.api.create(LeaseResource, lease('a', 'a', 1));
+    await kube.api.create(LeaseResource, lease('b', 'b', 60));
+    await kube.api.create(LeaseResource, { ...lease('other', 'other', 60), metadata: { name: 'other', namespace: 'default' } });
+    await using ring = createShardRing({ kube, ring: 'web', namespace: 'default' });
+    const changes: string[][] = [];
+    ring.subscribe(() => changes.push([...ring.members()]));
+    const stop = new AbortController();
+    const running = ring.run(stop.signal);
+    try {
+      expect(await ring.waitUntilSynced(stop.signal)).toBe(true);
+      expect(ring.members()).toEqual(['a', 'b']); // 'other' has no ring label
+      expect(ring.hashRing().shards).toEqual(['a', 'b']);
+      // a's record stays unchanged: it expires one lease duration after it was seen.
+      await waitFor('a to expire', () => !ring.isLive('a'), { timeoutMs: 30_000 });
+      expect(ring.members()).toEqual(['b']);
+      // A release clears the holder: gone at once.
+      const b = await kube.api.list(LeaseResource, { namespace: 'default' });
+      const bLease = b.items.find((l) => l.metadata?.name === 'b')!;
+      await kube.api.update(LeaseResource, { ...bLease, spec: { ...bLease.spec, holderIdentity: null } });
+      await waitFor('b to leave', () => ring.members().length === 0, { timeoutMs: 30_000 });
+      // (The initial list may arrive one Lease at a time: ['a'] first.)
+      expect(changes.slice(-3)).toEqual([['a', 'b'], ['b'], []]);
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+});
+
+describe('createShardMember', () => {
+  it('holds a labelled Lease named after itself, runs onJoined while a member, and releases the Lease on a clean stop', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    let joined: AbortSignal | undefined;
+    await using member = createShardMember({
+      api: kube.api,
+      ring: 'web',
+      namespace: 'default',
+      identity: 'web-0',
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 400,
+      logger: noopLogger,
+      onJoined: (signal) => {
+        joined = signal;
+      },
+    });
+    const stop = new AbortController();
+    const running = member.run(stop.signal);
+    await waitFor('membership', () => member.isMember(), { timeoutMs: 30_000 });
+    const held = (await kube.api.list(LeaseResource, { namespace: 'default' })).items[0]!;
+    expect(held.metadata?.name).toBe('web-0');
+    expect(held.metadata?.labels).toEqual({ [RING_LABEL]: 'web' });
+    expect(held.spec?.holderIdentity).toBe('web-0');
+    expect(joined?.aborted).toBe(false);
+    await expect(member.run(new AbortController().signal)).rejects.toThrow(/already runs/);
+    stop.abort();
+    await running;
+    expect(joined?.aborted).toBe(true);
+    const released = (await kube.api.list(LeaseResource, { namespace: 'default' })).items[0]!;
+    expect(released.spec?.holderIdentity ?? '').toBe('');
+  });
+});
+
+describe('shardedReconciler', () => {
+  it('reconciles its own objects, acknowledges a drain instead of reconciling, and skips what is not its own', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    const mine = await kube.api.create(builtins.ConfigMap, configMap('mine', { [L.shard]: 'web-0' }));
+    const draining = await kube.api.create(builtins.ConfigMap, configMap('draining', { [L.shard]: 'web-0', [L.drain]: 'true', app: 'x' }));
+    const theirs = await kube.api.create(builtins.ConfigMap, configMap('theirs', { [L.shard]: 'web-1' }));
+    const cache = new Map<string, KubeObject>([
+      ['mine', mine],
+      ['draining', draining],
+      ['theirs', theirs],
+    ]);
+    const reconciled: string[] = [];
+    const reconcile = shardedReconciler({
+      ring: 'web',
+      identity: 'web-0',
+      api: kube.api,
+      resource: builtins.ConfigMap,
+      get: (key) => cache.get(key.name) as never,
+      reconciler: (key) => {
+        reconciled.push(key.name);
+      },
+    });
+    const ctx = { signal: new AbortController().signal, attempt: 1, queue: 'q' };
+    for (const name of ['mine', 'draining', 'theirs']) await reconcile({ namespace: 'default', name }, ctx);
+    expect(reconciled).toEqual(['mine']);
+    const acked = (await kube.api.list(builtins.ConfigMap, { namespace: 'default' })).items.find(
+      (cm) => cm.metadata?.name === 'draining',
+    )!;
+    expect(acked.metadata?.labels).toEqual({ app: 'x' }); // both sharding labels gone, the rest kept
+    // Once acknowledged and gone from the cache, the key is skipped (it moved, it was not deleted) …
+    cache.delete('draining');
+    await reconcile({ namespace: 'default', name: 'draining' }, ctx);
+    expect(reconciled).toEqual(['mine']);
+    // … while an object that was never drained and is gone is a deletion to reconcile.
+    cache.delete('mine');
+    await reconcile({ namespace: 'default', name: 'mine' }, ctx);
+    expect(reconciled).toEqual(['mine', 'mine']);
+    // A stale cached state (changed since) makes the acknowledgement a no-op 409, not an error.
+    cache.set('stale', { ...draining, metadata: { ...draining.metadata, name: 'draining' } });
+    await reconcile({ namespace: 'default', name: 'stale' }, ctx);
+  });
+});
+
+describe('createSharder', () => {
+  it('labels every object once, drains only the objects a joining shard takes, and moves them once acknowledged', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    await kube.api.create(LeaseResource, lease('web-0', 'web-0', 600));
+    await kube.api.create(LeaseResource, lease('web-1', 'web-1', 600));
+    const names = Array.from({ length: 40 }, (_, i) => `cm-${i}`);
+    for (const name of names) await kube.api.create(builtins.ConfigMap, configMap(name));
+    let patches = 0;
+    kube.cluster.onRequest((r) => {
+      if (r.verb === 'patch' && r.resource?.plural === 'configmaps') patches++;
+    });
+    await using sharder = createSharder({
+      kube,
+      ring: 'web',
+      namespace: 'default',
+      resources: [{ resource: builtins.ConfigMap, namespace: 'default' }],
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 400,
+      logger: noopLogger,
+    });
+    const stop = new AbortController();
+    const running = sharder.run(stop.signal);
+    const labelsOf = async () =>
+      new Map(
+        (await kube.api.list(builtins.ConfigMap, { namespace: 'default' })).items.map((cm) => [
+          cm.metadata?.name ?? '',
+          cm.metadata?.labels ?? {},
+        ]),
+      );
+    try {
+      const two = hashRing(['web-0', 'web-1']);
+      await waitFor('every object labelled', async () =>
+        [...(await labelsOf())].every(([n, l]) => l[L.shard] === two.shardFor(`default/${n}`)),
+      { timeoutMs: 30_000 });
+      expect(patches).toBe(names.length); // one write per object
+      expect(sharder.isLeader()).toBe(true);
+
+      // A change that does not move anything writes nothing.
+      for (const name of names.slice(0, 10)) {
+        await kube.api.patch({ resource: builtins.ConfigMap, name, namespace: 'default' }, { data: { v: '1' } }, { type: 'merge' });
+      }
+      await kube.api.create(LeaseResource, lease('web-2', 'web-2', 600));
+      const three = hashRing(['web-0', 'web-1', 'web-2']);
+      const moving = names.filter((n) => three.shardFor(`default/${n}`) === 'web-2');
+      expect(moving.length).toBeGreaterThan(0);
+      // No member acknowledges here: the joiner's objects get the drain label and stay put.
+      await waitFor('drain requests', async () =>
+        [...(await labelsOf())].filter(([, l]) => l[L.drain] === 'true').length === moving.length,
+      { timeoutMs: 30_000 });
+      const labels = await labelsOf();
+      for (const n of names) {
+        expect(labels.get(n)?.[L.drain] !== undefined).toBe(moving.includes(n));
+        expect(labels.get(n)?.[L.shard]).toBe(two.shardFor(`default/${n}`));
+      }
+      // The sharder's writes: one per object, one drain request per moving object (10 are the test's).
+      expect(patches).toBe(names.length + 10 + moving.length);
+      // The owner acknowledges (removes both labels): the sharder moves the object.
+      const acked = moving[0]!;
+      await kube.api.patch(
+        { resource: builtins.ConfigMap, name: acked, namespace: 'default' },
+        { metadata: { labels: { [L.shard]: null, [L.drain]: null } } },
+        { type: 'merge' },
+      );
+      await waitFor('the acknowledged object to move', async () => (await labelsOf()).get(acked)?.[L.shard] === 'web-2', {
+        timeoutMs: 30_000,
+      });
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
+import { createTestNamespace, sharedControlPlane } from '@kubeloom/testing';
+import { describe, expect, it } from 'vitest';
+import { type ReconcileRecord, type RingEnv, shardScenario } from '../test/shard-harness.ts';
+
+// On a real apiserver shared with the rest of the suite on a loaded machine: short Leases (5 s)
+// with room for slow renewals, and every wait a condition bounded by two minutes.
+const TIMINGS = { leaseDurationMs: 5000, renewDeadlineMs: 3500, retryPeriodMs: 1000 };
+
+describe('sharding on a real apiserver', () => {
+  it('spreads 300 objects over 3 replicas, moves ≈ 1/4 to a fourth, reassigns a dead one after its Lease expired, never reconciles one object on two replicas at once', async () => {
+    const { kubeConfig } = sharedControlPlane();
+    const namespace = await createTestNamespace(kubeConfig, 'sharding');
+    const clients: KubeClient[] = [];
+    const log: ReconcileRecord[] = [];
+    const env: RingEnv = {
+      makeKube: () => {
+        const kube = createKubeClient({ kubeConfig, logger: noopLogger });
+        clients.push(kube);
+        return kube;
+      },
+      ring: 'policies',
+      leaseNamespace: namespace,
+      namespace,
+      timings: TIMINGS,
+      log,
+      logger: noopLogger,
+    };
+    try {
+      const admin = env.makeKube();
+      const result = await shardScenario(env, admin.api, { objects: 300, spreadBound: 0.25, waitMs: 120_000 });
+      expect(result.joinMoves).toBeGreaterThan(300 / 4 / 2);
+      expect(result.joinMoves).toBeLessThan((300 / 4) * 1.5);
+      // The dead replica's objects cannot move before its Lease expired (5 s after its last
+      // renewal, which was at most one retry period before the kill).
+      expect(result.killToConvergedMs).toBeGreaterThan(TIMINGS.leaseDurationMs - TIMINGS.retryPeriodMs);
+      console.info(
+        `sharding (real apiserver): spread ${JSON.stringify([...result.spread3])}, join moves ${result.joinMoves}/300, ` +
+          `dead replica's ${result.deathMoves} objects moved ${Math.round(result.killToConvergedMs)} ms after the kill, ` +
+          `${result.reconciles} reconciles without overlap`,
+      );
+    } finally {
+      for (const c of clients) await c[Symbol.asyncDispose]();
+    }
+  }, 600_000);
+});
