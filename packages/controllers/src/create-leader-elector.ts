@@ -449,7 +449,11 @@ class Elector implements LeaderElector {
   }
 }
 
-function withSpec(lease: LeaseJson, spec: LeaseSpecJson, labels?: Readonly<Record<string, string>>): LeaseJson {
+function withSpec(
+  lease: LeaseJson,
+  spec: LeaseSpecJson,
+  labels?: Readonly<Record<string, string>>,
+): LeaseJson {
   return {
     ...lease,
     apiVersion: 'coordination.k8s.io/v1',

@@ -77,8 +77,7 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
   let ring: HashRing | undefined;
   let timer: TimerHandle | undefined;
 
-  const live = (name: string, s: Seen, now: number) =>
-    s.holder === name && now < s.observedAt + s.durationMs;
+  const live = (name: string, s: Seen, now: number) => s.holder === name && now < s.observedAt + s.durationMs;
 
   const recompute = (): void => {
     if (timer !== undefined) clock.clearTimeout(timer);
@@ -142,7 +141,7 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    hasSynced: () => registration !== undefined && registration.hasSynced(),
+    hasSynced: () => registration?.hasSynced() === true,
     async waitUntilSynced(signal) {
       return (await informer.waitUntilSynced(signal)) && registration?.hasSynced() === true;
     },

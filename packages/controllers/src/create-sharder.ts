@@ -11,13 +11,14 @@ import {
   type SharedInformer,
   serializeError,
 } from '@kubeloom/kube';
-import { type Clock, systemClock } from './clock.ts';
+import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { createLeaderElector } from './create-leader-elector.ts';
 import { createQueue } from './create-queue.ts';
 import { createShardRing, type ShardRing } from './create-shard-ring.ts';
+import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
 import type { LeaderElector } from './leader-election.ts';
 import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
-import { RING_LABEL, type ShardLabels, objectShardKey } from './shard-labels.ts';
+import { objectShardKey, RING_LABEL, type ShardLabels } from './shard-labels.ts';
 
 /** One resource the sharder assigns. */
 export interface ShardedResource {
@@ -52,6 +53,11 @@ export interface SharderOptions {
   readonly renewDeadlineMs?: number;
   /** Default 2 s. */
   readonly retryPeriodMs?: number;
+  /**
+   * How often the elected sharder checks every object again, besides reacting to changes (a
+   * safety net for writes that kept failing). Default 30 s.
+   */
+  readonly resyncPeriodMs?: number;
   /** Parallel label writes. Default 4. */
   readonly workers?: number;
   /** The field manager of the label writes. Default `kubeloom-sharder`. */
@@ -265,7 +271,10 @@ class ShardAssigner implements Sharder {
   #enqueueAll(owner?: string): void {
     for (const [i, t] of this.#tracked.entries()) {
       for (const key of t.informer.store.keys()) {
-        if (owner !== undefined && t.informer.store.get(key)?.metadata?.labels?.[this.#labels.shard] !== owner) {
+        if (
+          owner !== undefined &&
+          t.informer.store.get(key)?.metadata?.labels?.[this.#labels.shard] !== owner
+        ) {
           continue;
         }
         this.#enqueue?.(`${i}|${key}`);
@@ -279,7 +288,9 @@ class ShardAssigner implements Sharder {
       name: `sharder-${this.#opts.ring}`,
       reconciler: (key) => this.#reconcile(key),
       workers: this.#opts.workers ?? 4,
-      maxAttempts: 20,
+      // A failed write is retried (at most every 5 s) until it lands or the object changes.
+      maxAttempts: Number.MAX_SAFE_INTEGER,
+      rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 50, maxDelayMs: 5000 }),
       logger: this.#logger,
       ...(this.#opts.clock ? { clock: this.#opts.clock } : {}),
     });
@@ -290,9 +301,17 @@ class ShardAssigner implements Sharder {
       this.#enqueueAll();
     });
     this.#enqueueAll();
+    const period = this.#opts.resyncPeriodMs ?? 30_000;
+    let resync: TimerHandle | undefined;
+    const tick = (): void => {
+      this.#enqueueAll();
+      resync = this.#clock.setTimeout(tick, period);
+    };
+    resync = this.#clock.setTimeout(tick, period);
     try {
       await queue.run(signal);
     } finally {
+      this.#clock.clearTimeout(resync);
       unsubscribe();
       this.#enqueue = undefined;
       this.#leading = undefined;
@@ -357,7 +376,11 @@ class ShardAssigner implements Sharder {
     if (!signal || signal.aborted) return;
     try {
       await this.#api.patch(
-        { resource: tracked.spec.resource, name: obj.metadata?.name ?? '', namespace: obj.metadata?.namespace },
+        {
+          resource: tracked.spec.resource,
+          name: obj.metadata?.name ?? '',
+          namespace: obj.metadata?.namespace,
+        },
         { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } },
         { type: 'merge', fieldManager: this.#opts.fieldManager ?? 'kubeloom-sharder', signal },
       );
@@ -390,7 +413,9 @@ class ShardAssigner implements Sharder {
       ...this.#timings(),
       logger: this.#logger,
       onStartedLeading: async (held) => {
-        this.#logger.info('took over the Lease of a shard that stopped renewing; moving its objects', { shard });
+        this.#logger.info('took over the Lease of a shard that stopped renewing; moving its objects', {
+          shard,
+        });
         this.#enqueueAll(shard);
         await new Promise<void>((resolve) => held.addEventListener('abort', () => resolve(), { once: true }));
       },

@@ -24,7 +24,10 @@ function shardNames(rand: () => number, n: number): string[] {
 
 function objectKeys(rand: () => number, n: number): string[] {
   const namespaces = Array.from({ length: 7 }, () => word(rand, 8));
-  return Array.from({ length: n }, (_, i) => `${namespaces[i % namespaces.length]}/policy-${i}-${word(rand, 4)}`);
+  return Array.from(
+    { length: n },
+    (_, i) => `${namespaces[i % namespaces.length]}/policy-${i}-${word(rand, 4)}`,
+  );
 }
 
 function counts(ring: ReturnType<typeof hashRing>, keys: readonly string[]): Map<string, number> {

@@ -27,7 +27,9 @@ export interface HashRing {
 export function hashRing(shards: Iterable<string>, opts: HashRingOptions = {}): HashRing {
   const virtualNodes = opts.virtualNodes ?? 1000;
   if (!Number.isInteger(virtualNodes) || virtualNodes < 1 || virtualNodes > 100_000) {
-    throw new TypeError(`hashRing: virtualNodes must be an integer from 1 to 100000, got ${String(virtualNodes)}`);
+    throw new TypeError(
+      `hashRing: virtualNodes must be an integer from 1 to 100000, got ${String(virtualNodes)}`,
+    );
   }
   const sorted = [...new Set(shards)].sort();
   for (const s of sorted) {

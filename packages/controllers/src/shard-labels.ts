@@ -45,7 +45,11 @@ export function shardLabels(ring: string): ShardLabels {
  * @throws TypeError saying what is wrong.
  */
 export function validateShardIdentity(identity: string): void {
-  if (typeof identity !== 'string' || identity.length > 63 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(identity)) {
+  if (
+    typeof identity !== 'string' ||
+    identity.length > 63 ||
+    !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(identity)
+  ) {
     throw new TypeError(
       `sharding: the shard identity ${JSON.stringify(identity)} must be 1–63 characters of [a-z0-9-.], starting ` +
         'and ending alphanumeric (it is the name of its Lease and the value of the shard label), e.g. the pod name',

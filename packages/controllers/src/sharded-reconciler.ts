@@ -52,7 +52,9 @@ export interface ShardedReconcilerOptions<T extends KubeObject> {
  *
  * {@includeCode ./sharding.example.test.ts#reconciler}
  */
-export function shardedReconciler<T extends KubeObject>(opts: ShardedReconcilerOptions<T>): Reconciler<ObjectKey> {
+export function shardedReconciler<T extends KubeObject>(
+  opts: ShardedReconcilerOptions<T>,
+): Reconciler<ObjectKey> {
   const labels = shardLabels(opts.ring);
   const released = new Set<string>();
   const fieldManager = opts.fieldManager ?? 'kubeloom-shard';

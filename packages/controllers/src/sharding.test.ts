@@ -27,7 +27,13 @@ describe('shard labels and identities', () => {
   it('refuses a ring name or identity that cannot be a label, saying what would do', () => {
     expect(() => shardLabels('no/slash')).toThrow(/ring name "no\/slash" must be 1–63 characters/);
     expect(() =>
-      createShardMember({ api: createFakeKubeClient().api, ring: 'web', namespace: 'default', identity: 'Pod_1', onJoined: () => {} }),
+      createShardMember({
+        api: createFakeKubeClient().api,
+        ring: 'web',
+        namespace: 'default',
+        identity: 'Pod_1',
+        onJoined: () => {},
+      }),
     ).toThrow(/shard identity "Pod_1" must be 1–63 characters of \[a-z0-9-.\]/);
   });
 });
@@ -37,7 +43,10 @@ describe('createShardRing', () => {
     await using kube = createFakeKubeClient({ logger: noopLogger });
     await kube.api.create(LeaseResource, lease('a', 'a', 1));
     await kube.api.create(LeaseResource, lease('b', 'b', 60));
-    await kube.api.create(LeaseResource, { ...lease('other', 'other', 60), metadata: { name: 'other', namespace: 'default' } });
+    await kube.api.create(LeaseResource, {
+      ...lease('other', 'other', 60),
+      metadata: { name: 'other', namespace: 'default' },
+    });
     await using ring = createShardRing({ kube, ring: 'web', namespace: 'default' });
     const changes: string[][] = [];
     ring.subscribe(() => changes.push([...ring.members()]));
@@ -102,7 +111,10 @@ describe('shardedReconciler', () => {
   it('reconciles its own objects, acknowledges a drain instead of reconciling, and skips what is not its own', async () => {
     await using kube = createFakeKubeClient({ logger: noopLogger });
     const mine = await kube.api.create(builtins.ConfigMap, configMap('mine', { [L.shard]: 'web-0' }));
-    const draining = await kube.api.create(builtins.ConfigMap, configMap('draining', { [L.shard]: 'web-0', [L.drain]: 'true', app: 'x' }));
+    const draining = await kube.api.create(
+      builtins.ConfigMap,
+      configMap('draining', { [L.shard]: 'web-0', [L.drain]: 'true', app: 'x' }),
+    );
     const theirs = await kube.api.create(builtins.ConfigMap, configMap('theirs', { [L.shard]: 'web-1' }));
     const cache = new Map<string, KubeObject>([
       ['mine', mine],
@@ -173,24 +185,32 @@ describe('createSharder', () => {
       );
     try {
       const two = hashRing(['web-0', 'web-1']);
-      await waitFor('every object labelled', async () =>
-        [...(await labelsOf())].every(([n, l]) => l[L.shard] === two.shardFor(`default/${n}`)),
-      { timeoutMs: 30_000 });
+      await waitFor(
+        'every object labelled',
+        async () => [...(await labelsOf())].every(([n, l]) => l[L.shard] === two.shardFor(`default/${n}`)),
+        { timeoutMs: 30_000 },
+      );
       expect(patches).toBe(names.length); // one write per object
       expect(sharder.isLeader()).toBe(true);
 
       // A change that does not move anything writes nothing.
       for (const name of names.slice(0, 10)) {
-        await kube.api.patch({ resource: builtins.ConfigMap, name, namespace: 'default' }, { data: { v: '1' } }, { type: 'merge' });
+        await kube.api.patch(
+          { resource: builtins.ConfigMap, name, namespace: 'default' },
+          { data: { v: '1' } },
+          { type: 'merge' },
+        );
       }
       await kube.api.create(LeaseResource, lease('web-2', 'web-2', 600));
       const three = hashRing(['web-0', 'web-1', 'web-2']);
       const moving = names.filter((n) => three.shardFor(`default/${n}`) === 'web-2');
       expect(moving.length).toBeGreaterThan(0);
       // No member acknowledges here: the joiner's objects get the drain label and stay put.
-      await waitFor('drain requests', async () =>
-        [...(await labelsOf())].filter(([, l]) => l[L.drain] === 'true').length === moving.length,
-      { timeoutMs: 30_000 });
+      await waitFor(
+        'drain requests',
+        async () => [...(await labelsOf())].filter(([, l]) => l[L.drain] === 'true').length === moving.length,
+        { timeoutMs: 30_000 },
+      );
       const labels = await labelsOf();
       for (const n of names) {
         expect(labels.get(n)?.[L.drain] !== undefined).toBe(moving.includes(n));
@@ -205,9 +225,13 @@ describe('createSharder', () => {
         { metadata: { labels: { [L.shard]: null, [L.drain]: null } } },
         { type: 'merge' },
       );
-      await waitFor('the acknowledged object to move', async () => (await labelsOf()).get(acked)?.[L.shard] === 'web-2', {
-        timeoutMs: 30_000,
-      });
+      await waitFor(
+        'the acknowledged object to move',
+        async () => (await labelsOf()).get(acked)?.[L.shard] === 'web-2',
+        {
+          timeoutMs: 30_000,
+        },
+      );
     } finally {
       stop.abort();
       await running;

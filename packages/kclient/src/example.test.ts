@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from './create-client.ts';
 import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 import { retryOnConflict } from './retry-on-conflict.ts';
+import { createShardedClient, shardSelector } from './sharded-client.ts';
 
 const configMap = (name: string, namespace: string, owner: string): V1ConfigMap => ({
   apiVersion: 'v1',
@@ -77,6 +78,33 @@ describe('@kubeloom/kclient examples', () => {
       namespace: 'team-a',
     })) as V1ConfigMap;
     expect(stored.data).toEqual({ mode: 'on' });
+    stop.abort();
+  });
+
+  it('sharded: a client that lists, watches and caches one shard’s objects only', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    const label = 'shard.kubeloom.dev/web';
+    for (const [name, shard] of [
+      ['a', 'web-0'],
+      ['b', 'web-1'],
+    ] as const) {
+      await kube.api.create(builtins.ConfigMap, {
+        ...configMap(name, 'default', 'x'),
+        metadata: { name, namespace: 'default', labels: { [label]: shard } },
+      });
+    }
+    const stop = new AbortController();
+    const signal = stop.signal;
+    // #region sharded
+    // In replica web-0 of the ring `web` (see @kubeloom/controllers' createShardMember):
+    const configMaps = createShardedClient(kube, builtins.ConfigMap, { ring: 'web', identity: 'web-0' });
+    // The API server sends only shard.kubeloom.dev/web=web-0: shardSelector({ ring: 'web', identity: 'web-0' })
+    await kube.runAndWait(signal);
+    // #endregion sharded
+    expect(configMaps.list().map((cm) => cm.metadata?.name)).toEqual(['a']);
+    expect(shardSelector({ ring: 'web', identity: 'web-0' }, 'app=x')).toBe(
+      'app=x,shard.kubeloom.dev/web=web-0',
+    );
     stop.abort();
   });
 });

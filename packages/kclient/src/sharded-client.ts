@@ -43,5 +43,8 @@ export function createShardedClient<T extends KubeObject>(
   options: ShardedClientOptions<T>,
 ): Client<T> {
   const { ring, identity, labelSelector, ...rest } = options;
-  return createClient(kube, resource, { ...rest, labelSelector: shardSelector({ ring, identity }, labelSelector) });
+  return createClient(kube, resource, {
+    ...rest,
+    labelSelector: shardSelector({ ring, identity }, labelSelector),
+  });
 }

@@ -1,4 +1,4 @@
-import { createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
+import { consoleLogger, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
 import { createTestNamespace, sharedControlPlane } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
 import { type ReconcileRecord, type RingEnv, shardScenario } from '../test/shard-harness.ts';
@@ -24,11 +24,16 @@ describe('sharding on a real apiserver', () => {
       namespace,
       timings: TIMINGS,
       log,
-      logger: noopLogger,
+      // Warnings (failed renewals, failed writes) explain a slow run.
+      logger: consoleLogger('warn'),
     };
     try {
       const admin = env.makeKube();
-      const result = await shardScenario(env, admin.api, { objects: 300, spreadBound: 0.25, waitMs: 120_000 });
+      const result = await shardScenario(env, admin.api, {
+        objects: 300,
+        spreadBound: 0.25,
+        waitMs: 120_000,
+      });
       expect(result.joinMoves).toBeGreaterThan(300 / 4 / 2);
       expect(result.joinMoves).toBeLessThan((300 / 4) * 1.5);
       // The dead replica's objects cannot move before its Lease expired (5 s after its last

@@ -7,18 +7,25 @@
  */
 import {
   createQueue,
-  createShardMember,
   createSharder,
+  createShardMember,
   hashRing,
   objectHandler,
   type Sharder,
   shardedReconciler,
   shardLabels,
 } from '@kubeloom/controllers';
-import { type ApiClient, builtins, type KubeClient, keyOf, type Logger, type ObjectKey } from '@kubeloom/kube';
+import {
+  type ApiClient,
+  builtins,
+  type KubeClient,
+  keyOf,
+  type Logger,
+  type ObjectKey,
+} from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'vitest';
-import { waitFor } from '@kubeloom/testing';
 import type { Client } from '../src/interfaces.ts';
 import { createShardedClient } from '../src/sharded-client.ts';
 
@@ -91,6 +98,7 @@ export function startReplica(env: RingEnv, identity: string): Replica {
     resources: [{ resource: builtins.ConfigMap, namespace: env.namespace }],
     identity: `sharder-${identity}`,
     logger: env.logger,
+    resyncPeriodMs: 5000,
     ...env.timings,
   });
   let current: Client<V1ConfigMap> | undefined;
@@ -119,7 +127,12 @@ export function startReplica(env: RingEnv, identity: string): Replica {
           resource: builtins.ConfigMap,
           get: (key) => client.get(key.name, key.namespace),
           reconciler: async (key, ctx) => {
-            const record: ReconcileRecord = { identity, key: keyOf(key), start: performance.now(), end: undefined };
+            const record: ReconcileRecord = {
+              identity,
+              key: keyOf(key),
+              start: performance.now(),
+              end: undefined,
+            };
             env.log.push(record);
             try {
               // Real work: a round trip to the API server.
@@ -143,7 +156,10 @@ export function startReplica(env: RingEnv, identity: string): Replica {
   return {
     identity,
     sharder,
-    cachedKeys: () => current?.list().map((cm) => keyOf({ namespace: cm.metadata?.namespace, name: cm.metadata?.name ?? '' })),
+    cachedKeys: () =>
+      current
+        ?.list()
+        .map((cm) => keyOf({ namespace: cm.metadata?.namespace, name: cm.metadata?.name ?? '' })),
     async stop() {
       stop.abort();
       await running;
@@ -181,19 +197,32 @@ export async function placement(env: RingEnv, api: ApiClient): Promise<Placement
 }
 
 /**
- * True when every object sits on the shard the ring of `members` gives it, none is draining, and
- * each member's cache holds exactly its objects.
+ * The placement once every object sits on the shard the ring of `members` gives it, none is
+ * draining, and each member's cache holds exactly its objects; otherwise throws what is not
+ * there yet (`waitFor` reports the last reason when it gives up).
  */
-export async function converged(env: RingEnv, api: ApiClient, members: readonly Replica[]): Promise<Placement | false> {
+export async function converged(
+  env: RingEnv,
+  api: ApiClient,
+  members: readonly Replica[],
+): Promise<Placement> {
   const p = await placement(env, api);
-  if (p.draining > 0) return false;
+  const counts = JSON.stringify([...spread(p)]);
+  if (p.draining > 0) throw new Error(`${p.draining} objects draining; owners ${counts}`);
   const ring = hashRing(members.map((m) => m.identity));
-  for (const [key, owner] of p.owner) if (owner !== ring.shardFor(key)) return false;
+  const misplaced = [...p.owner].filter(([key, owner]) => owner !== ring.shardFor(key));
+  if (misplaced.length > 0) {
+    throw new Error(
+      `${misplaced.length} objects not on their shard (e.g. ${misplaced[0]}); owners ${counts}`,
+    );
+  }
   for (const m of members) {
     const cached = m.cachedKeys();
-    if (cached === undefined) return false;
+    if (cached === undefined) throw new Error(`${m.identity} is not a member (no controller running)`);
     const mine = [...p.owner].filter(([, o]) => o === m.identity).map(([k]) => k);
-    if (cached.length !== mine.length || !mine.every((k) => cached.includes(k))) return false;
+    if (cached.length !== mine.length || !mine.every((k) => cached.includes(k))) {
+      throw new Error(`${m.identity} caches ${cached.length} objects, owns ${mine.length}`);
+    }
   }
   return p;
 }
@@ -284,9 +313,13 @@ export async function shardScenario(
         const name = names[(i * 7919) % names.length]!;
         i++;
         await api
-          .patch({ resource: builtins.ConfigMap, name, namespace: env.namespace }, { data: { v: String(i) } }, {
-            type: 'merge',
-          })
+          .patch(
+            { resource: builtins.ConfigMap, name, namespace: env.namespace },
+            { data: { v: String(i) } },
+            {
+              type: 'merge',
+            },
+          )
           .catch(() => {});
         // Yield to timers and I/O: the fake cluster answers within microtasks.
         await new Promise((resolve) => setImmediate(resolve));
