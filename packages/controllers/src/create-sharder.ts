@@ -105,6 +105,12 @@ interface Tracked {
   readonly spec: ShardedResource;
 }
 
+/** An object to label, and where it came from. */
+interface Target {
+  readonly tracked: Tracked;
+  readonly obj: KubeObject;
+}
+
 /** A forced move's licence: an elector that took over a dead shard's Lease. */
 interface Evictor {
   readonly elector: LeaderElector;
@@ -340,7 +346,7 @@ class ShardAssigner implements Sharder {
     if (desired === undefined) return; // no live shard: nothing to assign to
     if (current === undefined || current === '') {
       const drained = this.#draining.get(queueKey);
-      await this.#write(tracked, obj, desired, this.#leading);
+      await this.#write({ tracked, obj }, desired, this.#leading);
       this.#draining.delete(queueKey);
       if (drained) {
         if (drained.from !== desired) this.#metrics?.move(desired);
@@ -352,24 +358,23 @@ class ShardAssigner implements Sharder {
       // Its owner stopped renewing (or released its Lease): move only under that Lease.
       const evictor = this.#evictor(current);
       if (!evictor.elector.isLeader()) return; // enqueued again once it holds the Lease
-      await this.#write(tracked, obj, desired, evictor.stop.signal);
+      await this.#write({ tracked, obj }, desired, evictor.stop.signal);
       this.#draining.delete(queueKey);
       if (current !== desired) this.#metrics?.move(desired);
       return;
     }
     this.#evictor(current); // standing by: takes over the moment the owner's Lease expires
     if (current === desired || labels[this.#labels.drain] !== undefined) return;
-    await this.#patch(tracked, obj, { [this.#labels.drain]: 'true' }, this.#leading);
+    await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, this.#leading);
     this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
   }
 
-  #write(tracked: Tracked, obj: KubeObject, shard: string, signal: AbortSignal | undefined): Promise<void> {
-    return this.#patch(tracked, obj, { [this.#labels.shard]: shard, [this.#labels.drain]: null }, signal);
+  #write(target: Target, shard: string, signal: AbortSignal | undefined): Promise<void> {
+    return this.#patch(target, { [this.#labels.shard]: shard, [this.#labels.drain]: null }, signal);
   }
 
   async #patch(
-    tracked: Tracked,
-    obj: KubeObject,
+    { tracked, obj }: Target,
     labels: Record<string, string | null>,
     signal: AbortSignal | undefined,
   ): Promise<void> {

@@ -6,7 +6,11 @@ async function series(registry: promClient.Registry, metric: string): Promise<Re
   const m = (await registry.getMetricsAsJSON()).find((x) => x.name === metric);
   if (!m) throw new Error(`metric ${metric} not registered`);
   const out: Record<string, number> = {};
-  for (const v of m.values as Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>) {
+  for (const v of m.values as Array<{
+    labels: Record<string, string | number>;
+    value: number;
+    metricName?: string;
+  }>) {
     if (v.metricName && v.metricName !== `${metric}_count` && v.metricName !== metric) continue;
     out[`${v.labels.ring}/${v.labels.shard}`] = v.value;
   }
