@@ -69,9 +69,10 @@ async function startReplica(name: string): Promise<OperatorProcess> {
   return replica;
 }
 
-async function leader(): Promise<{ replica: OperatorProcess; holder: string }> {
+/** The running replica that holds the Lease; with `except`, one whose holder identity differs from it. */
+async function leader(except?: string): Promise<{ replica: OperatorProcess; holder: string }> {
   return waitFor(
-    'a leader',
+    except === undefined ? 'a leader' : `a leader other than ${except}`,
     async () => {
       const lease = (await ignoreNotFound(
         kube.api.get({
@@ -81,6 +82,7 @@ async function leader(): Promise<{ replica: OperatorProcess; holder: string }> {
         }),
       )) as V1Lease | undefined;
       const holder = lease?.spec?.holderIdentity ?? '';
+      if (except !== undefined && holder === except) return undefined;
       const replica = replicas.find(
         (r) => r.child.exitCode === null && r.child.signalCode === null && holder.startsWith(`${r.name}_`),
       );
@@ -270,9 +272,12 @@ try {
   const old = await leader();
   const killedAt = Date.now();
   old.replica.child.kill('SIGKILL');
+  // The Lease still names the killed replica until it expires: wait for the process to be gone
+  // and for another holder, or the killed one would be reported as its own successor.
+  await old.replica.exited;
   say(`killed the leader (${old.replica.name}); waiting for the hand-over…`);
   await startReplica('replica-3');
-  const next = await leader();
+  const next = await leader(old.holder);
   say(`new leader: ${next.replica.name} after ${((Date.now() - killedAt) / 1000).toFixed(1)} s (lease 15 s)`);
   await kube.api.create(EgressGatewayPolicyResource, policy('late', {}));
   await waitReady(['late']);

@@ -27,9 +27,13 @@ export interface CRDObject {
 /** Where CRDs come from: an object, YAML text, or a file or directory of `.yaml`/`.yml`/`.json` files. */
 export type CRDSource = CRDObject | { readonly yaml: string } | { readonly path: string };
 
-/** Options for {@link installCRDs}. */
+/** Options for {@link installCRDs} and {@link uninstallCRDs}. */
 export interface InstallCRDsOptions {
-  /** How long to wait for discovery to serve every version. Default 10 s (envtest). */
+  /**
+   * How long to wait: {@link installCRDs} for discovery to serve every version (default 60 s),
+   * {@link uninstallCRDs} for every CRD to be gone (default 120 s). Generous, as a loaded machine
+   * needs (envtest waits 10 s); a healthy apiserver finishes in well under a second.
+   */
   readonly timeoutMs?: number;
   /** Aborts the wait. */
   readonly signal?: AbortSignal;
@@ -131,7 +135,8 @@ export async function installCRDs(
   const crds = sources.flatMap(readSource);
   crds.forEach(validate);
   for (const crd of crds) await createOrReplace(kubeConfig, crd);
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
   const pending = crds.flatMap((crd) =>
     crd.spec.versions.filter((v) => v.served).map((v) => ({ crd, version: v.name })),
   );
@@ -147,7 +152,7 @@ export async function installCRDs(
       const names = pending.map(
         ({ crd, version }) => `${crd.spec.names.plural}.${crd.spec.group}/${version}`,
       );
-      throw new Error(`discovery did not serve ${names.join(', ')} within ${options.timeoutMs ?? 10_000} ms`);
+      throw new Error(`discovery did not serve ${names.join(', ')} within ${timeoutMs} ms`);
     }
     await sleep(100, undefined, options.signal ? { signal: options.signal } : {});
   }
@@ -179,13 +184,17 @@ export async function uninstallCRDs(
       throw new Error(`deleting CRD ${name} failed: ${describeFailure(res)}`);
     }
   }
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
   for (const name of names) {
     for (;;) {
       options.signal?.throwIfAborted();
       const res = await request(kubeConfig, 'GET', `${base}/${name}`);
       if (res.status === 404) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${name} was not deleted within the timeout`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `CRD ${name} was not deleted within ${timeoutMs} ms (the apiserver deletes its custom resources first; pass a longer timeoutMs on a slow machine)`,
+        );
       await sleep(100, undefined, options.signal ? { signal: options.signal } : {});
     }
   }
