@@ -9,8 +9,11 @@ import { teamInfoScenario } from '../test/first-controller.ts';
 
 describe('guide: your first controller', () => {
   it('keeps a team-info ConfigMap per labelled namespace on a real apiserver', async () => {
+    // #region real
+    // The run's shared kube-apiserver (started once by the global setup); a namespace of our own.
     const { kubeConfig } = sharedControlPlane();
     const namespace = await createTestNamespace(kubeConfig, 'team-info');
     await teamInfoScenario(createKubeClient({ kubeConfig, logger: noopLogger }), namespace);
+    // #endregion real
   });
 });

@@ -10,8 +10,11 @@ import { teamInfoScenario } from '../test/first-controller.ts';
 
 describe('guide: your first controller', () => {
   it('keeps a team-info ConfigMap per labelled namespace on the fake cluster', async () => {
+    // #region fake
+    // The in-memory fake cluster: the same KubeClient interface, milliseconds per test.
     const kube = createFakeKubeClient({ logger: noopLogger });
     await kube.api.create(builtins.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
     await teamInfoScenario(kube, 'shop');
+    // #endregion fake
   });
 });

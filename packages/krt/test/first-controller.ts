@@ -96,7 +96,10 @@ export async function teamInfoScenario(kube: KubeClient, namespace: string): Pro
       { metadata: { labels: { [TEAM_LABEL]: 'payments' } } },
       { type: 'merge' },
     );
+    // #region wait
+    // Wait for a condition with a generous bound (30 s by default), never sleep-and-assert.
     await waitFor('team-info names the team', async () => (await teamInfo())?.team === 'payments');
+    // #endregion wait
     // Someone edits the ConfigMap: the owner is enqueued and the controller repairs it.
     await api.patch(
       { resource: builtins.ConfigMap, name: 'team-info', namespace },

@@ -202,7 +202,10 @@ describe('dedicated control planes', () => {
     let pids: number[] = [];
     let ports: number[] = [];
     {
+      // #region own-plane
+      // A plane of its own, for a test that changes flags or breaks things: stopped at block end.
       await using disposable = await startControlPlane({ apiServerArgs: ['--watch-cache=false'] });
+      // #endregion own-plane
       plane = disposable;
       pids = [plane.processes.etcd.pid, plane.processes.apiServer.pid];
       ports = [...plane.processes.etcd.ports, ...plane.processes.apiServer.ports];
