@@ -51,6 +51,9 @@ function keyString(k: unknown): string {
 /**
  * Creates (or returns, by `name`) an index over `c`: each object is listed under every key
  * `extract` returns. Non-string keys are converted with `String()`.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#index}
  */
 export function index<K, O>(
   c: Collection<O>,
@@ -69,7 +72,12 @@ export function index<K, O>(
 
 const namespaceKeys = (o: unknown): readonly string[] => [namespaceOf(o)];
 
-/** The index of `c` by namespace (`metadata.namespace`, or `namespace`, `''` when absent). */
+/**
+ * The index of `c` by namespace (`metadata.namespace`, or `namespace`, `''` when absent).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#namespaceIndex}
+ */
 export function namespaceIndex<O>(c: Collection<O>): CollectionIndex<string, O> {
   const internals = internalsOf(c, 'namespaceIndex');
   const view = internals.index('namespace', namespaceKeys);

@@ -9,6 +9,9 @@ import type { CollectionOptions } from './options.ts';
  * produce events. From `src/example.test.ts`, run against the fake cluster:
  *
  * {@includeCode ./example.test.ts#collections}
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#collection}
  */
 export function collection<I, O>(
   parent: Collection<I>,

@@ -59,7 +59,12 @@ export interface DebugHandler {
   readonly httpHandler: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-/** Creates an empty {@link DebugHandler}: pass it as `options.debug` to the collections to dump. */
+/**
+ * Creates an empty {@link DebugHandler}: pass it as `options.debug` to the collections to dump.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createDebugHandler}
+ */
 export function createDebugHandler(): DebugHandler {
   return new Debug();
 }

@@ -10,6 +10,9 @@ export interface Equaler<T> {
  * The equality krt uses for change detection: the same reference, then an `equals` method, then
  * structural equality (plain objects, arrays, Maps, Sets, Dates; class instances by their own
  * enumerable fields and prototype). krt collections compare by identity.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#equal}
  */
 export function equal<T>(a: T, b: T): boolean {
   if (a === b) return true;
@@ -22,7 +25,12 @@ export function equal<T>(a: T, b: T): boolean {
   return deepEqual(a, b);
 }
 
-/** Structural equality of JSON-like values (see {@link equal}). */
+/**
+ * Structural equality of JSON-like values (see {@link equal}).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#deepEqual}
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {

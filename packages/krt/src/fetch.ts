@@ -31,6 +31,9 @@ function buildSpec(
  * changes, the input is recomputed. Without filters, any change to the collection recomputes it.
  *
  * @throws TypeError without a context, or for a collection not created by krt.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#fetch}
  */
 export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOption[]): T[] {
   if (ctx === undefined || ctx === null) {
@@ -68,6 +71,9 @@ export function fetchIndexed<T>(
  * Like {@link fetch}, for at most one result.
  *
  * @throws MultipleResultsError when more than one object matches.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#fetchOne}
  */
 export function fetchOne<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOption[]): T | undefined {
   const res = fetch(ctx, c, ...opts);
@@ -75,7 +81,12 @@ export function fetchOne<T>(ctx: HandlerContext, c: Collection<T>, ...opts: Fetc
   return res[0];
 }
 
-/** {@link fetch} with a context, a plain filtered read without one (no dependency). */
+/**
+ * {@link fetch} with a context, a plain filtered read without one (no dependency).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#fetchOrList}
+ */
 export function fetchOrList<T>(
   ctx: HandlerContext | undefined,
   c: Collection<T>,

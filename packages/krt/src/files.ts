@@ -14,7 +14,12 @@ export interface FileCollectionOptions<T> extends CollectionOptions {
   readonly debounceMs?: number | undefined;
 }
 
-/** Parses every YAML document of a string (empty documents dropped). @throws Error on a syntax error. */
+/**
+ * Parses every YAML document of a string (empty documents dropped). @throws Error on a syntax error.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#fileCollection}
+ */
 export function parseYamlDocuments<T>(content: string): T[] {
   const out: T[] = [];
   for (const doc of parseAllDocuments(content)) {
@@ -52,6 +57,9 @@ function readAll<T>(dir: string, parse: (content: string, file: string) => T[]):
  * half written) keeps the previous contents and logs the error.
  *
  * @throws Error when the directory cannot be read or a file does not parse initially.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#fileCollection}
  */
 export function fileCollection<T>(dir: string, opts: FileCollectionOptions<T>): Collection<T> {
   const parse = opts.parse ?? ((c: string) => parseYamlDocuments<T>(c));

@@ -71,6 +71,9 @@ export function applyIndex(
 /**
  * The fetch filters. Key and index filters are answered from maps and recorded in a reverse
  * index, so a change to another object does not recompute the input; the others are predicates.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#filter}
  */
 export const filter = {
   /** The object with this key. */

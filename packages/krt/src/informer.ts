@@ -29,6 +29,9 @@ export interface InformerCollectionOptions<T extends KubeObject> extends Collect
  * A collection over a kclient informer (Istio's `WrapClient`): reads go to the informer's cache,
  * every informer event becomes a krt event, indexes are the informer's. Stopping the collection
  * removes only its own handler from the client.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#informer}
  */
 export function informer<T extends KubeObject>(
   client: ClientInformer<T>,

@@ -18,6 +18,9 @@ export type MergeFunc<T> = (objects: readonly T[]) => T | undefined;
  * The union of several collections. On a key conflict the first collection (in `collections`
  * order) wins; when the winner's object is deleted, the next collection's object takes its
  * place (an `update` event), and a key disappears only when no collection has it.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#joinCollection}
  */
 export function joinCollection<T>(
   collections: readonly Collection<T>[],
@@ -29,6 +32,9 @@ export function joinCollection<T>(
 /**
  * The union of several collections where objects sharing a key are combined by `merge` (which
  * receives them in `collections` order).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#joinWithMerge}
  */
 export function joinWithMerge<T>(
   collections: readonly Collection<T>[],

@@ -22,6 +22,9 @@ export class MissingKeyError extends TypeError {
  * The key of an object, or `undefined` when it has none: a string is its own key, then a
  * `resourceName()` method, then `namespace/name` (or `name`) of a Kubernetes object, then the
  * name of a krt collection (so collections of collections work).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#tryGetKey}
  */
 export function tryGetKey(obj: unknown): string | undefined {
   if (typeof obj === 'string') return obj;
@@ -42,6 +45,9 @@ export function tryGetKey(obj: unknown): string | undefined {
  * The key of an object (see {@link tryGetKey}).
  *
  * @throws MissingKeyError when the object has none; `where` (a collection name) is in the message.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#getKey}
  */
 export function getKey(obj: unknown, where?: string): string {
   const k = tryGetKey(obj);
@@ -71,7 +77,12 @@ export interface Named extends ResourceNamer {
   readonly namespace: string;
 }
 
-/** Creates a {@link Named}. */
+/**
+ * Creates a {@link Named}.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#named}
+ */
 export function named(namespace: string, name: string): Named {
   return new NamedImpl(namespace, name);
 }

@@ -27,6 +27,9 @@ export class LabelsUnavailableError extends TypeError {
  * then a `labels` map.
  *
  * @throws LabelsUnavailableError otherwise.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#getLabels}
  */
 export function getLabels(obj: unknown): Labels {
   if (obj !== null && typeof obj === 'object') {
@@ -49,6 +52,9 @@ export function getLabels(obj: unknown): Labels {
  * `parseLabelSelector`; a map cannot express them.)
  *
  * @throws LabelsUnavailableError otherwise.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#getLabelSelector}
  */
 export function getLabelSelector(obj: unknown): Labels {
   const sel = labelSelectorMap(obj);
@@ -89,7 +95,12 @@ export function labelSelectorMap(obj: unknown): Labels | null {
   );
 }
 
-/** True when every label of `subset` is in `labels` with the same value (an empty subset is a subset of anything). */
+/**
+ * True when every label of `subset` is in `labels` with the same value (an empty subset is a subset of anything).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#isSubset}
+ */
 export function isSubset(subset: Labels | undefined, labels: Labels | undefined): boolean {
   if (subset === undefined) return true;
   for (const k in subset) {
@@ -98,7 +109,12 @@ export function isSubset(subset: Labels | undefined, labels: Labels | undefined)
   return true;
 }
 
-/** True when `selector` is non-empty and selects `labels` (Istio's `labels.Instance.Match`). */
+/**
+ * True when `selector` is non-empty and selects `labels` (Istio's `labels.Instance.Match`).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#selectsNonEmpty}
+ */
 export function selectsNonEmpty(selector: Labels | undefined, labels: Labels | undefined): boolean {
   if (selector === undefined) return false;
   let any = false;

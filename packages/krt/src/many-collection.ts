@@ -430,6 +430,9 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
 /**
  * A 1:N derived collection: `transform` maps each input to any number of outputs. Output keys
  * must be unique across every input (duplicates within one result collapse, the last wins).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#manyCollection}
  */
 export function manyCollection<I, O>(
   parent: Collection<I>,

@@ -12,6 +12,9 @@ import type { CollectionOptions } from './options.ts';
 /**
  * A lazy, key-preserving view of `parent`: `map` runs on every read and event and nothing is
  * stored. `map` must keep the key (`getKey(map(x)) === getKey(x)`) and be cheap and pure.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#mapCollection}
  */
 export function mapCollection<T, U>(
   parent: Collection<T>,

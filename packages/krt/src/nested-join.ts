@@ -27,6 +27,9 @@ interface Entry<T> {
  * name): objects sharing a key are merged with `merge` (default: the first collection added
  * wins). Replacing a sub-collection by another of the same name is atomic: the new one takes over
  * once it has synced, and only the differences produce events.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#nestedJoin}
  */
 export function nestedJoin<T>(
   collections: Collection<Collection<T>>,

@@ -41,7 +41,12 @@ export interface OptionsBuilder {
   readonly debug: DebugHandler | undefined;
 }
 
-/** Creates an {@link OptionsBuilder}. */
+/**
+ * Creates an {@link OptionsBuilder}.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#optionsBuilder}
+ */
 export function optionsBuilder(base: {
   readonly signal: AbortSignal;
   readonly prefix?: string;

@@ -19,7 +19,12 @@ export interface RecomputeTrigger {
   hasSynced(): boolean;
 }
 
-/** Creates a {@link RecomputeTrigger}. */
+/**
+ * Creates a {@link RecomputeTrigger}.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#recomputeTrigger}
+ */
 export function recomputeTrigger(
   opts: CollectionOptions & { readonly synced?: boolean | undefined },
 ): RecomputeTrigger {
@@ -59,7 +64,12 @@ export interface RecomputeProtected<T> {
   accessUnprotected(): T;
 }
 
-/** Creates a {@link RecomputeProtected}. */
+/**
+ * Creates a {@link RecomputeProtected}.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#recomputeProtected}
+ */
 export function recomputeProtected<T>(
   data: T,
   opts: CollectionOptions & { readonly synced?: boolean | undefined },

@@ -52,6 +52,9 @@ class SingletonView<T> implements Singleton<T> {
 /**
  * A derived single value: `transform` runs once, then again whenever what it fetched changes.
  * Its collection view keys the value by its own key, or a fixed key for values without one.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#singleton}
  */
 export function singleton<O>(transform: TransformationEmpty<O>, opts: CollectionOptions): Singleton<O> {
   const name = opts.name ?? 'Singleton';
@@ -66,7 +69,12 @@ export function singleton<O>(transform: TransformationEmpty<O>, opts: Collection
   return new SingletonView(c);
 }
 
-/** A derived collection with no input: `transform` returns every object (use with a recompute trigger). */
+/**
+ * A derived collection with no input: `transform` returns every object (use with a recompute trigger).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#manyFromNothing}
+ */
 export function manyFromNothing<O>(
   transform: TransformationEmptyToMulti<O>,
   opts: CollectionOptions,
@@ -87,7 +95,12 @@ export interface StaticSingletonOptions extends CollectionOptions {
   readonly synced?: boolean | undefined;
 }
 
-/** Creates a {@link StaticSingleton} holding `initial`. */
+/**
+ * Creates a {@link StaticSingleton} holding `initial`.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#staticSingleton}
+ */
 export function staticSingleton<T>(initial: T | undefined, opts: StaticSingletonOptions): StaticSingleton<T> {
   const c = new StaticSingletonCollection<T>(initial, opts);
   return c.view;

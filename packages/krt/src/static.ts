@@ -24,7 +24,12 @@ export interface StaticCollectionOptions extends CollectionOptions {
   readonly synced?: Syncer | undefined;
 }
 
-/** Creates a {@link StaticCollection} holding `initial`. */
+/**
+ * Creates a {@link StaticCollection} holding `initial`.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#staticCollection}
+ */
 export function staticCollection<T>(
   initial: Iterable<T>,
   opts: StaticCollectionOptions,

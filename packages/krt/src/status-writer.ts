@@ -107,6 +107,9 @@ export interface StatusWriter {
  * not lead (see {@link StatusWriterOptions.leadership}) or when the live status is already equal.
  * Since an object's status collection entry changes when the live object does, a status changed
  * by someone else is written again.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#startStatusWriter}
  */
 export function startStatusWriter<I, S>(
   statuses: Collection<ObjectWithStatus<I, S>>,
@@ -245,6 +248,9 @@ export function startStatusWriter<I, S>(
  * `kube.api.patch(resource, name, namespace, {apiVersion, kind, metadata, status}, 'apply',
  * { fieldManager, force: true, subresource: 'status' })`. Clearing applies an empty status
  * (releasing the fields this manager owned); a vanished object is ignored.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#applyStatusWrite}
  */
 export function applyStatusWrite<I extends KubeObject, S>(
   kube: KubeClient,

@@ -89,6 +89,9 @@ function build<I, S, O>(
  * A 1:1 collection that also derives a status per input (Istio's `NewStatusCollection`). The
  * status collection emits only when the object or its status changes; write it to the cluster
  * with {@link startStatusWriter}.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#statusCollection}
  */
 export function statusCollection<I, S, O>(
   parent: Collection<I>,
@@ -98,7 +101,12 @@ export function statusCollection<I, S, O>(
   return build<I, S, O>(parent, transform, { opts, multi: false });
 }
 
-/** The 1:N form of {@link statusCollection}. */
+/**
+ * The 1:N form of {@link statusCollection}.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#statusManyCollection}
+ */
 export function statusManyCollection<I, S, O>(
   parent: Collection<I>,
   transform: StatusManyTransformation<I, S, O>,
