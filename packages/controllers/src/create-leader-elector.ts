@@ -46,6 +46,9 @@ const NEVER = new AbortController().signal;
  *
  * @throws LeaderElectionConfigError unless leaseDuration > renewDeadline > 1.2 × retryPeriod and
  *   every option is well formed.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createLeaderElector}
  */
 export function createLeaderElector(opts: LeaderElectionOptions): LeaderElector {
   return new Elector(opts);

@@ -49,6 +49,9 @@ type State = 'new' | 'running' | 'closed';
  * {@link Queue.run} once the informers feeding it have synced.
  *
  * @throws RangeError for invalid `workers` or `maxAttempts`; TypeError when `reconciler` is missing.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createQueue}
  */
 export function createQueue<K = ObjectKey>(opts: QueueOptions<K>): Queue<K> {
   return new WorkQueue<K>(opts);

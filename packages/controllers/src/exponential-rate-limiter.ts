@@ -6,6 +6,9 @@ import type { ExponentialRateLimiterOptions, RateLimiter } from './rate-limiter.
  * a key waits `baseDelayMs × 2^(n-1)`, capped at `maxDelayMs`. Defaults: 5 ms doubling to 1000 s.
  *
  * @throws RangeError when a delay is not a positive finite number or the base exceeds the cap.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#exponentialFailureRateLimiter}
  */
 export function exponentialFailureRateLimiter(opts: ExponentialRateLimiterOptions = {}): RateLimiter {
   const owner = 'exponentialFailureRateLimiter';

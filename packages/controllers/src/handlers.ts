@@ -13,6 +13,9 @@ import type { KeySink } from './queue.ts';
  * A handler that treats add, update and delete alike: it calls `fn` with the latest object (the
  * new one on update, the last known one on delete, tombstones unwrapped). The usual way to feed
  * a queue: `informer.addEventHandler(objectHandler((o) => queue.addObject(o)))`.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#objectHandler}
  */
 export function objectHandler<T extends KubeObject = KubeObject>(
   fn: (obj: T) => void,
@@ -28,6 +31,9 @@ export function objectHandler<T extends KubeObject = KubeObject>(
  * {@link objectHandler} for an informer whose objects may be of several types: `fn` only sees
  * objects that pass `guard` (Istio's `TypedObjectHandler`, which skips objects that do not
  * convert to `T`).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#typedObjectHandler}
  */
 export function typedObjectHandler<T extends KubeObject>(
   guard: (obj: KubeObject) => obj is T,
@@ -42,6 +48,9 @@ export function typedObjectHandler<T extends KubeObject>(
  * Like {@link objectHandler}, for objects that pass `filter` only. Adds and deletes are filtered
  * on the object; an update fires (with the new object) when the old **or** the new object passes,
  * so an object leaving the filtered set is still seen once.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#filteredObjectHandler}
  */
 export function filteredObjectHandler<T extends KubeObject = KubeObject>(
   fn: (obj: T) => void,
@@ -68,6 +77,9 @@ export function filteredObjectHandler<T extends KubeObject = KubeObject>(
  * the filter gives the same answer for both (so an object entering or leaving the filtered set
  * through a label change is still seen). Objects without `generation` (ConfigMaps, Secrets, …)
  * are only deduplicated by resourceVersion.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#filteredObjectSpecHandler}
  */
 export function filteredObjectSpecHandler<T extends KubeObject = KubeObject>(
   fn: (obj: T) => void,
@@ -115,6 +127,9 @@ export interface ParentKind {
  * changes: `pods.addEventHandler(objectHandler(enqueueForParentHandler(queue, builtins.ReplicaSet)))`.
  *
  * @throws TypeError when `parent` does not say whether it is namespaced (e.g. a bare GVK).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#enqueueForParentHandler}
  */
 export function enqueueForParentHandler(
   queue: KeySink<ObjectKey>,
@@ -151,6 +166,9 @@ export function enqueueForParentHandler(
  * The object inside a delete handler's argument, unwrapping a tombstone; `undefined` for
  * `null`/`undefined`, or when `guard` rejects the object (Istio's `Extract`, which yields the zero
  * value when the conversion fails).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#extract}
  */
 export function extract<T extends KubeObject>(
   value: T | Tombstone<T> | null | undefined,

@@ -6,6 +6,9 @@ import type { RateLimiter } from './rate-limiter.ts';
  * `when`, so each one records the failure.
  *
  * @throws TypeError when no limiter is given.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#maxOfRateLimiter}
  */
 export function maxOfRateLimiter(...limiters: RateLimiter[]): RateLimiter {
   if (limiters.length === 0) throw new TypeError('maxOfRateLimiter: pass at least one rate limiter');

@@ -144,6 +144,9 @@ const states = new WeakMap<PromRegistry, RegistryState>();
  * per object or request.
  *
  * @throws Error when the registry already holds one of these names from another source.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#prometheusMetrics}
  */
 export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMetrics {
   const { registry, promClient } = opts;
@@ -211,6 +214,9 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions): ControllerMet
  * {@link prometheusMetrics} with prom-client loaded by a dynamic `import('prom-client')`.
  *
  * @throws Error when prom-client is not installed, saying how to fix it.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#importPrometheusMetrics}
  */
 export async function importPrometheusMetrics(registry: PromRegistry): Promise<ControllerMetrics> {
   let mod: unknown;

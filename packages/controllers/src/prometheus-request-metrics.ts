@@ -24,6 +24,9 @@ export interface PrometheusRequestMetricsOptions extends PrometheusMetricsOption
  * `<error>`, as client-go's.
  *
  * @throws Error when the registry already holds one of these names.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#prometheusRequestMetrics}
  */
 export function prometheusRequestMetrics(opts: PrometheusRequestMetricsOptions): RequestObserver {
   const { registry, promClient } = opts;

@@ -130,7 +130,12 @@ export interface Queue<K = ObjectKey> extends KeySink<K> {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Thrown by a reconciler for a failure that retrying cannot fix: the key is dropped at once. */
+/**
+ * Thrown by a reconciler for a failure that retrying cannot fix: the key is dropped at once.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#TerminalError}
+ */
 export class TerminalError extends Error {
   /** Creates the error; `cause` is the underlying failure. */
   constructor(message: string, options?: { cause?: unknown }) {

@@ -8,6 +8,9 @@ import type { RateLimiter, TokenBucketRateLimiterOptions } from './rate-limiter.
  * `requeues` is always 0 and `forget` does nothing. Defaults: 10 qps, burst 100.
  *
  * @throws RangeError when qps is not a positive finite number or burst not a positive integer.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#tokenBucketRateLimiter}
  */
 export function tokenBucketRateLimiter(opts: TokenBucketRateLimiterOptions = {}): RateLimiter {
   const qps = requirePositiveFinite(opts.qps ?? 10, { owner: 'tokenBucketRateLimiter', option: 'qps' });
