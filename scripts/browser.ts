@@ -18,17 +18,10 @@ import path from 'node:path';
 /** How to get a browser, for the error a test fails with when none is found. */
 export const CHROMIUM_HELP =
   'headless Chromium is needed for the docs browser test: on Debian/Ubuntu `apt-get install -y chromium` ' +
-  '(`.ci/run` installs it when missing), or point KUBELOOM_CHROMIUM at a Chromium or Chrome binary';
+  '(`.ci/run` installs it when missing), or put a Chromium or Chrome binary on PATH as `chromium`';
 
-/** The Chromium binary: `$KUBELOOM_CHROMIUM`, else the first of chromium, chromium-browser, google-chrome on PATH. */
+/** The Chromium binary: the first of chromium, chromium-browser, google-chrome on PATH. */
 export function findChromium(): string {
-  const fromEnv = process.env.KUBELOOM_CHROMIUM;
-  if (fromEnv) {
-    if (spawnSync(fromEnv, ['--version']).status !== 0) {
-      throw new Error(`KUBELOOM_CHROMIUM=${fromEnv} does not run (\`${fromEnv} --version\` failed): ${CHROMIUM_HELP}`);
-    }
-    return fromEnv;
-  }
   for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
     if (spawnSync(name, ['--version']).status === 0) return name;
   }
@@ -94,7 +87,10 @@ export async function launchChromium(options: { signal?: AbortSignal } = {}): Pr
 
   let stderr = '';
   const endpoint = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Chromium did not start within 60 s:\n${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`Chromium did not start within 60 s:\n${stderr}`)),
+      60_000,
+    );
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const m = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
@@ -115,7 +111,9 @@ export async function launchChromium(options: { signal?: AbortSignal } = {}): Pr
   const ws = new WebSocket(endpoint);
   await new Promise<void>((resolve, reject) => {
     ws.addEventListener('open', () => resolve(), { once: true });
-    ws.addEventListener('error', () => reject(new Error(`cannot connect to Chromium at ${endpoint}`)), { once: true });
+    ws.addEventListener('error', () => reject(new Error(`cannot connect to Chromium at ${endpoint}`)), {
+      once: true,
+    });
   });
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -163,14 +161,24 @@ export async function launchChromium(options: { signal?: AbortSignal } = {}): Pr
       });
       await send('Page.enable', {}, sessionId);
       await send('Runtime.enable', {}, sessionId);
-      await send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false }, sessionId);
+      await send(
+        'Emulation.setDeviceMetricsOverride',
+        { width, height, deviceScaleFactor: 1, mobile: false },
+        sessionId,
+      );
       const evaluate = async <T>(expression: string): Promise<T> => {
-        const r = (await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId)) as {
+        const r = (await send(
+          'Runtime.evaluate',
+          { expression, awaitPromise: true, returnByValue: true },
+          sessionId,
+        )) as {
           result: { value?: T };
           exceptionDetails?: { exception?: { description?: string }; text?: string };
         };
         if (r.exceptionDetails) {
-          throw new Error(`evaluating ${expression}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+          throw new Error(
+            `evaluating ${expression}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`,
+          );
         }
         return r.result.value as T;
       };
@@ -197,12 +205,19 @@ export async function launchChromium(options: { signal?: AbortSignal } = {}): Pr
           for (;;) {
             last = await evaluate<unknown>(expression);
             if (last) return last as T;
-            if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+            if (Date.now() > deadline)
+              throw new Error(
+                `timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`,
+              );
             await new Promise((r) => setTimeout(r, 100));
           }
         },
         async screenshot() {
-          const { data } = (await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, sessionId)) as {
+          const { data } = (await send(
+            'Page.captureScreenshot',
+            { format: 'png', captureBeyondViewport: true },
+            sessionId,
+          )) as {
             data: string;
           };
           return Buffer.from(data, 'base64');

@@ -64,7 +64,9 @@ describe('the docs site in headless Chromium', () => {
     const guides = await page.evaluate<string[]>(
       `[...document.querySelectorAll('a[href^="documents/"]')].map((a) => a.textContent.trim())`,
     );
-    expect(guides).toEqual(expect.arrayContaining(['Your first controller with kclient + controllers', 'Performance']));
+    expect(guides).toEqual(
+      expect.arrayContaining(['Your first controller with kclient + controllers', 'Performance']),
+    );
     mkdirSync(screenshots, { recursive: true });
     writeFileSync(path.join(screenshots, 'landing.png'), await page.screenshot());
     expect(page.errors).toEqual([]);
@@ -84,7 +86,9 @@ describe('the docs site in headless Chromium', () => {
     expect(await page.evaluate<string>('document.querySelector(".tsd-typography h1")?.textContent')).toBe(
       'Your first controller with kclient + controllers',
     );
-    const code = await page.evaluate<string>(`[...document.querySelectorAll('pre code')].map((c) => c.textContent).join('\\n')`);
+    const code = await page.evaluate<string>(
+      `[...document.querySelectorAll('pre code')].map((c) => c.textContent).join('\\n')`,
+    );
     expect(code).toContain('export function teamInfoController(kube: KubeClient)');
     expect(code).not.toContain('#region'); // includes are resolved, not printed
     writeFileSync(path.join(screenshots, 'guide.png'), await page.screenshot());

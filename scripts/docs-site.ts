@@ -35,7 +35,9 @@ function run(args: readonly string[], signal?: AbortSignal): Promise<string> {
 
 /** Builds the docs site into `out` as `pnpm run docs` does; fails on any typedoc warning or error. */
 export async function buildSite(out: string, signal?: AbortSignal): Promise<void> {
-  const config = JSON.parse(readFileSync(path.join(root, 'typedoc.json'), 'utf8')) as { entryPoints: string[] };
+  const config = JSON.parse(readFileSync(path.join(root, 'typedoc.json'), 'utf8')) as {
+    entryPoints: string[];
+  };
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   await run([tsc, '-b', ...config.entryPoints.map((p) => path.join(p, 'tsconfig.build.json'))], signal);
   const typedoc = path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc');
@@ -98,7 +100,11 @@ export function brokenLinks(dir: string): { pages: number; links: number; broken
   const idsOf = (file: string) => {
     let set = ids.get(file);
     if (!set) {
-      set = new Set([...readFileSync(path.join(dir, file), 'utf8').matchAll(/\b(?:id|name)="([^"]+)"/g)].map((m) => m[1]!));
+      set = new Set(
+        [...readFileSync(path.join(dir, file), 'utf8').matchAll(/\b(?:id|name)="([^"]+)"/g)].map(
+          (m) => m[1]!,
+        ),
+      );
       ids.set(file, set);
     }
     return set;

@@ -52,7 +52,9 @@ export function stackSvg(layers: readonly Layer[], describe: (layer: Layer) => s
   const byName = new Map(layers.map((l) => [l.name, l]));
   const unplaced = layers.filter((l) => !PLACES[l.name]).map((l) => l.name);
   if (unplaced.length > 0) {
-    throw new Error(`scripts/docs-stack.ts: no place in the picture for ${unplaced.join(', ')}: add it to PLACES`);
+    throw new Error(
+      `scripts/docs-stack.ts: no place in the picture for ${unplaced.join(', ')}: add it to PLACES`,
+    );
   }
   const leaf = '@kubeloom/testing';
   // Direct imports not implied through another allowed package (a transitive reduction).
@@ -112,7 +114,9 @@ export function stackSvg(layers: readonly Layer[], describe: (layer: Layer) => s
 /** The picture as the repository's layers and package.json descriptions draw it. */
 export function currentStackSvg(root: string): string {
   return stackSvg(LAYERS, (l) => {
-    const pkg = JSON.parse(readFileSync(path.join(root, l.dir, 'package.json'), 'utf8')) as { description?: string };
+    const pkg = JSON.parse(readFileSync(path.join(root, l.dir, 'package.json'), 'utf8')) as {
+      description?: string;
+    };
     return pkg.description ?? '';
   });
 }

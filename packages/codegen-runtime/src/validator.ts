@@ -87,6 +87,9 @@ function hasCelRules(s: JsonSchemaProps | undefined): boolean {
 /**
  * Creates a runtime validator from a CRD version's `openAPIV3Schema` (JSON form) and, when the
  * version has one, its scale subresource. The schema check is compiled on first use.
+ *
+ * @example
+ * {@includeCode ./defaults.test.ts#createValidator}
  */
 export function createValidator<T>(
   schema: JsonSchemaProps,

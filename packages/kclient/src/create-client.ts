@@ -53,8 +53,9 @@ function buildInformerClient<T extends KubeObject>(
  * (see {@link DynamicFilter} and `createNamespaceSelectorFilter`).
  *
  * Construction does no I/O: the informer starts with `kube.runAndWait(signal)` (or at once when
- * the KubeClient already runs). From `src/example.test.ts`, run against the fake cluster:
+ * the KubeClient already runs).
  *
+ * @example
  * {@includeCode ./example.test.ts#client}
  */
 export function createClient<T extends KubeObject>(
@@ -65,7 +66,12 @@ export function createClient<T extends KubeObject>(
   return buildInformerClient<T>(kube, resource, options);
 }
 
-/** A write-only client: no informer, no cache, no watch (Istio's `NewWriteClient`). */
+/**
+ * A write-only client: no informer, no cache, no watch (Istio's `NewWriteClient`).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createWriteClient}
+ */
 export function createWriteClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,
@@ -84,6 +90,9 @@ function isDescriptor(r: GroupVersionResource | ResourceDescriptor): r is Resour
  * resolve its descriptor through discovery at the first write (and fail with
  * `UnknownResourceError` when the API server does not serve it). In TypeScript every object is
  * JSON already, so this is also Istio's dynamic client (`NewUntypedInformer`, `NewDynamic`).
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createUntypedClient}
  */
 export function createUntypedClient(
   kube: KubeClient,
@@ -116,6 +125,9 @@ export function createUntypedClient(
  * This is kubeloom's memory-light equivalent of client-go's metadata informer: client-node has
  * no `PartialObjectMetadata` watch, so the full objects are still transferred and decoded, then
  * trimmed before caching. Istio's `NewMetadata`.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createMetadataClient}
  */
 export function createMetadataClient(
   kube: KubeClient,
@@ -148,6 +160,9 @@ const builtinKeys = new Set(
  *
  * Built-in kinds are always served: for them this is {@link createClient}. Istio's
  * `NewDelayedInformer` and `NewFilteredDelayed`.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createDelayedClient}
  */
 export function createDelayedClient<T extends KubeObject>(
   kube: KubeClient,

@@ -39,11 +39,7 @@ function retriable(err: unknown): boolean {
  * Creates an {@link EventRecorder}. No I/O happens until an event is written.
  *
  * @example
- * ```ts
- * await using recorder = createEventRecorder(kube, { component: 'my-controller', signal });
- * recorder.write(deployment, { type: 'Warning', reason: 'InvalidSpec', message: `replicas ${n} exceeds the quota` });
- * // leaving the scope (or `await recorder.shutdown()`) writes what is queued
- * ```
+ * {@includeCode ./doc-examples.test.ts#createEventRecorder}
  *
  * @throws TypeError when `options.component` is empty.
  */

@@ -13,10 +13,7 @@ import type { NamespaceSelectorFilter, NamespaceSelectorFilterOptions } from './
  * Namespace informer (no I/O: the informer starts with the client).
  *
  * @example
- * ```ts
- * await using selected = createNamespaceSelectorFilter(kube, { matchLabels: { team: 'a' } });
- * const pods = createClient(kube, builtins.Pod, { objectFilter: selected });
- * ```
+ * {@includeCode ./doc-examples.test.ts#createNamespaceSelectorFilter}
  */
 export function createNamespaceSelectorFilter(
   kube: KubeClient,

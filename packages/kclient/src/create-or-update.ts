@@ -33,6 +33,9 @@ function withResourceVersion<T extends KubeObject>(obj: T, resourceVersion: stri
  * retried.
  *
  * @throws TypeError when the writer cannot read (not a kclient writer) and `opts.get` is absent.
+ *
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createOrUpdate}
  */
 export async function createOrUpdate<T extends KubeObject>(
   writer: Writer<T>,

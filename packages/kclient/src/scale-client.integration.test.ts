@@ -23,9 +23,12 @@ describe('the scale subresource on the real API server', () => {
   it('Deployment: getScale and updateScale', async () => {
     const { kube, stop } = harness();
     const ns = await newNamespace(kube);
+    // #region createScaleClient
+    // A client with the scale subresource: getScale and updateScale.
     const deploys = createScaleClient(kube, builtins.Deployment, { namespace: ns });
     await deploys.create(deploymentKind.make('web', ns, {}));
-    const scale = await deploys.getScale({ name: 'web', namespace: ns });
+    const scale = await deploys.getScale({ name: 'web', namespace: ns }); // spec.replicas 1, status.selector app=web
+    // #endregion createScaleClient
     expect(scale).toMatchObject({
       apiVersion: 'autoscaling/v1',
       kind: 'Scale',

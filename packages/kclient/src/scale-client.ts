@@ -34,10 +34,7 @@ export function withScale<C extends object>(client: C): WithScale<C> {
  * and `updateScale`.
  *
  * @example
- * ```ts
- * const deploys = createScaleClient(kube, builtins.Deployment);
- * await deploys.updateScale({ name: 'web', namespace: 'default' }, 3);
- * ```
+ * {@includeCode ./scale-client.integration.test.ts#createScaleClient}
  * @throws TypeError when `resource.subresources.scale` is not true.
  */
 export function createScaleClient<T extends KubeObject>(

@@ -13,7 +13,11 @@ describe('guide: your first controller', () => {
     // #region fake
     // The in-memory fake cluster: the same KubeClient interface, milliseconds per test.
     const kube = createFakeKubeClient({ logger: noopLogger });
-    await kube.api.create(builtins.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+    await kube.api.create(builtins.Namespace, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'shop' },
+    });
     await teamInfoScenario(kube, 'shop');
     // #endregion fake
   });

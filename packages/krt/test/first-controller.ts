@@ -9,10 +9,10 @@
  */
 // #region imports
 import { createQueue, enqueueForParentHandler, objectHandler } from '@kubeloom/controllers';
+import { createClient } from '@kubeloom/kclient';
 import { builtins, type KubeClient, noopLogger, type ObjectKey } from '@kubeloom/kube';
 // #endregion imports
 import { waitFor } from '@kubeloom/testing';
-import { createClient } from '@kubeloom/kclient';
 
 // #region controller
 const TEAM_LABEL = 'example.com/team';

@@ -121,13 +121,12 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
  * Creates a {@link KubeClient}: for a real cluster (kubeconfig loading, HTTPS transport,
  * discovery, informers) or, with `{ api }`, over any {@link ApiClient}.
  * `await using kube = createKubeClient()` loads `$KUBECONFIG`, `~/.kube/config` or the in-cluster
- * service account, and disposes the client when the scope ends. Informers on it (from
- * `src/example.test.ts`, run against the fake cluster):
+ * service account, and disposes the client when the scope ends.
  *
+ * @example Informers on it (from `src/example.test.ts`, run against the fake cluster)
  * {@includeCode ./example.test.ts#informer}
  *
- * Over any {@link ApiClient}:
- *
+ * @example Over any {@link ApiClient}
  * {@includeCode ./example.test.ts#over-api}
  *
  * @throws {@link KubeConfigError} when no `api` is given and the kubeconfig is missing or broken.

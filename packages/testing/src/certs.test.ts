@@ -4,12 +4,15 @@ import { createCertificateAuthority } from './certs.ts';
 
 describe('createCertificateAuthority', () => {
   it('issues a serving certificate with IP and DNS SANs that verifies against the CA', () => {
+    // #region createCertificateAuthority
+    // A test CA (ECDSA, no openssl): serving and client certificates for test servers.
     const ca = createCertificateAuthority();
     const pair = ca.issue({
       commonName: 'kube-apiserver',
       hosts: ['127.0.0.1', 'localhost'],
       usage: 'server',
     });
+    // #endregion createCertificateAuthority
     const cert = new X509Certificate(pair.certPem);
     const caCert = new X509Certificate(ca.certPem);
     expect(caCert.ca).toBe(true);

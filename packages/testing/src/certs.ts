@@ -103,7 +103,12 @@ export interface CertificateAuthority {
   issue(request: CertificateRequest): CertificatePair;
 }
 
-/** Creates a new self-signed {@link CertificateAuthority} named `commonName`. */
+/**
+ * Creates a new self-signed {@link CertificateAuthority} named `commonName`.
+ *
+ * @example
+ * {@includeCode ./certs.test.ts#createCertificateAuthority}
+ */
 export function createCertificateAuthority(commonName = 'kubeloom-test-ca'): CertificateAuthority {
   return new TinyCA(commonName);
 }

@@ -44,7 +44,10 @@ describe('shared control plane (global setup)', () => {
     const { kubeConfig, version } = sharedControlPlane();
     expect(version.gitVersion).toMatch(/^v1\.\d+\.\d+/);
     const core = kubeConfig.makeApiClient(CoreV1Api);
+    // #region createTestNamespace
+    // A fresh namespace per test (configmaps-xxxxx, labelled kubeloom.dev/test): no cleanup needed.
     const namespace = await createTestNamespace(kubeConfig, 'configmaps');
+    // #endregion createTestNamespace
 
     const events: Array<[string, string | undefined]> = [];
     const watch = new Watch(kubeConfig);

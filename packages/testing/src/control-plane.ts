@@ -166,12 +166,7 @@ export interface ControlPlane {
  * controllers act.
  *
  * @example
- * ```ts
- * await using plane = await startControlPlane();
- * const core = plane.kubeConfig.makeApiClient(CoreV1Api);
- *
- * await using busy = await startControlPlane({ workloads: { nodes: 2 } });
- * ```
+ * {@includeCode ./control-plane.integration.test.ts#own-plane}
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const etcdBin = findBinary('etcd', options);

@@ -95,10 +95,13 @@ describe('fault proxy in front of the real apiserver', () => {
   let admin: KubeConfig;
   let namespace: string;
   beforeEach(async () => {
+    // #region startFaultProxy
+    // A proxy on 127.0.0.1 in front of the apiserver: clients through it see the faults you inject.
     const plane = sharedControlPlane();
     admin = plane.kubeConfig;
     namespace = await createTestNamespace(admin, 'fault-proxy');
     proxy = await startFaultProxy({ upstream: plane });
+    // #endregion startFaultProxy
   });
   afterEach(async () => {
     await proxy.stop();
@@ -225,10 +228,13 @@ describe('fault proxy in front of the real apiserver', () => {
   });
 
   it('answers 410, 429 (with Retry-After) and 500 with Kubernetes Status bodies', async () => {
+    // #region respond
+    // A client through the proxy (started with `startFaultProxy({ upstream: plane })`); the next lists fail.
     const core = proxy.kubeConfig().makeApiClient(CoreV1Api);
     proxy.respond(410, { verb: 'list', count: 1 });
     proxy.respond(429, { verb: 'list', count: 1, retryAfterSeconds: 3 });
     proxy.respond(500, { verb: 'list', count: 1, message: 'etcd is on fire' });
+    // #endregion respond
     await expect(core.listNamespacedConfigMap({ namespace })).rejects.toMatchObject({ code: 410 });
     await expect(core.listNamespacedConfigMap({ namespace })).rejects.toMatchObject({
       code: 429,

@@ -17,16 +17,7 @@ import { UpstreamPump } from './internal/upstream-pump.ts';
  * by chunk as they arrive. Protocol upgrades (exec, port-forward) are answered with 501.
  *
  * @example
- * ```ts
- * await using proxy = await startFaultProxy({ upstream: sharedControlPlane() });
- * const core = proxy.kubeConfig().makeApiClient(CoreV1Api);
- * proxy.respond(429, { verb: 'list', count: 1, retryAfterSeconds: 1 });
- * await expect(core.listNamespacedConfigMap({ namespace })).rejects.toMatchObject({ code: 429 });
- * const stall = proxy.stall({ watch: true });   // hold every watch byte …
- * stall.resume();                                // … and deliver it
- * proxy.cut({ watch: true });                    // reset every watch connection now
- * expect(proxy.stats().requests.list).toBe(2);
- * ```
+ * {@includeCode ./fault-proxy.integration.test.ts#startFaultProxy,respond}
  */
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   options.signal?.throwIfAborted();

@@ -9,6 +9,9 @@ export const TEST_NAMESPACE_LABEL = 'kubeloom.dev/test';
  * the name. Never wait for namespace deletion on the lean plane: without a controller-manager it
  * never completes (the plane that runs workloads finishes it). The control plane is thrown away at
  * the end of the run instead.
+ *
+ * @example
+ * {@includeCode ./control-plane.integration.test.ts#createTestNamespace}
  */
 export async function createTestNamespace(
   kubeConfig: KubeConfig,

@@ -21,7 +21,12 @@ export interface DirectClient<T extends KubeObject> extends TestWriter<T> {
   list(namespace?: string, selector?: LabelSelector): Promise<T[]>;
 }
 
-/** Creates a {@link DirectClient} for `resource`. */
+/**
+ * Creates a {@link DirectClient} for `resource`.
+ *
+ * @example
+ * {@includeCode ../doc-examples.test.ts#createDirectClient}
+ */
 export function createDirectClient<T extends KubeObject>(
   kube: KubeClient,
   resource: TypedResourceDescriptor<T>,

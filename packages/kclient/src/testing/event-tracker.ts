@@ -54,7 +54,12 @@ export interface EventTracker<E = string> {
   empty(): Promise<void>;
 }
 
-/** Creates an empty {@link EventTracker}. */
+/**
+ * Creates an empty {@link EventTracker}.
+ *
+ * @example
+ * {@includeCode ../doc-examples.test.ts#createEventTracker}
+ */
 export function createEventTracker<E = string>(options: EventTrackerOptions = {}): EventTracker<E> {
   return new Tracker<E>(options);
 }

@@ -11,12 +11,8 @@ const FAST_TUNING = { initialBackoffMs: 5, maxBackoffMs: 100 } as const;
  * by the fake, CRDs included) and CRD watcher as a real client, with `cluster` for test controls.
  * Informer reconnect backoff defaults to 5 ms → 100 ms (override with `tuning`).
  *
- * ```ts
- * await using kube = createFakeKubeClient({ objects: [configMap] });
- * const informer = kube.informer(builtins.ConfigMap);
- * await kube.runAndWait(signal);
- * kube.cluster.failNext('list', 2, { code: 500 });
- * ```
+ * @example
+ * {@includeCode ./doc-examples.test.ts#createFakeKubeClient}
  */
 export function createFakeKubeClient(options: FakeKubeClientOptions = {}): FakeKubeClient {
   const { cluster: given, logger, objectFilter, tuning, registry, ...clusterOptions } = options;

@@ -14,6 +14,9 @@ export interface FakeApiClient extends ApiClient {
  * through this client (a real client's `close()` leaves in-flight requests alone; the fake has no
  * idle connections to close, so it ends what would otherwise keep a test alive). The cluster
  * stays usable by its other clients.
+ *
+ * @example
+ * {@includeCode ../example.test.ts#over-api}
  */
 export function createFakeApiClient(cluster: FakeCluster | FakeClusterOptions = {}): FakeApiClient {
   const c = cluster instanceof FakeCluster ? cluster : new FakeCluster(cluster);
