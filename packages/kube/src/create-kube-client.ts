@@ -123,10 +123,10 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
  * `await using kube = createKubeClient()` loads `$KUBECONFIG`, `~/.kube/config` or the in-cluster
  * service account, and disposes the client when the scope ends.
  *
- * @example Informers on it (from `src/example.test.ts`, run against the fake cluster)
+ * @example Informers on it, run against the fake cluster
  * {@includeCode ./example.test.ts#informer}
  *
- * @example Over any {@link ApiClient}
+ * @example Over any ApiClient
  * {@includeCode ./example.test.ts#over-api}
  *
  * @throws {@link KubeConfigError} when no `api` is given and the kubeconfig is missing or broken.
