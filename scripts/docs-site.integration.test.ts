@@ -89,7 +89,7 @@ describe('the docs site in headless Chromium', () => {
     const code = await page.evaluate<string>(
       `[...document.querySelectorAll('pre code')].map((c) => c.textContent).join('\\n')`,
     );
-    expect(code).toContain('export function teamInfoController(kube: KubeClient)');
+    expect(code).toContain('function teamInfoController(kube: KubeClient)');
     expect(code).not.toContain('#region'); // includes are resolved, not printed
     writeFileSync(path.join(screenshots, 'guide.png'), await page.screenshot());
     expect(page.errors).toEqual([]);

@@ -18,7 +18,7 @@ import { waitFor } from '@kubeloom/testing';
 const TEAM_LABEL = 'example.com/team';
 
 /** Builds the controller: clients, a queue and handlers. No I/O happens here. */
-export function teamInfoController(kube: KubeClient) {
+function teamInfoController(kube: KubeClient) {
   // Typed clients over shared informers: every client of a kind shares one list/watch.
   const namespaces = createClient(kube, builtins.Namespace);
   const configMaps = createClient(kube, builtins.ConfigMap, { fieldManager: 'team-info' });
