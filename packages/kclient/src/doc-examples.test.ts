@@ -3,7 +3,7 @@
  * region with `{@includeCode ./doc-examples.test.ts#name}`. They run against the fake cluster; the
  * same code runs against a real one with `createKubeClient()` instead of `createFakeKubeClient()`.
  */
-import { builtins, defineResource, noopLogger } from '@kubeloom/kube';
+import { builtins, defineResource, type KubeObject, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
@@ -86,7 +86,7 @@ describe('@kubeloom/kclient API doc examples', () => {
     const stop = new AbortController();
     // #region createDelayedClient
     // A client for a CRD that may not exist yet: empty until the CRD is served, then a normal client.
-    const Widget = defineResource({
+    const Widget = defineResource<KubeObject>({
       group: 'example.com',
       version: 'v1',
       plural: 'widgets',

@@ -322,7 +322,11 @@ describe('@kubeloom/krt API doc examples', () => {
     });
     // #region informer
     // A collection over the KubeClient's shared informer; kube.runAndWait starts it.
-    const configMaps = informer(kube, builtins.ConfigMap, { signal, name: 'configmaps', namespace: 'shop' });
+    const configMaps = informer(kube, builtins.ConfigMap, {
+      signal,
+      name: 'configmaps',
+      filter: { namespace: 'shop' },
+    });
     await kube.runAndWait(signal);
     configMaps.get('shop/settings')?.data; // { mode: 'on' }
     // #endregion informer
