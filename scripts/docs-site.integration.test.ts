@@ -48,7 +48,7 @@ async function search(page: Page, query: string): Promise<string[]> {
   })()`);
   return page.waitFor<string[]>(
     `search results for "${query}"`,
-    `(() => { const r = [...document.querySelectorAll('#tsd-search-results li a')].map((a) => a.getAttribute('href')); return r.length > 0 ? r : null; })()`,
+    `(() => { const r = [...document.querySelectorAll('#tsd-search-results li a')].map((a) => a.getAttribute('href').replace(/^\\.\\//, '')); return r.length > 0 ? r : null; })()`,
   );
 }
 
