@@ -148,7 +148,7 @@ describe('@kubeloom/controllers API doc examples', () => {
     const stop = new AbortController();
     await kube.runAndWait(stop.signal);
     await kube.api.create(builtins.ConfigMap, configMap('app', { mirror: 'true' }));
-    const owner = await kube.api.get(builtins.ConfigMap, 'app', 'shop');
+    const owner = await kube.api.get({ resource: builtins.ConfigMap, name: 'app', namespace: 'shop' });
     await kube.api.create(builtins.Secret, {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -160,7 +160,7 @@ describe('@kubeloom/controllers API doc examples', () => {
         ],
       },
     });
-    await kube.api.delete(builtins.ConfigMap, 'app', 'shop');
+    await kube.api.delete({ resource: builtins.ConfigMap, name: 'app', namespace: 'shop' });
     await waitFor('every handler', () => keys.length === 8);
     expect(keys.filter((k) => k === 'shop/app')).toHaveLength(7); // 3 handlers × add, 3 × delete, 1 from the child
     expect(keys).toContain('deleted app');

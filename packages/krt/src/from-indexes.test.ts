@@ -71,7 +71,7 @@ describe('guide: from hand-written indexes to krt', () => {
       ]),
     );
 
-    await kube.api.delete(builtins.Service, 'web', 'shop');
+    await kube.api.delete({ resource: builtins.Service, name: 'web', namespace: 'shop' });
     await agree('service web deleted', new Map([['shop/api', ['web-1']]]));
     expect(byHand.hasSynced()).toBe(true);
     stop.abort();

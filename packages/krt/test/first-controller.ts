@@ -32,7 +32,7 @@ function teamInfoController(kube: KubeClient) {
       const team = namespaces.get(name)?.metadata?.labels?.[TEAM_LABEL];
       const current = configMaps.get('team-info', name);
       if (team === undefined) {
-        if (current) await configMaps.delete('team-info', name, { signal: ctx.signal });
+        if (current) await configMaps.delete({ name: 'team-info', namespace: name }, { signal: ctx.signal });
         return;
       }
       if (current?.data?.team === team) return; // up to date: level-based, no write
