@@ -76,7 +76,8 @@ describe('the docs site in headless Chromium', () => {
     const page = await open(server.url);
     expect(await search(page, 'Collection')).toContain('interfaces/_kubeloom_krt.index.Collection.html');
     // "workqueue" is no symbol's name: only doc comments (searchInComments) and guides mention it.
-    const hits = await search(page, 'workqueue');
+    // A fresh page: the previous query's results would otherwise satisfy the wait at once.
+    const hits = await search(await open(server.url), 'workqueue');
     expect(hits).toEqual(expect.arrayContaining(['interfaces/_kubeloom_controllers.Queue.html']));
     expect(page.errors).toEqual([]);
   });
