@@ -1,0 +1,18 @@
+// A consumer of @kubeloom/kube installed alone from the registry: creates a ConfigMap in the
+// namespace argv[3] on the real control plane (kubeconfig argv[2]) and sees it in an informer's cache.
+import { builtins, createKubeClient, noopLogger } from '@kubeloom/kube';
+
+const [kubeconfigPath, namespace] = process.argv.slice(2);
+await using kube = createKubeClient({ kubeconfigPath, logger: noopLogger });
+const version = await kube.serverVersion();
+await kube.api.create(builtins.ConfigMap, {
+  metadata: { name: 'from-npm', namespace },
+  data: { via: 'kube' },
+});
+const configMaps = kube.informer(builtins.ConfigMap, { namespace });
+const stop = new AbortController();
+const synced = await kube.runAndWait(stop.signal);
+const names = configMaps.store.list().map((cm) => cm.metadata?.name);
+stop.abort();
+if (!synced || !names.includes('from-npm')) throw new Error(`not in the cache: ${names.join(', ')}`);
+console.log(JSON.stringify({ ok: true, version: version.gitVersion, names }));
