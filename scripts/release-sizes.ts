@@ -3,6 +3,7 @@
  * package README carries between `<!-- sizes:begin -->` and `<!-- sizes:end -->`
  * (`pnpm run release:rehearse --update-readmes` rewrites it).
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PublishedPackage } from './release-flow.ts';
@@ -45,8 +46,12 @@ export function readmeSizeSection(p: PublishedPackage, i: InstallResult): string
 
 Measured by the release rehearsal (\`pnpm run release:rehearse --update-readmes\`) on ${p.manifest.version}:
 plain \`npm install ${p.name}\` in an empty folder brings ${i.kubeloom.map((k) => `\`${k}\``).join(', ')} and the
-third-party packages they declare (${thirdParty}) with theirs. Type-checking with \`skipLibCheck: false\` also needs
-\`@types/node\` (add it as a devDependency and \`"types": ["node"]\`).
+third-party packages they declare (${thirdParty}) with theirs. A consumer type-checks with \`skipLibCheck: false\`
+(\`module: nodenext\` and \`moduleResolution: bundler\`) ${
+    i.typeExtras.length > 0
+      ? `once ${i.typeExtras.map((e) => `\`${e}\``).join(', ')} is added beside it (\`@kubernetes/client-node\`'s types import \`ws\` without depending on its types)`
+      : 'with nothing added'
+  }${i.nodeTypes ? ' and `"types": ["node"]` (`@types/node` comes with `@kubernetes/client-node`)' : ''}.
 ${END}`;
 }
 
@@ -54,7 +59,7 @@ ${END}`;
 export function readmeSizes(readme: string): { tarball: string; installed: string } | undefined {
   const section = readme.slice(readme.indexOf(BEGIN), readme.indexOf(END));
   if (!readme.includes(BEGIN) || !readme.includes(END)) return undefined;
-  const row = section.split('\n').find((l) => /^\| [\d.]+ (B|kB|MB) \|/.test(l));
+  const row = section.split('\n').find((l) => /^\|\s+[\d.]+ (B|kB|MB)\s+\|/.test(l));
   const cells = row?.split('|').map((c) => c.trim());
   return cells ? { tarball: cells[1] ?? '', installed: cells[3] ?? '' } : undefined;
 }
@@ -76,5 +81,11 @@ export function updateReadmeSizes(
         ? readme.slice(0, readme.indexOf(BEGIN)) + section + readme.slice(readme.indexOf(END) + END.length)
         : `${readme.trimEnd()}\n\n## Size\n\n${section}\n`;
     writeFileSync(file, next);
+    written.push(file);
   }
+  if (written.length > 0)
+    execFileSync(path.join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', ...written], {
+      cwd: root,
+      stdio: 'ignore',
+    });
 }

@@ -21,8 +21,8 @@ import path from 'node:path';
 import { LAYERS } from './layers.ts';
 import { type PublishedPackage, run } from './release-flow.ts';
 
-/** What a user adds beside the package for `skipLibCheck: false` (nothing else is installed). */
-export const TYPE_CHECK_EXTRAS: readonly string[] = ['@types/node'];
+/** What a user of a package that uses @kubernetes/client-node adds for `skipLibCheck: false`. */
+export const TYPE_CHECK_EXTRAS: readonly string[] = ['@types/ws'];
 
 /** The outcome for one package. */
 export interface InstallResult {
@@ -37,6 +37,10 @@ export interface InstallResult {
   readonly kubeloom: readonly string[];
   /** The third-party packages installed directly by kubeloom packages (their declared dependencies and peers). */
   readonly thirdPartyDirect: readonly string[];
+  /** Whether `@types/node` came with the install (through `@kubernetes/client-node`). */
+  readonly nodeTypes: boolean;
+  /** What the type check needed beside the install ({@link TYPE_CHECK_EXTRAS} or nothing). */
+  readonly typeExtras: readonly string[];
   /** Seconds per step. */
   readonly timings: Readonly<Record<string, number>>;
 }
@@ -88,12 +92,20 @@ export function consumerNodes(root: string): Array<{ label: string; bin: string 
 export async function installAndCheckAll(o: InstallOptions): Promise<InstallResult[]> {
   const nodes = consumerNodes(o.root);
   const cache = path.join(o.workDir, 'npm-cache');
-  const installs = await Promise.all(o.packages.map((pkg) => install(o, pkg, cache)));
+  // First the packages nothing else depends on (their installs fetch every third-party package once,
+  // into Verdaccio's storage and npm's cache), then the rest in parallel from those caches.
+  const dependedOn = new Set(
+    o.packages.flatMap((p) => Object.keys({ ...p.manifest.dependencies, ...p.manifest.peerDependencies })),
+  );
+  const tops = o.packages.filter((p) => !dependedOn.has(p.name));
+  const rest = o.packages.filter((p) => dependedOn.has(p.name));
+  const installs = await Promise.all(tops.map((pkg) => install(o, pkg, cache)));
+  installs.push(...(await Promise.all(rest.map((pkg) => install(o, pkg, cache)))));
   const results: InstallResult[] = [];
   const queue = [...installs];
   const worker = async (): Promise<void> => {
     for (let next = queue.shift(); next; next = queue.shift())
-      results.push(await check(o, next, nodes, cache));
+      results.push(await check(o, next, { nodes, cache }));
   };
   await Promise.all([worker(), worker()]);
   return o.packages.map((p) => results.find((r) => r.name === p.name) as InstallResult);
@@ -239,8 +251,7 @@ function expectedKubeloom(name: string, packages: readonly PublishedPackage[]): 
 async function check(
   o: InstallOptions,
   inst: Installed,
-  nodes: ReadonlyArray<{ label: string; bin: string }>,
-  cache: string,
+  { nodes, cache }: { nodes: ReadonlyArray<{ label: string; bin: string }>; cache: string },
 ): Promise<InstallResult> {
   const { pkg, dir } = inst;
   const short = pkg.name.replace('@kubeloom/', '');
@@ -248,6 +259,8 @@ async function check(
   const timings: Record<string, number> = { install: Math.round(inst.seconds * 10) / 10 };
   const empty = {
     name: pkg.name,
+    nodeTypes: false,
+    typeExtras: [],
     installedBytes: 0,
     installedPackages: 0,
     kubeloom: [],
@@ -283,27 +296,35 @@ async function check(
   }
   const devOnly = names(installed).filter(
     (n) =>
+      !n.startsWith('@kubeloom/') &&
       dev.has(n) &&
-      !thirdPartyDirect.has(n) &&
-      ![...reached.values()].some((m) => n in (m.dependencies ?? {}) || n in (m.peerDependencies ?? {})),
+      ![...reached.values()].some((m) => n in { ...m.dependencies, ...m.peerDependencies }),
   );
   if (devOnly.length > 0)
     problems.push(`devDependencies of kubeloom packages installed: ${devOnly.join(', ')}`);
   const installedBytes = bytesUnder(path.join(dir, 'node_modules'));
 
-  // Types: what a user must add beside the package for skipLibCheck: false, then both resolutions.
+  // Types: what a user adds for `skipLibCheck: false` (nothing else is installed). @types/node comes
+  // with @kubernetes/client-node where a package needs it (the consumer names it in `types`, as any
+  // Node program does since TS 6); client-node's own types import `ws` (through isomorphic-ws)
+  // without depending on @types/ws, so a user of it adds @types/ws.
   let start = performance.now();
-  const extras = TYPE_CHECK_EXTRAS.filter(
-    (e) => !existsSync(path.join(dir, 'node_modules', e, 'package.json')),
-  );
+  copyFileSync(path.join(o.root, 'scripts', 'release-consumers', `${short}.mts`), path.join(dir, 'main.mts'));
+  const extras = reached.has('node_modules/@kubernetes/client-node') ? TYPE_CHECK_EXTRAS : [];
   if (extras.length > 0)
     await run('npm', ['install', '--save-dev', ...extras], {
       cwd: dir,
       env: npmEnv(o, cache, dir),
       signal: o.signal,
     });
-  copyFileSync(path.join(o.root, 'scripts', 'release-consumers', `${short}.mts`), path.join(dir, 'main.mts'));
-  const common = { target: 'es2024', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] };
+  const nodeTypes = existsSync(path.join(dir, 'node_modules', '@types', 'node', 'package.json'));
+  const common = {
+    target: 'es2024',
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: nodeTypes ? ['node'] : [],
+  };
   const configs = {
     nodenext: { ...common, module: 'nodenext', moduleResolution: 'nodenext' },
     bundler: { ...common, module: 'esnext', moduleResolution: 'bundler' },
@@ -341,6 +362,8 @@ async function check(
   return {
     name: pkg.name,
     problems,
+    nodeTypes,
+    typeExtras: extras,
     installedBytes,
     installedPackages: installed.length,
     kubeloom,

@@ -1,13 +1,14 @@
 // A consumer of @kubeloom/controllers installed alone from the registry: a workqueue reconciles a
 // key, and leader election acquires a Lease on the real control plane (kubeconfig argv[2], namespace argv[3]).
+// No `await using` here: Node 22 does not parse it (Node 24 does); dispose in `finally` instead.
 import { createLeaderElector, createQueue } from '@kubeloom/controllers';
 import { createKubeClient, noopLogger } from '@kubeloom/kube';
 
 const [kubeconfigPath, namespace = ''] = process.argv.slice(2);
-await using kube = createKubeClient({ kubeconfigPath, logger: noopLogger });
+const kube = createKubeClient({ kubeconfigPath, logger: noopLogger });
 const stop = new AbortController();
 const reconciled: string[] = [];
-await using queue = createQueue<string>({
+const queue = createQueue<string>({
   name: 'consumer',
   logger: noopLogger,
   reconciler: (key) => {
@@ -15,7 +16,7 @@ await using queue = createQueue<string>({
   },
 });
 let led = false;
-await using elector = createLeaderElector({
+const elector = createLeaderElector({
   api: kube.api,
   lease: { namespace, name: 'consumer' },
   identity: 'consumer-1',
@@ -29,7 +30,13 @@ await using elector = createLeaderElector({
     await running;
   },
 });
-await elector.run(stop.signal);
+try {
+  await elector.run(stop.signal);
+} finally {
+  await elector[Symbol.asyncDispose]();
+  await queue[Symbol.asyncDispose]();
+  await kube[Symbol.asyncDispose]();
+}
 if (!led || reconciled[0] !== `${namespace}/lease`)
   throw new Error(`led ${led}, reconciled ${reconciled.join(', ')}`);
 console.log(JSON.stringify({ ok: true, led, reconciled }));
