@@ -64,12 +64,13 @@ export function readmeSizes(readme: string): { tarball: string; installed: strin
   return cells ? { tarball: cells[1] ?? '', installed: cells[3] ?? '' } : undefined;
 }
 
-/** Rewrites (or appends, under a `## Size` heading) each package README's size section. */
+/** Rewrites (or appends, under a `## Size` heading) each package README's size section, formatted as `pnpm lint` wants. */
 export function updateReadmeSizes(
   root: string,
   packages: readonly PublishedPackage[],
   installs: readonly InstallResult[],
 ): void {
+  const written: string[] = [];
   for (const p of packages) {
     const i = installs.find((r) => r.name === p.name);
     if (!i || i.problems.length > 0) continue;

