@@ -30,7 +30,7 @@ import type { Client } from '../src/interfaces.ts';
 import { createShardedClient } from '../src/sharded-client.ts';
 
 /** Lease timings of every replica. */
-export interface ShardTimings {
+interface ShardTimings {
   readonly leaseDurationMs: number;
   readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;
@@ -59,7 +59,7 @@ export interface RingEnv {
 }
 
 /** A running replica. */
-export interface Replica {
+interface Replica {
   readonly identity: string;
   readonly sharder: Sharder;
   /** The keys in this replica's sharded cache, while it is a member. */
@@ -87,7 +87,7 @@ function cuttable(api: ApiClient): { api: ApiClient; cut(): void } {
 }
 
 /** Starts a replica: its sharder and its membership. */
-export function startReplica(env: RingEnv, identity: string): Replica {
+function startReplica(env: RingEnv, identity: string): Replica {
   const base = env.makeKube();
   const link = cuttable(base.api);
   const stop = new AbortController();
@@ -175,7 +175,7 @@ export function startReplica(env: RingEnv, identity: string): Replica {
 }
 
 /** Where the objects stand, by a live list. */
-export interface Placement {
+interface Placement {
   /** Shard label per object key ('' when unassigned). */
   readonly owner: ReadonlyMap<string, string>;
   /** Objects carrying the drain label. */
@@ -183,7 +183,7 @@ export interface Placement {
 }
 
 /** Lists the ConfigMaps and reads their shard and drain labels. */
-export async function placement(env: RingEnv, api: ApiClient): Promise<Placement> {
+async function placement(env: RingEnv, api: ApiClient): Promise<Placement> {
   const labels = shardLabels(env.ring);
   const list = await api.list(builtins.ConfigMap, { namespace: env.namespace });
   const owner = new Map<string, string>();
@@ -201,11 +201,7 @@ export async function placement(env: RingEnv, api: ApiClient): Promise<Placement
  * draining, and each member's cache holds exactly its objects; otherwise throws what is not
  * there yet (`waitFor` reports the last reason when it gives up).
  */
-export async function converged(
-  env: RingEnv,
-  api: ApiClient,
-  members: readonly Replica[],
-): Promise<Placement> {
+async function converged(env: RingEnv, api: ApiClient, members: readonly Replica[]): Promise<Placement> {
   const p = await placement(env, api);
   const counts = JSON.stringify([...spread(p)]);
   if (p.draining > 0) throw new Error(`${p.draining} objects draining; owners ${counts}`);
@@ -228,7 +224,7 @@ export async function converged(
 }
 
 /** Pairs of reconciles of one object by two replicas that overlapped in time. */
-export function overlaps(log: readonly ReconcileRecord[]): string[] {
+function overlaps(log: readonly ReconcileRecord[]): string[] {
   const byKey = new Map<string, ReconcileRecord[]>();
   for (const r of log) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
   const found: string[] = [];
@@ -247,7 +243,7 @@ export function overlaps(log: readonly ReconcileRecord[]): string[] {
 }
 
 /** Objects per owner. */
-export function spread(p: Placement): Map<string, number> {
+function spread(p: Placement): Map<string, number> {
   const out = new Map<string, number>();
   for (const o of p.owner.values()) out.set(o, (out.get(o) ?? 0) + 1);
   return out;

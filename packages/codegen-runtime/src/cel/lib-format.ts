@@ -6,7 +6,7 @@ import { CelOptional, OPTIONAL_NONE } from './optional.ts';
 import { CelObject, type CelValue, noOverload } from './values.ts';
 
 /** A named format (`kubernetes.NamedFormat`). */
-export class CelFormat extends CelObject {
+class CelFormat extends CelObject {
   /** The CEL type name. */
   readonly celType = 'kubernetes.NamedFormat';
   /** The format's name (`dns1123Label`, …). */

@@ -102,7 +102,7 @@ function is4In6(b: readonly number[]): boolean {
 }
 
 /** An IP address (`net.IP` in the apiserver's CEL). */
-export class CelIP extends CelObject {
+class CelIP extends CelObject {
   /** The CEL type name. */
   readonly celType = 'net.IP';
   /** 4 or 16 bytes. */
@@ -140,7 +140,7 @@ export class CelIP extends CelObject {
 }
 
 /** An IP prefix (`net.CIDR` in the apiserver's CEL). */
-export class CelCIDR extends CelObject {
+class CelCIDR extends CelObject {
   /** The CEL type name. */
   readonly celType = 'net.CIDR';
   /** The address as written (not masked). */

@@ -35,7 +35,7 @@ function addAmounts(a: Int64Amount, b: Int64Amount): Int64Amount | undefined {
 }
 
 /** A quantity (`kubernetes.Quantity`): its value in nano units, rounded away from zero as the apiserver does. */
-export class CelQuantity extends CelObject {
+class CelQuantity extends CelObject {
   /** The CEL type name. */
   readonly celType = 'kubernetes.Quantity';
   /** The value times 10^9. */
@@ -111,7 +111,7 @@ function split(s: string): { positive: boolean; num: string; denom: string; suff
 }
 
 /** apimachinery's `resource.ParseQuantity`. */
-export function parseQuantity(s: string): CelQuantity {
+function parseQuantity(s: string): CelQuantity {
   if (s === '') throw new Error(FORMAT_WRONG);
   const { positive, num, denom, suffix } = split(s);
   let base = 10;

@@ -4,7 +4,7 @@ import { CelEvalError, CelObject, type CelValue, noOverload } from './values.ts'
 type PreRelease = string | bigint;
 
 /** A semantic version (`kubernetes.Semver`). */
-export class CelSemver extends CelObject {
+class CelSemver extends CelObject {
   /** The CEL type name. */
   readonly celType = 'kubernetes.Semver';
   /** Major, minor, patch. */
@@ -26,7 +26,7 @@ export class CelSemver extends CelObject {
 const cmp = (a: bigint | string, b: bigint | string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Semver precedence: -1, 0 or 1. */
-export function compareSemver(a: CelSemver, b: CelSemver): number {
+function compareSemver(a: CelSemver, b: CelSemver): number {
   for (let i = 0; i < 3; i++) if (a.core[i] !== b.core[i]) return cmp(a.core[i]!, b.core[i]!);
   if (a.pre.length === 0 || b.pre.length === 0)
     return b.pre.length - a.pre.length === 0 ? 0 : a.pre.length === 0 ? 1 : -1;
@@ -53,7 +53,7 @@ function number(s: string, what: string, label: string): bigint {
 }
 
 /** blang/semver `Parse`: strict `MAJOR.MINOR.PATCH[-pre][+build]`. */
-export function parseSemver(s: string): CelSemver {
+function parseSemver(s: string): CelSemver {
   if (s === '') throw new Error('Version string empty');
   const parts = s.split('.');
   if (parts.length < 3) throw new Error('No Major.Minor.Patch elements found');
@@ -92,7 +92,7 @@ export function parseSemver(s: string): CelSemver {
 }
 
 /** blang/semver `ParseTolerant`: a leading `v`, missing minor or patch, leading zeros. */
-export function parseSemverTolerant(input: string): CelSemver {
+function parseSemverTolerant(input: string): CelSemver {
   const s = input.trim().replace(/^v/, '');
   const parts = s.split('.');
   const head = parts.length > 3 ? [...parts.slice(0, 2), parts.slice(2).join('.')] : parts;
