@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type BenchResults, chartFile, chartSvg, formatValue, performancePage } from './bench-charts.ts';
 
 // A rendering fixture: shapes of records as `pnpm bench --json` writes them, not measurements.
-const record = (cell: string, variant: string, median: number, min: number, max: number) => ({
+const record = (cell: string, variant: string, [median, min, max]: readonly [number, number, number]) => ({
   benchmark: 'kube/informer',
   cell,
   variant,
@@ -19,9 +19,9 @@ const results: BenchResults = {
   machine: { cores: 2, loadavg: [0.5, 0.4, 0.3], node: 'v24.22.3' },
   missing: ['packages/codegen/bench/codegen.bench.ts'],
   records: [
-    record('sync 1000 configmaps', 'kubeloom', 100, 90, 120),
-    record('sync 1000 configmaps', 'client-node', 200, 180, 260),
-    { ...record('sync 1000 configmaps', 'kubeloom', 50, 45, 60), metric: 'cpu' },
+    record('sync 1000 configmaps', 'kubeloom', [100, 90, 120]),
+    record('sync 1000 configmaps', 'client-node', [200, 180, 260]),
+    { ...record('sync 1000 configmaps', 'kubeloom', [50, 45, 60]), metric: 'cpu' },
   ],
 };
 

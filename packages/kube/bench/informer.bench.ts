@@ -181,13 +181,14 @@ function extractBase(ref: string): { src: string; dir: string } {
   return { src: path.join(dir, 'packages/kube/src'), dir };
 }
 
-function syncTable(
-  cell: string,
-  n: number,
-  res: Record<string, Array<Record<string, number>>>,
-  floor: string,
-  other: string | undefined,
-): void {
+function syncTable(opts: {
+  readonly cell: string;
+  readonly n: number;
+  readonly res: Record<string, Array<Record<string, number>>>;
+  readonly floor: string;
+  readonly other: string | undefined;
+}): void {
+  const { cell, n, res, floor, other } = opts;
   for (const [v, rs] of Object.entries(res)) {
     for (const r of rs) if (r.count !== n) throw new Error(`${v} cached ${r.count} of ${n} (${cell})`);
     measurements.push(
@@ -287,7 +288,7 @@ try {
   ] as const) {
     const variants = withBase(['floor', 'floor-strip', 'client-node', 'kubeloom']);
     const res = rounds(variants, () => [kind, kubeconfigPath, ns, 'sync', String(n)], base?.src);
-    syncTable(`sync ${n} ${kind}`, n, res, 'floor-strip', 'client-node');
+    syncTable({ cell: `sync ${n} ${kind}`, n, res, floor: 'floor-strip', other: 'client-node' });
   }
 
   // Watch, client-bound replay: record the revision, make N updates, then replay them through each informer.
