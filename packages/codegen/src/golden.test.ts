@@ -195,7 +195,7 @@ describe('round trips', () => {
         '  old.getScale;',
         '  // @ts-expect-error v1beta1 has no scale subresource, so its client has no updateScale',
         '  old.updateScale;',
-        '  const scaled: Promise<unknown> = c.updateScale("a", "ns", 3).then((s) => s.spec?.replicas);',
+        '  const scaled: Promise<unknown> = c.updateScale({ name: "a", namespace: "ns" }, 3).then((s) => s.spec?.replicas);',
         '  return [c.updateStatus, c.getScale, scaled, c.get("a", "ns")?.spec?.size, old.get("a")?.spec?.size];',
         '}',
         "const w: Widget = { spec: { size: 3, color: 'red', port: 'http', mode: null, tags: ['a'] } };",
