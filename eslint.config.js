@@ -50,6 +50,24 @@ export default tseslint.config(
     },
   },
   {
+    // Code that runs from source (`--conditions=@kubeloom/source`: the operator, its scripts, the
+    // packages it imports) must parse on Node 22.19, which the engines allow and which has no
+    // `using` declarations; tsc lowers them in dist, but nothing lowers them from source. Tests
+    // run under vitest's transform and may use them.
+    files: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'apps/*/scripts/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "VariableDeclaration[kind='await using'], VariableDeclaration[kind='using']",
+          message:
+            'Node 22.19 cannot parse `using` declarations in source that runs unbuilt; use try/finally with [Symbol.asyncDispose]().',
+        },
+      ],
+    },
+  },
+  {
     files: TOOLS,
     languageOptions: {
       parserOptions: { projectService: false, project: ['./tsconfig.tools.json'] },

@@ -71,25 +71,44 @@ async function startReplica(name: string): Promise<OperatorProcess> {
 
 /** The running replica that holds the Lease; with `except`, one whose holder identity differs from it. */
 async function leader(except?: string): Promise<{ replica: OperatorProcess; holder: string }> {
-  return waitFor(
-    except === undefined ? 'a leader' : `a leader other than ${except}`,
-    async () => {
-      const lease = (await ignoreNotFound(
-        kube.api.get({
-          resource: builtins.Lease,
-          name: 'kubeloom-egress-operator',
-          namespace: leaseNamespace,
-        }),
-      )) as V1Lease | undefined;
-      const holder = lease?.spec?.holderIdentity ?? '';
-      if (except !== undefined && holder === except) return undefined;
-      const replica = replicas.find(
-        (r) => r.child.exitCode === null && r.child.signalCode === null && holder.startsWith(`${r.name}_`),
-      );
-      return replica ? { replica, holder } : undefined;
-    },
-    bounded,
-  );
+  const what = except === undefined ? 'a leader' : `a leader other than ${except}`;
+  // Fails at once, with what the replicas printed, when none of them is still running.
+  const allExited = new AbortController();
+  try {
+    return await waitFor(
+      what,
+      async () => {
+        const live = replicas.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
+        if (live.length === 0)
+          allExited.abort(new Error(`waiting for ${what}, but every operator replica has exited`));
+        const lease = (await ignoreNotFound(
+          kube.api.get({
+            resource: builtins.Lease,
+            name: 'kubeloom-egress-operator',
+            namespace: leaseNamespace,
+          }),
+        )) as V1Lease | undefined;
+        const holder = lease?.spec?.holderIdentity ?? '';
+        if (except !== undefined && holder === except) return undefined;
+        const replica = live.find((r) => holder.startsWith(`${r.name}_`));
+        return replica ? { replica, holder } : undefined;
+      },
+      { ...bounded, signal: AbortSignal.any([stop.signal, allExited.signal]) },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${replicaLogTails()}`, { cause: error });
+  }
+}
+
+/** The last lines each replica logged, for a failure message. */
+function replicaLogTails(): string {
+  return replicas
+    .map((r) => {
+      const exit = r.child.exitCode ?? r.child.signalCode ?? 'running';
+      const tail = r.logs.slice(-15).map((line) => `    ${JSON.stringify(line)}`);
+      return [`  ${r.name} (${exit}):`, ...tail].join('\n');
+    })
+    .join('\n');
 }
 
 async function table(): Promise<void> {

@@ -20,7 +20,7 @@ import {
   loadKubeConfig,
 } from '@kubeloom/kube';
 import * as prom from 'prom-client';
-import { createEgressController } from '../controller/egress-controller.ts';
+import { createEgressController, type EgressController } from '../controller/egress-controller.ts';
 import { FlagError, type OperatorFlags, parseFlags, USAGE } from './flags.ts';
 import { createLogger } from './logger.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -111,7 +111,30 @@ async function operate({ io, flags, kube, logger, servers, saDir, registry }: Ru
     logger,
     metrics,
   });
-  await using _collections = controller;
+  // try/finally rather than `await using`: the operator runs on Node 22.19, which lacks it.
+  try {
+    return await serve({ io, flags, kube, logger, servers, registry, saDir, controller, metrics });
+  } finally {
+    await controller[Symbol.asyncDispose]();
+  }
+}
+
+interface Serving extends Running {
+  readonly controller: EgressController;
+  readonly metrics: ReturnType<typeof prometheusMetrics>;
+}
+
+async function serve({
+  io,
+  flags,
+  kube,
+  logger,
+  servers,
+  registry,
+  saDir,
+  controller,
+  metrics,
+}: Serving): Promise<number> {
   registerOperatorMetrics(registry, controller);
   let informersSynced = false;
   if (flags.healthProbeBindAddress) {
