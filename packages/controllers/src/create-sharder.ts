@@ -27,6 +27,11 @@ export interface ShardedResource {
   /** Only this namespace; all when omitted. */
   readonly namespace?: string;
   /**
+   * Only objects matching this label selector (e.g. `app.kubernetes.io/name=egress-gateway`), so
+   * the sharder neither watches nor labels the resource's other objects. All when omitted.
+   */
+  readonly labelSelector?: string;
+  /**
    * The object's shard key. Default `namespace/name` ({@link objectShardKey}); return the same key
    * for objects that must land together, e.g. {@link controllerOwnerKey}.
    */
@@ -180,6 +185,7 @@ class ShardAssigner implements Sharder {
       spec,
       informer: opts.kube.informer(spec.resource, {
         namespace: spec.namespace,
+        ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
         transform: METADATA_ONLY,
       }),
     }));

@@ -73,6 +73,7 @@ export {
   RING_LABEL,
   type ShardLabels,
   shardLabels,
+  validateShardIdentity,
 } from './shard-labels.ts';
 export { drainHandler, type ShardedReconcilerOptions, shardedReconciler } from './sharded-reconciler.ts';
 export { tokenBucketRateLimiter } from './token-bucket-rate-limiter.ts';

@@ -9,6 +9,8 @@ describe('parseFlags', () => {
       leaderElect: false,
       leaderElectionNamespace: undefined,
       leaderElectionId: 'kubeloom-egress-operator',
+      shardRing: undefined,
+      shardIdentity: undefined,
       metricsBindAddress: { host: undefined, port: 8443 },
       metricsSecure: true,
       metricsCertDir: undefined,
@@ -63,6 +65,14 @@ describe('parseFlags', () => {
     });
   });
 
+  it('reads the shard ring and identity', () => {
+    expect(parseFlags(['--shard-ring=egress', '--shard-identity=op-0'], { inCluster: true })).toMatchObject({
+      leaderElect: false,
+      shardRing: 'egress',
+      shardIdentity: 'op-0',
+    });
+  });
+
   it('says what is wrong with a bad command line', () => {
     const cases: [string[], RegExp][] = [
       [['--concurency=2'], /Unknown option '--concurency'.*--help/],
@@ -75,6 +85,9 @@ describe('parseFlags', () => {
       [['--leader-elect=yes'], /--leader-elect=yes: expected true or false/],
       [['--namespace='], /--namespace needs a value/],
       [['positional'], /Unexpected argument 'positional'/],
+      [['--leader-elect', '--shard-ring=egress'], /--leader-elect and --shard-ring exclude each other/],
+      [['--shard-identity=a'], /--shard-identity needs --shard-ring/],
+      [['--shard-ring='], /--shard-ring needs a value/],
     ];
     for (const [argv, message] of cases) {
       expect(() => parseFlags(argv, { inCluster: false }), argv.join(' ')).toThrow(FlagError);

@@ -23,6 +23,14 @@ export interface OperatorFlags {
   /** Namespace of the leader-election Lease; `undefined`: the Pod's namespace (in-cluster) or `default`. */
   readonly leaderElectionNamespace: string | undefined;
   readonly leaderElectionId: string;
+  /**
+   * Run as one shard of this ring (`--shard-ring`): every replica holds its own Lease, the ring's
+   * elected replica labels policies with their shard, each replica caches and reconciles only its
+   * share. `undefined`: not sharded.
+   */
+  readonly shardRing: string | undefined;
+  /** This replica's shard identity; `undefined`: `$POD_NAME`, else the host name. */
+  readonly shardIdentity: string | undefined;
   /** `undefined` when metrics are disabled (`--metrics-bind-address=0`). */
   readonly metricsBindAddress: BindAddress | undefined;
   readonly metricsSecure: boolean;
@@ -52,6 +60,10 @@ export const USAGE = `Usage: kubeloom-egress-operator [flags]
   --leader-elect                       run workers only while holding the leader Lease (use with more than one replica)
   --leader-election-namespace <ns>     namespace of the Lease (default: the Pod's namespace, else "default")
   --leader-election-id <name>          name of the Lease (default: kubeloom-egress-operator)
+  --shard-ring <name>                  run as one shard of this ring instead of electing one leader: each replica
+                                       holds its own Lease and caches and reconciles only its share of the policies
+                                       (Leases in the leader-election namespace)
+  --shard-identity <name>              this replica's shard (default: $POD_NAME, else the host name)
   --metrics-bind-address <addr>        where /metrics listens, [host]:port or 0 to disable (default: :8443)
   --metrics-secure[=false]             serve metrics over HTTPS, authenticated and authorized (default: true)
   --metrics-cert-dir <dir>             tls.crt and tls.key for metrics (default: a self-signed certificate)
@@ -115,6 +127,8 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
         'leader-elect': { type: 'string' },
         'leader-election-namespace': { type: 'string' },
         'leader-election-id': { type: 'string' },
+        'shard-ring': { type: 'string' },
+        'shard-identity': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
         'metrics-secure': { type: 'string' },
         'metrics-cert-dir': { type: 'string' },
@@ -141,14 +155,25 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
     'leader-election-namespace',
     'leader-election-id',
     'metrics-cert-dir',
+    'shard-ring',
+    'shard-identity',
   ])
     if (str(k) === '') throw new FlagError(`--${k} needs a value`);
+  const leaderElect = bool('leader-elect', v['leader-elect'], false);
+  if (leaderElect && str('shard-ring') !== undefined)
+    throw new FlagError(
+      '--leader-elect and --shard-ring exclude each other: a sharded replica holds its own Lease in the ring (drop --leader-elect)',
+    );
+  if (str('shard-identity') !== undefined && str('shard-ring') === undefined)
+    throw new FlagError('--shard-identity needs --shard-ring (the ring the replica joins)');
   return {
     kubeconfig: str('kubeconfig'),
     namespace: str('namespace'),
-    leaderElect: bool('leader-elect', v['leader-elect'], false),
+    leaderElect,
     leaderElectionNamespace: str('leader-election-namespace'),
     leaderElectionId: str('leader-election-id') ?? 'kubeloom-egress-operator',
+    shardRing: str('shard-ring'),
+    shardIdentity: str('shard-identity'),
     metricsBindAddress: parseBindAddress('metrics-bind-address', str('metrics-bind-address') ?? ':8443'),
     metricsSecure: bool('metrics-secure', v['metrics-secure'], true),
     metricsCertDir: str('metrics-cert-dir'),

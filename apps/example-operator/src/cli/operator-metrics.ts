@@ -1,7 +1,8 @@
 /**
  * The operator's own metrics, read at scrape time (no bookkeeping in the reconcile): addresses
  * allocated and free per pool from the controller's pool usage (the derived krt collection, or
- * computed from the caches), and policies by readiness from the policy cache.
+ * computed from the caches), policies by readiness from the policy cache, and the objects each
+ * cache holds (with `--shard-ring`, this replica's share of the policies and gateways; pools whole).
  *
  * @module
  */
@@ -48,6 +49,18 @@ export function registerOperatorMetrics(
         counts[status] += 1;
       }
       for (const [ready, n] of Object.entries(counts)) this.set({ ready }, n);
+    },
+  });
+  new prom.Gauge({
+    name: 'egress_cached_objects',
+    help: 'Objects in the operator’s informer caches, by resource (policies and gateways: this shard’s share).',
+    labelNames: ['resource'],
+    registers: [registry],
+    collect() {
+      const { policies, pools, deployments } = controller.clients;
+      this.set({ resource: 'egressgatewaypolicies' }, policies.list().length);
+      this.set({ resource: 'ipampools' }, pools.list().length);
+      this.set({ resource: 'deployments' }, deployments.list().length);
     },
   });
 }

@@ -11,7 +11,14 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { createLeaderElector, prometheusMetrics, prometheusRequestMetrics } from '@kubeloom/controllers';
+import {
+  createLeaderElector,
+  createShardRing,
+  prometheusMetrics,
+  prometheusRequestMetrics,
+  type ShardRing,
+  validateShardIdentity,
+} from '@kubeloom/controllers';
 import {
   createKubeClient,
   type KubeClient,
@@ -26,6 +33,7 @@ import { createLogger } from './logger.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { registerOperatorMetrics } from './operator-metrics.ts';
 import { type ListeningServer, startProbeServer } from './probes.ts';
+import { runShard } from './run-sharded.ts';
 import { selfSignedCertificate } from './self-signed.ts';
 
 /** The default in-cluster service-account directory. */
@@ -67,6 +75,7 @@ export async function runOperator(io: OperatorIO): Promise<number> {
   });
   const registry = new prom.Registry();
   let kube: KubeClient;
+  let ringKube: KubeClient | undefined;
   try {
     const kubeConfig = loadKubeConfig({
       kubeconfigPath: flags.kubeconfig,
@@ -76,6 +85,8 @@ export async function runOperator(io: OperatorIO): Promise<number> {
     const host = new URL(kubeConfig.getCurrentCluster()?.server ?? 'https://unknown').host;
     const requestObserver = prometheusRequestMetrics({ registry, promClient: prom, host });
     kube = createKubeClient({ kubeConfig, logger, requestObserver });
+    // The sharder's and the ring's informers run with the sharder, not with the controller's caches.
+    if (flags.shardRing) ringKube = createKubeClient({ kubeConfig, logger, requestObserver });
   } catch (error) {
     if (!(error instanceof KubeConfigError)) throw error;
     logger.error('cannot load a Kubernetes configuration', { err: error });
@@ -83,9 +94,10 @@ export async function runOperator(io: OperatorIO): Promise<number> {
   }
   const servers: ListeningServer[] = [];
   try {
-    return await operate({ io, flags, kube, logger, servers, saDir, registry });
+    return await operate({ io, flags, kube, ringKube, logger, servers, saDir, registry });
   } finally {
     await Promise.all(servers.map((s) => s.close()));
+    await ringKube?.[Symbol.asyncDispose]();
     await kube[Symbol.asyncDispose]();
     logger.info('stopped');
   }
@@ -95,25 +107,58 @@ interface Running {
   readonly io: OperatorIO;
   readonly flags: OperatorFlags;
   readonly kube: KubeClient;
+  /** Set with `--shard-ring`: the sharder's and the ring view's client. */
+  readonly ringKube: KubeClient | undefined;
   readonly logger: Logger;
   readonly servers: ListeningServer[];
   readonly saDir: string;
   readonly registry: prom.Registry;
 }
 
-async function operate({ io, flags, kube, logger, servers, saDir, registry }: Running): Promise<number> {
+/** With `--shard-ring`: the replica's identity, the Lease namespace and the ring view. */
+interface Sharding {
+  readonly identity: string;
+  readonly namespace: string;
+  readonly ring: ShardRing;
+}
+
+async function operate(running: Running): Promise<number> {
+  const { io, flags, kube, ringKube, logger, saDir, registry } = running;
   prom.collectDefaultMetrics({ register: registry });
   const metrics = prometheusMetrics({ registry, promClient: prom });
+  let sharding: Sharding | undefined;
+  if (flags.shardRing && ringKube) {
+    const identity = flags.shardIdentity ?? io.env.POD_NAME ?? hostname();
+    const namespace = flags.leaderElectionNamespace ?? (await podNamespace(io.env, saDir));
+    try {
+      validateShardIdentity(identity); // a Lease name and a label value
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      logger.error(`cannot join ring ${flags.shardRing} (set --shard-identity)`, { err: error });
+      return 2;
+    }
+    const ring = createShardRing({ kube: ringKube, ring: flags.shardRing, namespace });
+    sharding = { identity, namespace, ring };
+  }
   const controller = createEgressController(kube, {
     namespace: flags.namespace,
     workers: flags.concurrency,
     poolSummary: flags.poolSummary,
     logger,
     metrics,
+    ...(sharding
+      ? {
+          shard: {
+            ring: sharding.ring.labels.ring,
+            identity: sharding.identity,
+            owns: (key: string) => sharding.ring.hashRing().shardFor(key) === sharding.identity,
+          },
+        }
+      : {}),
   });
   // try/finally rather than `await using`: the operator runs on Node 22.19, which lacks it.
   try {
-    return await serve({ io, flags, kube, logger, servers, registry, saDir, controller, metrics });
+    return await serve({ ...running, controller, metrics, sharding });
   } finally {
     await controller[Symbol.asyncDispose]();
   }
@@ -122,18 +167,21 @@ async function operate({ io, flags, kube, logger, servers, saDir, registry }: Ru
 interface Serving extends Running {
   readonly controller: EgressController;
   readonly metrics: ReturnType<typeof prometheusMetrics>;
+  readonly sharding: Sharding | undefined;
 }
 
 async function serve({
   io,
   flags,
   kube,
+  ringKube,
   logger,
   servers,
   registry,
   saDir,
   controller,
   metrics,
+  sharding,
 }: Serving): Promise<number> {
   registerOperatorMetrics(registry, controller);
   let informersSynced = false;
@@ -155,6 +203,21 @@ async function serve({
   informersSynced = await kube.runAndWait(io.signal);
   if (!informersSynced) return 0; // stopped while syncing
   logger.info('caches synced');
+  if (sharding && ringKube) {
+    return runShard({
+      kube,
+      ringKube,
+      ring: sharding.ring,
+      controller,
+      identity: sharding.identity,
+      namespace: sharding.namespace,
+      watchNamespace: flags.namespace,
+      timings: LEASE,
+      logger,
+      metrics,
+      signal: io.signal,
+    });
+  }
   if (!flags.leaderElect) {
     await controller.run(io.signal);
     return 0;

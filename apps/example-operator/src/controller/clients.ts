@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Client, createClient, type InformerIndex } from '@kubeloom/kclient';
+import { type Client, createClient, type InformerIndex, type ShardRef, shardSelector } from '@kubeloom/kclient';
 import { builtins, type KubeClient } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import {
@@ -30,10 +30,18 @@ export interface OperatorClients {
   readonly policiesByUid: InformerIndex<EgressGatewayPolicy>;
 }
 
+/** The label every gateway Deployment carries (the Deployment informer's and the sharder's selector). */
+export const GATEWAY_SELECTOR = 'app.kubernetes.io/name=egress-gateway';
+
 /** Options of {@link createOperatorClients}. */
 export interface OperatorClientsOptions {
   /** Watch policies and Deployments in this namespace only (pools are cluster-scoped). Default: all. */
   readonly namespace?: string | undefined;
+  /**
+   * Cache only this shard's policies and gateway Deployments (server-side label selector
+   * `shard.kubeloom.dev/<ring>=<identity>`); pools stay whole. Default: every object.
+   */
+  readonly shard?: ShardRef | undefined;
 }
 
 /** Builds the clients and indexes; nothing is started (the `KubeClient` starts the informers). */
@@ -42,11 +50,16 @@ export function createOperatorClients(
   options: OperatorClientsOptions = {},
 ): OperatorClients {
   const scope = options.namespace ? { namespace: options.namespace } : {};
-  const policies = createEgressGatewayPolicyClient(kube, { ...scope, fieldManager: FIELD_MANAGER });
+  const shard = options.shard;
+  const policies = createEgressGatewayPolicyClient(kube, {
+    ...scope,
+    ...(shard ? { labelSelector: shardSelector(shard) } : {}),
+    fieldManager: FIELD_MANAGER,
+  });
   const pools = createIPAMPoolClient(kube, { fieldManager: FIELD_MANAGER });
   const deployments = createClient<V1Deployment>(kube, builtins.Deployment, {
     ...scope,
-    labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'egress-gateway' } },
+    labelSelector: shard ? shardSelector(shard, GATEWAY_SELECTOR) : GATEWAY_SELECTOR,
     fieldManager: FIELD_MANAGER,
   });
   return {

@@ -14,11 +14,12 @@ import {
   extract,
   objectHandler,
   type Queue,
+  type Reconciler,
 } from '@kubeloom/controllers';
 import type { Collection } from '@kubeloom/krt';
 import { type KubeClient, type Logger, noopLogger, type ObjectKey } from '@kubeloom/kube';
 import { findCondition } from '../domain/conditions.ts';
-import { orphanCandidates, type PoolUsage, poolUsage } from '../domain/pool-summary.ts';
+import { type OrphanCandidate, orphanCandidates, type PoolUsage, poolUsage } from '../domain/pool-summary.ts';
 import {
   type EgressGatewayPolicy,
   EgressGatewayPolicyResource,
@@ -26,6 +27,7 @@ import {
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { createOperatorClients, type OperatorClients } from './clients.ts';
 import { poolUsageCollection } from './pool-usage.ts';
+import { type ControllerShard, shardedParts } from './sharding.ts';
 import {
   allocate,
   convergeGateway,
@@ -64,6 +66,12 @@ export interface EgressControllerOptions {
   readonly now?: (() => Date) | undefined;
   /** See {@link PoolSummaryMode}. Default `'krt'`. */
   readonly poolSummary?: PoolSummaryMode | undefined;
+  /**
+   * Run as one shard of a ring: cache and reconcile only the policies (and their gateway
+   * Deployments) labelled for this shard, acknowledge drains, look for orphans only among this
+   * shard's policies (see `src/controller/sharding.ts`). Default: every policy.
+   */
+  readonly shard?: ControllerShard | undefined;
 }
 
 /** A running-or-ready EgressGatewayPolicy controller. */
@@ -93,7 +101,8 @@ export function createEgressController(
   kube: KubeClient,
   options: EgressControllerOptions = {},
 ): EgressController {
-  const clients = createOperatorClients(kube, { namespace: options.namespace });
+  const shard = options.shard;
+  const clients = createOperatorClients(kube, { namespace: options.namespace, shard });
   const logger = options.logger ?? noopLogger;
   const now = options.now ?? (() => new Date());
   const common = {
@@ -108,21 +117,29 @@ export function createEgressController(
   const stopCollections = new AbortController();
   const usage: Collection<PoolUsage> | undefined =
     mode === 'krt' ? poolUsageCollection(clients, { signal: stopCollections.signal }) : undefined;
+  // A shard caches only its own policies: every other shard's allocation would look orphaned.
+  const ours = shard
+    ? (list: readonly OrphanCandidate[]) => list.filter((c) => shard.owns(`${c.namespace}/${c.name}`))
+    : (list: readonly OrphanCandidate[]) => list;
   const candidates = usage
-    ? (pool: IPAMPool) => usage.get(name(pool))?.orphanCandidates ?? []
+    ? (pool: IPAMPool) => ours(usage.get(name(pool))?.orphanCandidates ?? [])
     : (pool: IPAMPool) => {
         const known = new Set<string>();
         for (const a of pool.status?.allocations ?? [])
           if (clients.policiesByUid.lookup(a.owner.uid).length > 0) known.add(a.owner.uid);
-        return orphanCandidates(pool, known);
+        return ours(orphanCandidates(pool, known));
       };
 
+  const reconcile: Reconciler<ObjectKey> = (key, ctx) => reconcilePolicy(context(ctx.signal), key);
+  let policyReconciler = reconcile;
   const policyQueue: Queue<ObjectKey> = createQueue<ObjectKey>({
     name: 'egressgatewaypolicy',
     workers: options.workers ?? 1,
-    reconciler: (key, ctx) => reconcilePolicy(context(ctx.signal), key),
+    reconciler: (key, ctx) => policyReconciler(key, ctx),
     ...common,
   });
+  const sharded = shard ? shardedParts({ kube, clients, shard, policyQueue, reconcile, logger }) : undefined;
+  if (sharded) policyReconciler = sharded.reconciler;
   const poolQueue: Queue<string> = createQueue<string>({
     name: 'ipampool',
     reconciler: (name, ctx) => summarizePool(context(ctx.signal), { name, candidates }),
@@ -172,8 +189,10 @@ export function createEgressController(
     ),
   ];
   const usageRegistration = usage?.register((e) => {
-    if (e.new?.needsSummary()) poolQueue.add(e.new.name);
+    if (e.new && (!e.new.statusCurrent || ours(e.new.orphanCandidates).length > 0)) poolQueue.add(e.new.name);
   });
+  const queues = [policyQueue, poolQueue, ...(sharded ? [sharded.deploymentDrains] : [])];
+  const registrations = [...handlers, ...(sharded?.registrations ?? [])];
 
   return {
     clients,
@@ -182,12 +201,12 @@ export function createEgressController(
         'egress controller',
         signal,
         () => clients.policies.hasSynced() && clients.pools.hasSynced() && clients.deployments.hasSynced(),
-        ...handlers.map((h) => () => h.hasSynced()),
+        ...registrations.map((h) => () => h.hasSynced()),
         () => usageRegistration?.hasSynced() ?? true,
       );
-      if (synced) await Promise.all([policyQueue.run(signal), poolQueue.run(signal)]);
-      else await Promise.all([policyQueue[Symbol.asyncDispose](), poolQueue[Symbol.asyncDispose]()]);
-      for (const h of handlers) h.remove();
+      if (synced) await Promise.all(queues.map((q) => q.run(signal)));
+      else await Promise.all(queues.map((q) => q[Symbol.asyncDispose]()));
+      for (const h of registrations) h.remove();
     },
     hasSynced: () => policyQueue.hasSynced() && poolQueue.hasSynced(),
     poolUsage: () =>

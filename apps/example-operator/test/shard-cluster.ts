@@ -1,0 +1,341 @@
+/**
+ * A sharded egress operator on a real plane, for the sharding proof (`sharding.integration.test.ts`)
+ * and its benchmark (`bench/sharding.bench.ts`): the deploy base applied with kubectl, operator
+ * processes started as Pods of the manifests' ServiceAccount with `--shard-ring`, and what the
+ * proof reads: where every policy and gateway sits (a live list), what each replica caches (its
+ * `egress_cached_objects` gauge), the reconcile start/end records of every process, and an audit
+ * of the pools that fails on any address held twice.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { hashRing, shardLabels } from '@kubeloom/controllers';
+import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
+import { type ControlPlane, findBinary, startControlPlane, waitFor } from '@kubeloom/testing';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { type OperatorProcess, startOperatorProcess } from '../scripts/replica.ts';
+import { GATEWAY_SELECTOR } from '../src/controller/clients.ts';
+import { findCondition } from '../src/domain/conditions.ts';
+import {
+  type EgressGatewayPolicy,
+  EgressGatewayPolicyResource,
+  type IPAMPool,
+  IPAMPoolResource,
+} from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
+
+const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
+const SYSTEM = 'kubeloom-egress-system';
+const SA = 'kubeloom-egress-operator';
+/** The ring every replica joins. */
+export const RING = 'egress';
+const LABELS = shardLabels(RING);
+const TYPE_META = { apiVersion: 'egress.kubeloom.dev/v1alpha1' };
+
+/** One reconcile of one policy by one replica (epoch milliseconds; `end` undefined: never finished). */
+export interface ReconcileRecord {
+  readonly shard: string;
+  readonly key: string;
+  readonly start: number;
+  readonly end: number | undefined;
+}
+
+/** Where policies and gateways stand, by a live list. */
+export interface Placement {
+  /** Shard label per policy key (`''` when unassigned). */
+  readonly owner: ReadonlyMap<string, string>;
+  /** Policies per shard label. */
+  readonly spread: ReadonlyMap<string, number>;
+  /** Gateway Deployments per shard label. */
+  readonly gateways: ReadonlyMap<string, number>;
+  readonly policies: readonly EgressGatewayPolicy[];
+  readonly deployments: readonly V1Deployment[];
+}
+
+/** A sharded operator deployment on its own plane. */
+export interface ShardCluster extends AsyncDisposable {
+  readonly plane: ControlPlane;
+  readonly admin: KubeClient;
+  /** The namespace of the policies. */
+  readonly namespace: string;
+  /** Running (and killed) replicas by name. */
+  readonly replicas: ReadonlyMap<string, OperatorProcess>;
+  /** Starts a replica (`POD_NAME` = its shard identity) and waits until it joined the ring. */
+  start(name: string): Promise<OperatorProcess>;
+  /** SIGKILL: no release of its Lease, no clean stop; resolves once it exited. */
+  kill(name: string): Promise<void>;
+  /** Creates `count` policies (1 address each) spread round-robin over the pools. */
+  createPolicies(count: number): Promise<string[]>;
+  /** The live placement of policies and gateways. */
+  placement(): Promise<Placement>;
+  /**
+   * The placement once every policy and its gateway sit on the shard the ring of `members` gives
+   * the policy, none is draining, every policy holds its address, and each member's cache holds
+   * exactly its share; otherwise throws what is missing (for `waitFor`).
+   */
+  converged(members: readonly string[]): Promise<Placement>;
+  /** What `name` caches, from its `egress_cached_objects` gauge. */
+  cached(name: string): Promise<{ policies: number; deployments: number; pools: number }>;
+  /** Every reconcile record of every replica so far; a killed replica's open ones end at its death. */
+  reconciles(): ReconcileRecord[];
+}
+
+/** Options of {@link startShardCluster}. */
+export interface ShardClusterOptions {
+  /** IPAMPools `10.<i>.0.0/20` (4094 addresses each). Default 4. */
+  readonly pools?: number;
+  /** Operator flags beside `--shard-ring`. */
+  readonly args?: readonly string[];
+}
+
+/** Starts a plane (no workloads: gateways need not run for sharding), applies `deploy/`, creates the pools. */
+export async function startShardCluster(options: ShardClusterOptions = {}): Promise<ShardCluster> {
+  const plane = await startControlPlane();
+  const admin = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
+  const replicas = new Map<string, OperatorProcess>();
+  const deaths = new Map<string, number>();
+  const namespace = 'tenants';
+  const pools = options.pools ?? 4;
+  try {
+    const kubectl = (...args: string[]) => {
+      const r = spawnSync(findBinary('kubectl'), ['--kubeconfig', plane.kubeconfigPath, ...args], {
+        encoding: 'utf8',
+      });
+      if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    };
+    kubectl('apply', '-k', DEPLOY);
+    kubectl(
+      'wait',
+      '--for=condition=Established',
+      '--timeout=120s',
+      'crd/ipampools.egress.kubeloom.dev',
+      'crd/egressgatewaypolicies.egress.kubeloom.dev',
+    );
+    await admin.api.create(builtins.Namespace, { metadata: { name: namespace } });
+    for (let p = 0; p < pools; p++)
+      await waitFor(`pool-${p} created`, () =>
+        admin.api.create(IPAMPoolResource, {
+          ...TYPE_META,
+          kind: 'IPAMPool',
+          metadata: { name: `pool-${p}` },
+          spec: { cidrs: [`10.${p}.0.0/20`] },
+        }),
+      );
+  } catch (error) {
+    await admin[Symbol.asyncDispose]();
+    await plane[Symbol.asyncDispose]();
+    throw error;
+  }
+
+  const scrape = async (name: string) => {
+    const p = replicas.get(name);
+    if (!p) throw new Error(`no replica ${name}`);
+    const port = await p.port('serving metrics');
+    return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  };
+  const gauge = (text: string, resource: string) => {
+    const m = new RegExp(`^egress_cached_objects\\{resource="${resource}"\\} (\\d+)`, 'm').exec(text);
+    if (!m) throw new Error(`no egress_cached_objects{resource="${resource}"} in the scrape`);
+    return Number(m[1]);
+  };
+
+  const placement = async (): Promise<Placement> => {
+    const policies = (await admin.api.list(EgressGatewayPolicyResource, { namespace }))
+      .items as EgressGatewayPolicy[];
+    const gateways = (await admin.api.list(builtins.Deployment, { namespace, labelSelector: GATEWAY_SELECTOR }))
+      .items as V1Deployment[];
+    const owner = new Map<string, string>();
+    const spread = new Map<string, number>();
+    for (const p of policies) {
+      const shard = p.metadata?.labels?.[LABELS.shard] ?? '';
+      owner.set(`${namespace}/${p.metadata?.name}`, shard);
+      spread.set(shard, (spread.get(shard) ?? 0) + 1);
+    }
+    const perShard = new Map<string, number>();
+    for (const d of gateways) {
+      const shard = d.metadata?.labels?.[LABELS.shard] ?? '';
+      perShard.set(shard, (perShard.get(shard) ?? 0) + 1);
+    }
+    return { owner, spread, gateways: perShard, policies, deployments: gateways };
+  };
+
+  return {
+    plane,
+    admin,
+    namespace,
+    replicas,
+    async start(name) {
+      const pod = await plane.inClusterEnv(SYSTEM, SA);
+      const p = startOperatorProcess({
+        name,
+        env: { ...pod.env, KUBELOOM_SERVICE_ACCOUNT_DIR: pod.serviceAccountDir, POD_NAMESPACE: SYSTEM },
+        args: [`--shard-ring=${RING}`, '--metrics-secure=false', '--concurrency=4', ...(options.args ?? [])],
+      });
+      replicas.set(name, p);
+      await Promise.race([
+        p.waitForLog('joined the ring', (r) => r.msg === 'joined the ring, starting workers', 120_000),
+        p.exited.then((e) => {
+          throw new Error(`${name} exited (${JSON.stringify(e)}) before joining: ${lastLines(p)}`);
+        }),
+      ]);
+      return p;
+    },
+    async kill(name) {
+      const p = replicas.get(name);
+      if (!p) throw new Error(`no replica ${name}`);
+      p.child.kill('SIGKILL');
+      await p.exited;
+      deaths.set(name, Date.now());
+    },
+    createPolicies: async (count) => {
+      const names = Array.from({ length: count }, (_, i) => `policy-${i}`);
+      for (let i = 0; i < names.length; i += 25)
+        await Promise.all(
+          names.slice(i, i + 25).map((name, j) =>
+            admin.api.create(EgressGatewayPolicyResource, {
+              ...TYPE_META,
+              kind: 'EgressGatewayPolicy',
+              metadata: { name, namespace },
+              spec: {
+                podSelector: { matchLabels: { app: name } },
+                ipamPoolRef: { name: `pool-${(i + j) % pools}` },
+                gateway: { replicas: 1 },
+              },
+            }),
+          ),
+        );
+      return names;
+    },
+    placement,
+    async converged(members) {
+      const p = await placement();
+      const ring = hashRing(members);
+      const counts = JSON.stringify(Object.fromEntries(p.spread));
+      const byPolicy = new Map(p.policies.map((x) => [x.metadata?.name ?? '', x]));
+      for (const pol of p.policies) {
+        const key = `${namespace}/${pol.metadata?.name}`;
+        const labels = pol.metadata?.labels ?? {};
+        if (labels[LABELS.drain] !== undefined) throw new Error(`${key} is draining; policies per shard ${counts}`);
+        if (labels[LABELS.shard] !== ring.shardFor(key))
+          throw new Error(`${key} on ${labels[LABELS.shard] || 'no shard'}, not ${ring.shardFor(key)}; ${counts}`);
+        if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True')
+          throw new Error(`${key} holds no address yet; policies per shard ${counts}`);
+      }
+      for (const d of p.deployments) {
+        const owner = d.metadata?.ownerReferences?.find((r) => r.controller)?.name ?? '';
+        const shard = byPolicy.get(owner)?.metadata?.labels?.[LABELS.shard];
+        const labels = d.metadata?.labels ?? {};
+        if (labels[LABELS.drain] !== undefined || labels[LABELS.shard] !== shard)
+          throw new Error(`gateway ${d.metadata?.name} on ${labels[LABELS.shard] || 'no shard'}, its policy on ${shard}`);
+      }
+      if (p.deployments.length !== p.policies.length)
+        throw new Error(`${p.deployments.length} gateways for ${p.policies.length} policies`);
+      for (const m of members) {
+        const text = await scrape(m);
+        const own = p.spread.get(m) ?? 0;
+        const policies = gauge(text, 'egressgatewaypolicies');
+        const deployments = gauge(text, 'deployments');
+        if (policies !== own || deployments !== (p.gateways.get(m) ?? 0))
+          throw new Error(`${m} caches ${policies} policies and ${deployments} gateways, owns ${own}`);
+      }
+      return p;
+    },
+    async cached(name) {
+      const text = await scrape(name);
+      return {
+        policies: gauge(text, 'egressgatewaypolicies'),
+        deployments: gauge(text, 'deployments'),
+        pools: gauge(text, 'ipampools'),
+      };
+    },
+    reconciles() {
+      const out: ReconcileRecord[] = [];
+      for (const [name, p] of replicas) {
+        const open = new Map<string, number>();
+        for (const r of p.logs) {
+          if (r.msg === 'reconcile started') open.set(String(r.key), Number(r.at));
+          else if (r.msg === 'reconcile finished') {
+            const start = open.get(String(r.key));
+            open.delete(String(r.key));
+            if (start !== undefined)
+              out.push({ shard: String(r.shard), key: String(r.key), start, end: Number(r.at) });
+          }
+        }
+        const died = deaths.get(name);
+        for (const [key, start] of open) out.push({ shard: name, key, start, end: died });
+      }
+      return out;
+    },
+    async [Symbol.asyncDispose]() {
+      await Promise.all([...replicas.values()].map((p) => p[Symbol.asyncDispose]()));
+      await admin[Symbol.asyncDispose]();
+      await plane[Symbol.asyncDispose]();
+    },
+  };
+}
+
+function lastLines(p: OperatorProcess): string {
+  return p.logs
+    .slice(-5)
+    .map((r) => JSON.stringify(r))
+    .join('\n');
+}
+
+/**
+ * Pairs of reconciles of one policy by two replicas that overlapped in time (a record without an
+ * end overlaps everything after its start).
+ */
+export function overlaps(records: readonly ReconcileRecord[]): string[] {
+  const byKey = new Map<string, ReconcileRecord[]>();
+  for (const r of records) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
+  const found: string[] = [];
+  for (const [key, list] of byKey) {
+    const sorted = [...list].sort((a, b) => a.start - b.start);
+    for (let i = 0; i < sorted.length; i++)
+      for (let j = i + 1; j < sorted.length; j++) {
+        const a = sorted[i]!;
+        const b = sorted[j]!;
+        if (b.start >= (a.end ?? Number.POSITIVE_INFINITY)) break;
+        if (a.shard !== b.shard) found.push(`${key}: ${a.shard} [${a.start}, ${a.end}] and ${b.shard} [${b.start}, ${b.end}]`);
+      }
+  }
+  return found;
+}
+
+/** Addresses held twice in the pools' allocation tables (across all pools), as `ip: uid, uid`. */
+export function duplicateAllocations(pools: readonly IPAMPool[]): string[] {
+  const seen = new Map<string, string>();
+  const twice: string[] = [];
+  for (const pool of pools)
+    for (const a of pool.status?.allocations ?? []) {
+      const other = seen.get(a.ip);
+      if (other !== undefined) twice.push(`${a.ip}: ${other}, ${a.owner.uid}`);
+      seen.set(a.ip, a.owner.uid);
+    }
+  return twice;
+}
+
+/**
+ * Lists the pools every `intervalMs` until `signal` aborts and records any address held twice;
+ * resolves to what it saw.
+ */
+export async function auditAllocations(
+  admin: KubeClient,
+  options: { readonly signal: AbortSignal; readonly intervalMs?: number },
+): Promise<{ checks: number; duplicates: string[] }> {
+  const duplicates: string[] = [];
+  let checks = 0;
+  while (!options.signal.aborted) {
+    const pools = (await admin.api.list(IPAMPoolResource, {}).catch(() => undefined))?.items as
+      | IPAMPool[]
+      | undefined;
+    if (pools) {
+      checks++;
+      duplicates.push(...duplicateAllocations(pools));
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, options.intervalMs ?? 500);
+      options.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+  return { checks, duplicates };
+}

@@ -1,0 +1,148 @@
+/**
+ * The operator sharded over a ring of replicas (`--shard-ring`) on a real plane: three operator
+ * processes, running as Pods of the manifests' ServiceAccount (so with exactly the RBAC `deploy/`
+ * grants), share 300 policies; one is SIGKILLed, a fourth joins; policies keep changing
+ * meanwhile. No workloads plane: sharding moves policies and their gateway Deployments between
+ * caches, which needs the Deployment objects, not running gateway pods (and the controller-manager,
+ * scheduler and nodes would only add load).
+ */
+
+import { setTimeout as delay } from 'node:timers/promises';
+import { hashRing } from '@kubeloom/controllers';
+import { waitFor } from '@kubeloom/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EgressGatewayPolicyResource } from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import {
+  auditAllocations,
+  overlaps,
+  type Placement,
+  type ShardCluster,
+  startShardCluster,
+} from './shard-cluster.ts';
+
+const POLICIES = 300;
+/** The operator's Lease timings (`src/cli/run-operator.ts`). */
+const LEASE_DURATION_MS = 15_000;
+const RETRY_PERIOD_MS = 2_000;
+/**
+ * A bound for the objects per shard: 300 keys hashed onto 3 shards put a binomial count on each
+ * (σ = √(300 · ⅓ · ⅔) ≈ 8.2, i.e. 8 % of an even 100), plus the ring's own imbalance (1000 virtual
+ * nodes: a few %). ±10 % would be 1.2 σ — a third of all key sets would miss it; 3 σ + 5 % ≈ ±30 %
+ * is the sound bound at this N. At 3,000 policies σ is 2.6 %, and ±10 % holds (the benchmark).
+ */
+const SPREAD_BOUND = 3 * Math.sqrt((POLICIES * (1 / 3) * (2 / 3)) / (POLICIES / 3) ** 2) + 0.05;
+/** Bounds of every wait: generous, for a loaded two-core machine. */
+const CONVERGE_MS = 240_000;
+
+let cluster: ShardCluster;
+
+beforeAll(async () => {
+  cluster = await startShardCluster({ pools: 4 });
+}, 300_000);
+
+afterAll(async () => {
+  await cluster?.[Symbol.asyncDispose]();
+});
+
+describe('the egress operator sharded over a ring of replicas', () => {
+  it('spreads 300 policies over 3 replicas, each caching only its share; a SIGKILLed replica’s share moves within lease duration + retry; a fourth takes ≈ 1/4; no policy reconciled by two replicas at once; no address allocated twice', async () => {
+    const audit = new AbortController();
+    const auditing = auditAllocations(cluster.admin, { signal: audit.signal });
+    const churn = new AbortController();
+    let churning: Promise<number> | undefined;
+    try {
+      await Promise.all(['shard-a', 'shard-b', 'shard-c'].map((n) => cluster.start(n)));
+      const names = await cluster.createPolicies(POLICIES);
+      const converge = (what: string, members: string[]) =>
+        waitFor(what, () => cluster.converged(members), { timeoutMs: CONVERGE_MS, intervalMs: 1000 });
+
+      const three = await converge('3 replicas to converge', ['shard-a', 'shard-b', 'shard-c']);
+      expect([...three.spread.keys()].sort()).toEqual(['shard-a', 'shard-b', 'shard-c']);
+      for (const n of three.spread.values())
+        expect(Math.abs(n - POLICIES / 3)).toBeLessThanOrEqual((SPREAD_BOUND * POLICIES) / 3);
+      const cached = await Promise.all(['shard-a', 'shard-b', 'shard-c'].map((n) => cluster.cached(n)));
+      // converged() checked each replica's gauges against its share; the pools stay whole.
+      for (const c of cached) expect(c.pools).toBe(4);
+      expect(cached.reduce((sum, c) => sum + c.policies, 0)).toBe(POLICIES);
+
+      // Churn: keep changing specs, so policies are reconciled again and again while shards move.
+      churning = (async () => {
+        let i = 0;
+        while (!churn.signal.aborted) {
+          const name = names[(i * 7919) % names.length]!;
+          i++;
+          await cluster.admin.api
+            .patch(
+              { resource: EgressGatewayPolicyResource, name, namespace: cluster.namespace },
+              { spec: { gateway: { replicas: 1 + (i % 2) } } },
+              { type: 'merge', signal: churn.signal },
+            )
+            .catch(() => {});
+          // Paced (about 20 changes a second), so the churn does not starve the replicas' requests.
+          await delay(50, undefined, { signal: churn.signal }).catch(() => {});
+        }
+        return i;
+      })();
+
+      const killedAt = Date.now();
+      await cluster.kill('shard-b');
+      const afterKill = await converge('the killed replica’s policies to move', ['shard-a', 'shard-c']);
+      const killToConvergedMs = Date.now() - killedAt;
+      const moved = movedKeys(three, afterKill);
+      expect(moved.length).toBe(three.spread.get('shard-b'));
+      for (const key of moved) expect(three.owner.get(key)).toBe('shard-b');
+      // Not before its Lease expired (its last renewal was at most a retry period before the kill)…
+      expect(killToConvergedMs).toBeGreaterThan(LEASE_DURATION_MS - RETRY_PERIOD_MS);
+      // …and within lease duration + retry, plus a generous margin for a loaded machine (the moved
+      // policies' reconciles by their new owners included).
+      expect(killToConvergedMs).toBeLessThan(LEASE_DURATION_MS + RETRY_PERIOD_MS + 120_000);
+      // Every moved policy was reconciled by its new owner after the kill.
+      const reconciledAfterKill = new Set(
+        cluster
+          .reconciles()
+          .filter((r) => r.start >= killedAt && r.shard === afterKill.owner.get(r.key))
+          .map((r) => r.key),
+      );
+      expect(moved.filter((k) => !reconciledAfterKill.has(k))).toEqual([]);
+
+      await cluster.start('shard-d');
+      const four = await converge('a fourth replica to take its share', ['shard-a', 'shard-c', 'shard-d']);
+      const joinMoves = movedKeys(afterKill, four);
+      for (const key of joinMoves) expect(four.owner.get(key)).toBe('shard-d');
+      // ≈ 1/3 of the policies move onto the third member (and only onto it).
+      expect(joinMoves.length).toBeGreaterThan(POLICIES / 3 / 2);
+      expect(joinMoves.length).toBeLessThan((POLICIES / 3) * 1.5);
+      expect(joinMoves.length).toBe(
+        [...four.owner.keys()].filter((k) => hashRing(['shard-a', 'shard-c', 'shard-d']).shardFor(k) === 'shard-d')
+          .length,
+      );
+
+      churn.abort();
+      const patches = await churning;
+      await converge('the ring to settle after the churn', ['shard-a', 'shard-c', 'shard-d']);
+      audit.abort();
+      const { checks, duplicates } = await auditing;
+      expect(duplicates).toEqual([]);
+      expect(checks).toBeGreaterThan(10);
+      const log = cluster.reconciles();
+      expect(overlaps(log)).toEqual([]);
+      expect(new Set(log.map((r) => r.shard))).toEqual(new Set(['shard-a', 'shard-b', 'shard-c', 'shard-d']));
+      console.info(
+        `sharded operator (real plane): spread ${JSON.stringify(Object.fromEntries(three.spread))} ` +
+          `(bound ±${(SPREAD_BOUND * 100).toFixed(0)} %), killed replica's ${moved.length} policies moved and ` +
+          `converged ${(killToConvergedMs / 1000).toFixed(1)} s after SIGKILL, a fourth took ${joinMoves.length}/` +
+          `${POLICIES}, ${log.length} reconciles over ${patches} spec changes without overlap, ${checks} pool audits`,
+      );
+    } finally {
+      churn.abort();
+      await churning;
+      audit.abort();
+      await auditing;
+    }
+  }, 900_000);
+});
+
+/** Policy keys whose shard differs between two placements. */
+function movedKeys(before: Placement, after: Placement): string[] {
+  return [...after.owner].filter(([key, owner]) => before.owner.get(key) !== owner).map(([key]) => key);
+}
