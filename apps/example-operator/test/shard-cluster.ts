@@ -8,6 +8,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { hashRing, shardLabels } from '@kubeloom/controllers';
 import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
@@ -27,7 +28,7 @@ const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
 const SYSTEM = 'kubeloom-egress-system';
 const SA = 'kubeloom-egress-operator';
 /** The ring every replica joins. */
-export const RING = 'egress';
+const RING = 'egress';
 const LABELS = shardLabels(RING);
 const TYPE_META = { apiVersion: 'egress.kubeloom.dev/v1alpha1' };
 
@@ -141,8 +142,9 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
   const placement = async (): Promise<Placement> => {
     const policies = (await admin.api.list(EgressGatewayPolicyResource, { namespace }))
       .items as EgressGatewayPolicy[];
-    const gateways = (await admin.api.list(builtins.Deployment, { namespace, labelSelector: GATEWAY_SELECTOR }))
-      .items as V1Deployment[];
+    const gateways = (
+      await admin.api.list(builtins.Deployment, { namespace, labelSelector: GATEWAY_SELECTOR })
+    ).items as V1Deployment[];
     const owner = new Map<string, string>();
     const spread = new Map<string, number>();
     for (const p of policies) {
@@ -214,9 +216,12 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       for (const pol of p.policies) {
         const key = `${namespace}/${pol.metadata?.name}`;
         const labels = pol.metadata?.labels ?? {};
-        if (labels[LABELS.drain] !== undefined) throw new Error(`${key} is draining; policies per shard ${counts}`);
+        if (labels[LABELS.drain] !== undefined)
+          throw new Error(`${key} is draining; policies per shard ${counts}`);
         if (labels[LABELS.shard] !== ring.shardFor(key))
-          throw new Error(`${key} on ${labels[LABELS.shard] || 'no shard'}, not ${ring.shardFor(key)}; ${counts}`);
+          throw new Error(
+            `${key} on ${labels[LABELS.shard] || 'no shard'}, not ${ring.shardFor(key)}; ${counts}`,
+          );
         if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True')
           throw new Error(`${key} holds no address yet; policies per shard ${counts}`);
       }
@@ -225,7 +230,9 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
         const shard = byPolicy.get(owner)?.metadata?.labels?.[LABELS.shard];
         const labels = d.metadata?.labels ?? {};
         if (labels[LABELS.drain] !== undefined || labels[LABELS.shard] !== shard)
-          throw new Error(`gateway ${d.metadata?.name} on ${labels[LABELS.shard] || 'no shard'}, its policy on ${shard}`);
+          throw new Error(
+            `gateway ${d.metadata?.name} on ${labels[LABELS.shard] || 'no shard'}, its policy on ${shard}`,
+          );
       }
       if (p.deployments.length !== p.policies.length)
         throw new Error(`${p.deployments.length} gateways for ${p.policies.length} policies`);
@@ -295,14 +302,15 @@ export function overlaps(records: readonly ReconcileRecord[]): string[] {
         const a = sorted[i]!;
         const b = sorted[j]!;
         if (b.start >= (a.end ?? Number.POSITIVE_INFINITY)) break;
-        if (a.shard !== b.shard) found.push(`${key}: ${a.shard} [${a.start}, ${a.end}] and ${b.shard} [${b.start}, ${b.end}]`);
+        if (a.shard !== b.shard)
+          found.push(`${key}: ${a.shard} [${a.start}, ${a.end}] and ${b.shard} [${b.start}, ${b.end}]`);
       }
   }
   return found;
 }
 
 /** Addresses held twice in the pools' allocation tables (across all pools), as `ip: uid, uid`. */
-export function duplicateAllocations(pools: readonly IPAMPool[]): string[] {
+function duplicateAllocations(pools: readonly IPAMPool[]): string[] {
   const seen = new Map<string, string>();
   const twice: string[] = [];
   for (const pool of pools)
@@ -332,10 +340,7 @@ export async function auditAllocations(
       checks++;
       duplicates.push(...duplicateAllocations(pools));
     }
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, options.intervalMs ?? 500);
-      options.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-    });
+    await delay(options.intervalMs ?? 500, undefined, { signal: options.signal }).catch(() => {});
   }
   return { checks, duplicates };
 }

@@ -238,3 +238,40 @@ describe('createSharder', () => {
     }
   });
 });
+
+describe('createSharder with a label selector', () => {
+  it('watches and labels only the objects the selector matches', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    await kube.api.create(LeaseResource, lease('web-0', 'web-0', 600));
+    await kube.api.create(builtins.ConfigMap, configMap('ours', { app: 'gateway' }));
+    await kube.api.create(builtins.ConfigMap, configMap('foreign', { app: 'other' }));
+    await using sharder = createSharder({
+      kube,
+      ring: 'web',
+      namespace: 'default',
+      resources: [{ resource: builtins.ConfigMap, namespace: 'default', labelSelector: 'app=gateway' }],
+      logger: noopLogger,
+    });
+    const stop = new AbortController();
+    const running = sharder.run(stop.signal);
+    const shardOf = async (name: string) =>
+      (await kube.api.get({ resource: builtins.ConfigMap, name, namespace: 'default' })).metadata?.labels?.[
+        L.shard
+      ];
+    try {
+      await waitFor('the selected object labelled', async () => (await shardOf('ours')) === 'web-0', {
+        timeoutMs: 30_000,
+      });
+      // Another object that matches is labelled after it (events are handled in order), so once it
+      // is, the foreign one was never going to be.
+      await kube.api.create(builtins.ConfigMap, configMap('later', { app: 'gateway' }));
+      await waitFor('a new selected object labelled', async () => (await shardOf('later')) === 'web-0', {
+        timeoutMs: 30_000,
+      });
+      expect(await shardOf('foreign')).toBeUndefined();
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+});

@@ -23,7 +23,7 @@ import type { EgressController } from '../controller/egress-controller.ts';
 import { EgressGatewayPolicyResource } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 
 /** Lease timings of the shard Leases and of the sharder's election. */
-export interface ShardTimings {
+interface ShardTimings {
   readonly leaseDurationMs: number;
   readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;

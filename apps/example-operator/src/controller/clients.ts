@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type Client, createClient, type InformerIndex, type ShardRef, shardSelector } from '@kubeloom/kclient';
+import {
+  type Client,
+  createClient,
+  type InformerIndex,
+  type ShardRef,
+  shardSelector,
+} from '@kubeloom/kclient';
 import { builtins, type KubeClient } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import {

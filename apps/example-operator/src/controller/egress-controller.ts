@@ -27,7 +27,6 @@ import {
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { createOperatorClients, type OperatorClients } from './clients.ts';
 import { poolUsageCollection } from './pool-usage.ts';
-import { type ControllerShard, shardedParts } from './sharding.ts';
 import {
   allocate,
   convergeGateway,
@@ -37,6 +36,7 @@ import {
   summarizePool,
   writeStatus,
 } from './processors.ts';
+import { type ControllerShard, shardedParts } from './sharding.ts';
 
 /**
  * How the pool-summary pass learns which pools to visit, and where the pool metrics come from:
