@@ -1,4 +1,5 @@
 import { CelTimestamp, type CelValue, parseDuration, unorderedList } from './cel/evaluator.ts';
+import { parseTimestamp } from './cel/lib-time.ts';
 import { CEL_KEYWORDS, CEL_RESERVED_WORDS } from './cel/reserved-words.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import type { SchemaPlan } from './schema-plan.ts';
@@ -45,6 +46,13 @@ function typedString(value: string, schema: JsonSchemaProps | undefined): CelVal
     case 'date-time':
     case 'datetime':
     case 'date': {
+      if (value.length > 10) {
+        try {
+          return parseTimestamp(value, true);
+        } catch {
+          // not Go's RFC 3339: the looser reading below
+        }
+      }
       const ms = Date.parse(value.toUpperCase());
       return Number.isNaN(ms) ? value : new CelTimestamp(BigInt(ms) * 1_000_000n);
     }

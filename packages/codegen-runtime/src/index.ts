@@ -13,6 +13,7 @@ export {
   CelEvalError,
   CelObject,
   CelTimestamp,
+  CelType,
   CelUnsupportedError,
   type CelValue,
   celEquals,

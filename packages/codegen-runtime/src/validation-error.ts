@@ -1,3 +1,4 @@
+import { goFormatG } from './cel/go-format.ts';
 /** One reason an object is invalid. */
 export interface ValidationError {
   /** JSON path of the offending value, e.g. `spec.rules[0].matches`. */
@@ -35,6 +36,9 @@ export function keyPath(path: string, key: string): string {
 
 /** JSON with sorted keys (Go's `json.Marshal` of a map), as the apiserver prints values. */
 export function goJson(value: unknown): string {
+  // a number that is not an int64 is a float64 there, printed with %v (`1e-07`, `1e+21`)
+  if (typeof value === 'number' && !(Number.isInteger(value) && Math.abs(value) < 2 ** 63))
+    return goFormatG(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   return JSON.stringify(value, (_k, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)

@@ -12,8 +12,11 @@ const schema: JsonSchemaProps = {
       'x-kubernetes-validations': [
         { rule: '!has(self.min) || self.min <= self.size', message: 'min must not exceed size' },
         { rule: '!has(self.url) || isURL(self.url)', message: 'url must be a URL' },
-        // string formatting (cel-go strings extension) is not implemented client-side
-        { rule: "!has(self.url) || '%s'.format([self.url]) != ''", message: 'url must format' },
+        // protobuf type names are not known to the client-side evaluator
+        {
+          rule: '!has(self.url) || type(self.url) != google.protobuf.Timestamp',
+          message: 'url must not be a timestamp',
+        },
       ],
       properties: {
         size: { type: 'integer', minimum: 1, maximum: 10 },
@@ -81,7 +84,7 @@ describe('createValidator', () => {
     expect(r.complete).toBe(false);
     expect(r.notEvaluated).toEqual([
       expect.objectContaining({
-        rule: "!has(self.url) || '%s'.format([self.url]) != ''",
+        rule: '!has(self.url) || type(self.url) != google.protobuf.Timestamp',
         reason: expect.stringMatching(/^not evaluated client-side/),
       }),
     ]);

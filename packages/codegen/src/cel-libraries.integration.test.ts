@@ -1,6 +1,7 @@
 // Differential test of the CEL libraries kube-apiserver offers to CRD validation rules (URLs,
 // IP/CIDR, quantity, semver, lists, regex, sets, strings, format, optionals, two-variable
-// comprehensions, messageExpression, optionalOldSelf, transition rules): every case's rule sits
+// comprehensions, messageExpression, optionalOldSelf, transition rules, timestamps and durations,
+// the strings extension's format, the lists extension): every case's rule sits
 // on its own field of one CRD; each value is sent with dryRun=All and the runtime validator must
 // evaluate the rule (nothing "not evaluated"), reach the same verdict and write the same messages.
 import { writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import {
 import { type CRDObject, createTestNamespace, installCRDs, sharedControlPlane } from '@kubeloom/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CEL_LIBRARY_CASES } from '../test/cel-library-cases.ts';
+import { CEL_TIME_FORMAT_CASES } from '../test/cel-time-format-cases.ts';
 import { testOutputDir } from '../test/helpers.ts';
 
 const GROUP = 'cellibs.kubeloom.dev';
@@ -39,11 +41,13 @@ beforeAll(async () => {
 
 afterAll(() => kube?.shutdown());
 
+const CASES = [...CEL_LIBRARY_CASES, ...CEL_TIME_FORMAT_CASES];
+
 const field = (i: number) => `c${i}`;
 
 function schema(): JsonSchemaProps {
   const properties: Record<string, JsonSchemaProps> = {};
-  CEL_LIBRARY_CASES.forEach((c, i) => {
+  CASES.forEach((c, i) => {
     properties[field(i)] = {
       ...c.schema,
       'x-kubernetes-validations': [
@@ -127,7 +131,7 @@ describe('CEL libraries against kube-apiserver (dryRun=All)', () => {
     await installCRDs(sharedControlPlane().kubeConfig, [crd as unknown as CRDObject], { timeoutMs: 90_000 });
     const validator = createValidator(openAPIV3Schema);
     const probes: Probe[] = [];
-    CEL_LIBRARY_CASES.forEach((c, i) => {
+    CASES.forEach((c, i) => {
       const spec = (v: unknown) => ({ apiVersion: `${GROUP}/v1`, kind: 'CelLib', spec: { [field(i)]: v } });
       for (const v of c.values)
         probes.push({ library: c.library, label: `${c.rule} with ${JSON.stringify(v)}`, object: spec(v) });
@@ -183,7 +187,7 @@ describe('CEL libraries against kube-apiserver (dryRun=All)', () => {
         );
     }
     const lines = [
-      `CEL libraries (runtime validator vs kube-apiserver, dryRun=All): ${results.length} probes of ${CEL_LIBRARY_CASES.length} rules`,
+      `CEL libraries (runtime validator vs kube-apiserver, dryRun=All): ${results.length} probes of ${CASES.length} rules`,
       ...Object.entries(byLibrary).map(
         ([lib, s]) =>
           `  ${lib}: ${s.probes} probes (${s.rejected} rejected by the apiserver), verdicts agree ${s.agree}, messages agree ${s.sameMessages}`,

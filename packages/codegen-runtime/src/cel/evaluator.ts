@@ -1,15 +1,18 @@
 import type { CelExpr } from './ast.ts';
 import { callFunction } from './functions.ts';
+import { sortByKeys } from './lib-lists-ext.ts';
+import { timeArithmetic } from './lib-time.ts';
 import { CelOptional, OPTIONAL_NONE } from './optional.ts';
 import {
-  CelDuration,
   CelEvalError,
+  CelType,
   CelUnsupportedError,
   type CelValue,
   celCompare,
   celEquals,
   isMap,
   isNum,
+  TYPE_IDENTIFIERS,
   typeName,
 } from './values.ts';
 
@@ -19,6 +22,7 @@ export {
   CelEvalError,
   CelObject,
   CelTimestamp,
+  CelType,
   CelUnsupportedError,
   type CelValue,
   celEquals,
@@ -41,6 +45,7 @@ const MACROS = new Set([
   'transformMapEntry',
   'optMap',
   'optFlatMap',
+  'sortBy',
 ]);
 
 /** Names of function namespaces: `sets.contains(…)` is a call of `sets.contains`, not a method of `sets`. */
@@ -71,9 +76,8 @@ function arith(op: string, a: CelValue, b: CelValue): CelValue {
   }
   if (op === '+' && typeof a === 'string' && typeof b === 'string') return a + b;
   if (op === '+' && Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
-  if (a instanceof CelDuration && b instanceof CelDuration && (op === '+' || op === '-')) {
-    return new CelDuration(op === '+' ? a.nanos + b.nanos : a.nanos - b.nanos);
-  }
+  const t = timeArithmetic(op, a, b);
+  if (t !== undefined) return t;
   throw new CelEvalError(`no such overload: ${typeName(a)} ${op} ${typeName(b)}`);
 }
 
@@ -97,6 +101,24 @@ function evalOptionalMacro(e: Extract<CelExpr, { kind: 'call' }>, vars: CelBindi
 function evalMacro(e: Extract<CelExpr, { kind: 'call' }>, vars: CelBindings): CelValue {
   if (e.fn === 'optMap' || e.fn === 'optFlatMap') return evalOptionalMacro(e, vars);
   const range = evaluate(e.target!, vars);
+  if (e.fn === 'sortBy') {
+    const v = e.args[0];
+    if (v?.kind !== 'ident' || e.args.length !== 2)
+      throw new CelEvalError('sortBy() needs a variable and a key');
+    if (!Array.isArray(range)) throw new CelEvalError(`no such overload: sortBy over ${typeName(range)}`);
+    let keys: CelValue[];
+    try {
+      keys = range.map((x) => evaluate(e.args[1]!, { ...vars, [v.name]: x }));
+    } catch (error) {
+      // cel-go 0.29 hands the key list's error to @sortByAssociatedKeys, which panics on it: the
+      // apiserver reports the recovered panic.
+      if (!(error instanceof CelEvalError)) throw error;
+      throw new CelEvalError(
+        'internal error: interface conversion: *types.Err is not traits.Lister: missing method Add',
+      );
+    }
+    return sortByKeys(range, keys);
+  }
   const twoVar =
     e.args.length === 3 && ['all', 'exists', 'existsOne', 'exists_one'].includes(e.fn)
       ? true
@@ -190,7 +212,10 @@ export function evaluate(e: CelExpr, vars: CelBindings): CelValue {
     case 'literal':
       return e.value;
     case 'ident':
-      if (!Object.hasOwn(vars, e.name)) throw new CelUnsupportedError(`unknown identifier ${e.name}`);
+      if (!Object.hasOwn(vars, e.name)) {
+        if (TYPE_IDENTIFIERS.has(e.name)) return new CelType(e.name);
+        throw new CelUnsupportedError(`unknown identifier ${e.name}`);
+      }
       return vars[e.name]!;
     case 'select': {
       const operand = evaluate(e.operand, vars);

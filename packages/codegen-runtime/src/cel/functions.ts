@@ -1,15 +1,21 @@
 // The standard CEL functions, the strings extension, and the dispatch to the Kubernetes libraries.
+import { goFormatG } from './go-format.ts';
 import { formatFunction } from './lib-format.ts';
 import { celRegex, listFunction } from './lib-lists.ts';
+import { listExtFunction } from './lib-lists-ext.ts';
 import { netFunction } from './lib-net.ts';
 import { quantityFunction } from './lib-quantity.ts';
 import { semverFunction } from './lib-semver.ts';
+import { stringFormatFunction } from './lib-string-format.ts';
+import { formatDuration, formatTimestamp, parseTimestamp, timeFunction } from './lib-time.ts';
 import { urlFunction } from './lib-url.ts';
 import { CelOptional, isZeroValue, OPTIONAL_NONE, optionalMethod } from './optional.ts';
 import {
+  bytesToString,
   CelDuration,
   CelEvalError,
   CelTimestamp,
+  CelType,
   CelUnsupportedError,
   type CelValue,
   int,
@@ -142,7 +148,8 @@ function standardFunction(fn: string, target: CelValue | undefined, args: CelVal
         return BigInt(Math.trunc(v));
       }
       if (typeof v === 'string' && /^[+-]?[0-9]+$/.test(v)) return BigInt(v);
-      if (v instanceof CelTimestamp) return v.nanos / 1_000_000_000n;
+      if (v instanceof CelTimestamp) return floorDiv(v.nanos, 1_000_000_000n);
+      if (v instanceof CelDuration) return v.nanos;
       throw new CelEvalError(`int() of ${typeName(v)}`);
     }
     case 'uint': {
@@ -160,8 +167,10 @@ function standardFunction(fn: string, target: CelValue | undefined, args: CelVal
       const v = args[0]!;
       if (typeof v === 'string') return v;
       if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-      if (typeof v === 'number') return String(v);
-      if (v instanceof Uint8Array) return new TextDecoder().decode(v);
+      if (typeof v === 'number') return goFormatG(v);
+      if (v instanceof Uint8Array) return bytesToString(v);
+      if (v instanceof CelTimestamp) return formatTimestamp(v);
+      if (v instanceof CelDuration) return formatDuration(v);
       return undefined;
     }
     case 'bool': {
@@ -172,6 +181,8 @@ function standardFunction(fn: string, target: CelValue | undefined, args: CelVal
     }
     case 'dyn':
       return args[0]!;
+    case 'type':
+      return hasTarget || args.length !== 1 ? undefined : new CelType(typeName(args[0]!));
     case 'duration': {
       const v = args[0]!;
       if (v instanceof CelDuration) return v;
@@ -180,10 +191,17 @@ function standardFunction(fn: string, target: CelValue | undefined, args: CelVal
     case 'timestamp': {
       const v = args[0]!;
       if (v instanceof CelTimestamp) return v;
-      const ms = Date.parse(str(v, fn));
-      if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(v as string))
-        throw new CelEvalError(`invalid timestamp ${JSON.stringify(v)}`);
-      return new CelTimestamp(BigInt(ms) * 1_000_000n);
+      if (typeof v === 'bigint') {
+        if (v < -62135596800n || v > 253402300799n) throw new CelEvalError('timestamp overflow');
+        return new CelTimestamp(v * 1_000_000_000n);
+      }
+      try {
+        return parseTimestamp(str(v, fn));
+      } catch (e) {
+        if (e instanceof CelEvalError && e.message !== 'timestamp overflow')
+          throw new CelEvalError("type conversion error from 'string' to 'google.protobuf.Timestamp'");
+        throw e;
+      }
     }
     case 'strings.quote':
       return quote(str(args[0], fn));
@@ -208,7 +226,22 @@ function quote(s: string): string {
   return `"${[...s].map((c) => esc[c] ?? c).join('')}"`;
 }
 
-const LIBRARIES = [listFunction, urlFunction, netFunction, quantityFunction, semverFunction, formatFunction];
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+const LIBRARIES = [
+  timeFunction,
+  stringFormatFunction,
+  listExtFunction,
+  listFunction,
+  urlFunction,
+  netFunction,
+  quantityFunction,
+  semverFunction,
+  formatFunction,
+];
 
 /**
  * Calls a function (a receiver call when `target` is given; a namespaced one such as

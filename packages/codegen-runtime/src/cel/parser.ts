@@ -37,9 +37,24 @@ const OPS = [
   '}',
 ];
 
-function unescapeString(body: string, raw: boolean, pos: number): string {
+/**
+ * The value of a string or bytes literal's body. In a bytes literal `\x` and octal escapes are
+ * single bytes (`b'\xff'` is one byte), other characters their UTF-8 encoding.
+ */
+function unescapeString(
+  body: string,
+  pos: number,
+  literal: { readonly raw: boolean; readonly bytes: number[] | undefined },
+): string {
+  const { raw, bytes } = literal;
   if (raw) return body;
   let out = '';
+  const byte = (b: number) => {
+    if (!bytes) return false;
+    bytes.push(...new TextEncoder().encode(out), b);
+    out = '';
+    return true;
+  };
   for (let i = 0; i < body.length; i++) {
     const c = body[i]!;
     if (c !== '\\') {
@@ -83,14 +98,15 @@ function unescapeString(body: string, raw: boolean, pos: number): string {
         const hex = body.slice(i + 1, i + 1 + len);
         if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len)
           throw new CelSyntaxError('invalid escape', pos + i);
-        out += String.fromCodePoint(Number.parseInt(hex, 16));
+        if (n !== 'x' || !byte(Number.parseInt(hex, 16)))
+          out += String.fromCodePoint(Number.parseInt(hex, 16));
         i += len;
         break;
       }
       default:
         if (n !== undefined && /[0-7]/.test(n)) {
           const oct = body.slice(i, i + 3);
-          out += String.fromCharCode(Number.parseInt(oct, 8));
+          if (!byte(Number.parseInt(oct, 8))) out += String.fromCharCode(Number.parseInt(oct, 8));
           i += 2;
           break;
         }
@@ -139,11 +155,12 @@ function tokenize(src: string): Token[] {
         i++;
       }
       i += delim.length;
-      const text = unescapeString(body, raw, start);
+      const byteValues: number[] | undefined = bytes ? [] : undefined;
+      const text = unescapeString(body, start, { raw, bytes: byteValues });
       out.push({
         kind: bytes ? 'bytes' : 'str',
         text: src.slice(start, i),
-        value: bytes ? new TextEncoder().encode(text) : text,
+        value: byteValues ? Uint8Array.from([...byteValues, ...new TextEncoder().encode(text)]) : text,
         pos: start,
       });
       continue;

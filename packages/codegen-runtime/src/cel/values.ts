@@ -8,13 +8,19 @@ export class CelDuration {
   }
 }
 
-/** A CEL timestamp (nanoseconds since the Unix epoch). */
+/**
+ * A CEL timestamp (nanoseconds since the Unix epoch) and the UTC offset it was written with
+ * (`string()` and `format` print it in that offset, as Go's `time.Time` keeps its location).
+ */
 export class CelTimestamp {
   /** Nanoseconds since the epoch. */
   readonly nanos: bigint;
+  /** Seconds east of UTC of the offset the timestamp was written with (0 for `Z`). */
+  readonly offsetSeconds: number;
   /** Creates a timestamp. */
-  constructor(nanos: bigint) {
+  constructor(nanos: bigint, offsetSeconds = 0) {
     this.nanos = nanos;
+    this.offsetSeconds = offsetSeconds;
   }
 }
 
@@ -29,6 +35,37 @@ export abstract class CelObject {
   /** CEL equality with `other`. */
   abstract equals(other: CelValue): boolean;
 }
+
+/** A CEL type as a value (`type(x)`, the identifiers `int`, `string`, `list`, …). */
+export class CelType extends CelObject {
+  /** The CEL type name. */
+  readonly celType = 'type';
+  /** The name of the type it denotes (`int`, `string`, `list`, `google.protobuf.Duration`, …). */
+  readonly name: string;
+  /** Creates a type value. */
+  constructor(name: string) {
+    super();
+    this.name = name;
+  }
+  /** Equal to the same type. */
+  equals(other: CelValue): boolean {
+    return other instanceof CelType && other.name === this.name;
+  }
+}
+
+/** The type identifiers an expression may name (`type(self) == string`). */
+export const TYPE_IDENTIFIERS: ReadonlySet<string> = new Set([
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'string',
+  'bytes',
+  'list',
+  'map',
+  'null_type',
+  'type',
+]);
 
 /**
  * A CEL value: `null`, boolean, int/uint (bigint), double (number), string, bytes, list (array),
@@ -186,4 +223,13 @@ export function int(v: CelValue | undefined, fn: string): number {
 export function noOverload(fn: string, ...args: Array<CelValue | undefined>): CelEvalError {
   const types = args.filter((a) => a !== undefined).map((a) => typeName(a as CelValue));
   return new CelEvalError(`no such overload: ${fn}(${types.join(', ')})`);
+}
+
+/** Go's `string(bytes)` conversion in CEL: an error for bytes that are not UTF-8. */
+export function bytesToString(v: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(v);
+  } catch {
+    throw new CelEvalError('invalid UTF-8 in bytes, cannot convert to string');
+  }
 }
