@@ -193,7 +193,7 @@ function parseClause(s: string): [number, Clause] {
 }
 
 /** `format` applied to a format string and its argument list. */
-export function formatCelString(format: string, args: readonly CelValue[]): string {
+function formatCelString(format: string, args: readonly CelValue[]): string {
   let out = '';
   let argIndex = 0;
   for (let i = 0; i < format.length; ) {
