@@ -93,16 +93,19 @@ export function includeProblems(sourceFile: string, target: string): string[] {
     .filter((r) => r !== '')
     .filter(
       (r) =>
-        !new RegExp(`//\\s*#region\\s+${escape(r)}\\s*$`, 'm').test(text) ||
-        !new RegExp(`//\\s*#endregion\\s+${escape(r)}\\s*$`, 'm').test(text),
+        !new RegExp(`//\\s*#region\\s+${escapeRegExp(r)}\\s*$`, 'm').test(text) ||
+        !new RegExp(`//\\s*#endregion\\s+${escapeRegExp(r)}\\s*$`, 'm').test(text),
     )
     .map((r) => `includes ${target}: ${file} has no \`// #region ${r}\` … \`// #endregion ${r}\``);
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Checks the examples of every entry point under `root`. */
-export function checkExamples(root: string): ExampleReport {
+/** Checks the examples of every entry point under `root`; `primitives` names the primitive entry points. */
+export function checkExamples(
+  root: string,
+  primitives: ReadonlySet<string> = PRIMITIVE_ENTRY_POINTS,
+): ExampleReport {
   const entries = entryPoints(root);
   const program = ts.createProgram({
     rootNames: entries.map((e) => e.file),
@@ -133,7 +136,7 @@ export function checkExamples(root: string): ExampleReport {
       const file = path.relative(root, decls[0]!.getSourceFile().fileName);
       const isFunction = (symbol.flags & ts.SymbolFlags.Function) !== 0;
       const needsExample =
-        isFunction && (/^(create|start)[A-Z]/.test(exported.name) || PRIMITIVE_ENTRY_POINTS.has(entry.specifier));
+        isFunction && (/^(create|start)[A-Z]/.test(exported.name) || primitives.has(entry.specifier));
       const includes: string[] = [];
       let pasted = 0;
       for (const decl of decls) {

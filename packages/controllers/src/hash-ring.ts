@@ -21,6 +21,9 @@ export interface HashRing {
  * rings in every process, whatever the order they are listed in. When a shard joins, only the
  * keys it takes over move (≈ 1/N); when one leaves, only its keys move.
  *
+ * @example
+ * {@includeCode ./sharding-keys.example.test.ts#hashRing}
+ *
  * @throws TypeError when a shard is not a non-empty string or `virtualNodes` is not a positive
  *   integer.
  */
@@ -73,6 +76,9 @@ export function hashRing(shards: Iterable<string>, opts: HashRingOptions = {}): 
 /**
  * A 53-bit string hash (cyrb53: two 32-bit multiply-xorshift lanes, mixed at the end); well
  * spread for similar inputs such as `shard#1`, `shard#2`. Not cryptographic.
+ *
+ * @example
+ * {@includeCode ./sharding-keys.example.test.ts#hash53}
  */
 export function hash53(text: string): number {
   let h1 = 0xdeadbeef;

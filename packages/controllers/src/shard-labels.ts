@@ -21,6 +21,9 @@ export interface ShardLabels {
  * The label keys of a ring: `shard.kubeloom.dev/<ring>` (the owner's identity) and
  * `drain.kubeloom.dev/<ring>` on objects, `sharding.kubeloom.dev/ring=<ring>` on Leases.
  *
+ * @example
+ * {@includeCode ./sharding-keys.example.test.ts#shardLabels}
+ *
  * @throws TypeError when `ring` cannot be the name part of a label key (1–63 characters,
  *   alphanumerics, `-`, `_`, `.`, starting and ending alphanumeric).
  */
@@ -60,6 +63,9 @@ export function validateShardIdentity(identity: string): void {
 /**
  * The default shard key of an object: `namespace/name` (`name` for cluster-scoped objects).
  * Pass your own `key` to the sharder to keep objects together: e.g. {@link controllerOwnerKey}.
+ *
+ * @example
+ * {@includeCode ./sharding-keys.example.test.ts#objectShardKey}
  */
 export function objectShardKey(obj: KubeObject): string {
   const { namespace, name } = obj.metadata ?? {};
@@ -70,6 +76,9 @@ export function objectShardKey(obj: KubeObject): string {
  * The shard key of an object's controller (its `ownerReferences` entry with `controller: true`,
  * in the object's namespace), or the object's own key when it has none: an owner and everything
  * it controls then land on one shard.
+ *
+ * @example
+ * {@includeCode ./sharding-keys.example.test.ts#controllerOwnerKey}
  */
 export function controllerOwnerKey(obj: KubeObject): string {
   const owner = obj.metadata?.ownerReferences?.find((r) => r.controller === true);

@@ -95,6 +95,9 @@ export function shardedReconciler<T extends KubeObject>(
  * An event handler that adds an object's key to `sink` when the sharder asks its shard to drain
  * it (the `drain.kubeloom.dev/<ring>` label appears), for controllers whose own handler ignores
  * metadata-only updates.
+ *
+ * @example The sharded reconciler and its drain handler, from `src/sharding.example.test.ts`
+ * {@includeCode ./sharding.example.test.ts#reconciler}
  */
 export function drainHandler<T extends KubeObject>(
   ring: string,

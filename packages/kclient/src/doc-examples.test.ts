@@ -18,8 +18,10 @@ import {
 import { createEventRecorder } from './create-event-recorder.ts';
 import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 import { createOrUpdate } from './create-or-update.ts';
+import { ClientTestError } from './testing/client-test-error.ts';
 import { createDirectClient } from './testing/direct-client.ts';
 import { createEventTracker } from './testing/event-tracker.ts';
+import { wrap } from './testing/test-client.ts';
 
 const settings = (mode: string): V1ConfigMap => ({
   apiVersion: 'v1',
@@ -149,6 +151,13 @@ describe('@kubeloom/kclient API doc examples', () => {
     await tracker.waitOrdered('add/settings');
     // #endregion createEventTracker
     await waitFor('the tracker to hold the add', () => tracker.all().length === 1);
+    // #region wrap
+    // Tests: a client whose writes fail the test (a ClientTestError naming the write) on any error.
+    const cms = wrap(configMaps);
+    await cms.createOrUpdate(settings('off')); // replaces the ConfigMap created above
+    await waitFor('the cache to follow', () => cms.get('settings', 'shop')?.data?.mode === 'off');
+    // #endregion wrap
+    await expect(cms.create(settings('again'))).rejects.toThrow(ClientTestError);
     stop.abort();
   });
 });

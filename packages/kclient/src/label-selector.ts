@@ -19,6 +19,9 @@ const everything: LabelMatcher = () => true;
  * also match objects without the label; `key` alone means the label exists). `undefined`
  * matches everything.
  *
+ * @example
+ * {@includeCode ./doc-examples-helpers.test.ts#labelMatcher}
+ *
  * @throws SelectorError (from `@kubeloom/kube`) with the apiserver's message, for a selector
  * the apiserver would refuse.
  */
@@ -32,6 +35,9 @@ export function labelMatcher(selector: LabelSelector | undefined): LabelMatcher 
  * The string form of a selector, for server-side filtering (`?labelSelector=`); `undefined` for
  * an empty one. A string is validated and returned as is; a `metav1.LabelSelector` is converted
  * to its canonical string.
+ *
+ * @example
+ * {@includeCode ./doc-examples-helpers.test.ts#labelSelectorString}
  *
  * @throws SelectorError (from `@kubeloom/kube`) when the selector is invalid.
  */

@@ -26,13 +26,7 @@ export interface RetryOptions {
  * thrown when the attempts run out, and any other error at once.
  *
  * @example
- * ```ts
- * await retryOnConflict(async () => {
- *   const cm = structuredClone(await kube.api.get({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' }));
- *   cm.data = { ...cm.data, n: '1' };
- *   await configMaps.update(cm);
- * });
- * ```
+ * {@includeCode ./doc-examples-helpers.test.ts#retryOnConflict}
  */
 export async function retryOnConflict<R>(
   fn: (attempt: number) => Promise<R>,

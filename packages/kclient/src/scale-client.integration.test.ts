@@ -72,8 +72,12 @@ describe('the scale subresource on the real API server', () => {
       expect((await kube.api.get({ resource: Replicator, name: 'r', namespace: ns })).spec).toEqual({
         replicas: 5,
       });
+      // #region withScale
+      // Any kclient client gains getScale and updateScale when its resource has a scale subresource.
       const delayed = withScale(createDelayedClient(kube, Replicator));
-      expect((await delayed.getScale({ name: 'r', namespace: ns })).spec?.replicas).toBe(5);
+      const current = await delayed.getScale({ name: 'r', namespace: ns }); // spec.replicas 5
+      // #endregion withScale
+      expect(current.spec?.replicas).toBe(5);
       await delayed.updateScale({ name: 'r', namespace: ns }, 0); // a Scale omits zero replicas: read the object
       expect((await kube.api.get({ resource: Replicator, name: 'r', namespace: ns })).spec).toEqual({
         replicas: 0,

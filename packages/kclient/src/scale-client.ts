@@ -9,6 +9,9 @@ import { resourceOfWriter } from './internal/resource-of-writer.ts';
  * `createClient`, `createDelayedClient`, `createUntypedClient` or `createWriteClient` — after checking
  * that its resource declares the `scale` subresource.
  *
+ * @example A delayed client over a CRD with the scale subresource, on the real API server
+ * {@includeCode ./scale-client.integration.test.ts#withScale}
+ *
  * @throws TypeError when the resource does not declare `subresources.scale: true`, when it is not
  *   known yet (an untyped client by GVR before its first write), or when `client` is not a kclient
  *   client.

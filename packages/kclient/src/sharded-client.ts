@@ -17,6 +17,9 @@ export interface ShardRef {
  * `selector` when given: pass it as an informer's or client's `labelSelector` so the API server
  * sends this replica only its share.
  *
+ * @example
+ * {@includeCode ./doc-examples-helpers.test.ts#shardSelector}
+ *
  * @throws TypeError for a ring name that cannot be a label key, and SelectorError (from
  *   `@kubeloom/kube`) for an identity that cannot be a label value or an invalid `selector`.
  */

@@ -12,13 +12,7 @@ export interface HandlerShutdowner {
  * it when a controller stops (e.g. loses leadership) while the informers live on.
  *
  * @example
- * ```ts
- * try {
- *   await queue.run(signal);
- * } finally {
- *   shutdownAll(configMaps, services, extraRegistration);
- * }
- * ```
+ * {@includeCode ./doc-examples-helpers.test.ts#shutdownAll}
  */
 export function shutdownAll(
   ...items: ReadonlyArray<HandlerShutdowner | HandlerRegistration | undefined>

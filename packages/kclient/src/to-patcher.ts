@@ -7,13 +7,7 @@ import type { ApplyConfiguration, Patcher, Writer } from './interfaces.ts';
  * their object types.
  *
  * @example
- * ```ts
- * const patchers: Record<string, Patcher> = {
- *   Gateway: toPatcher(gateways),
- *   HTTPRoute: toPatcher(routes),
- * };
- * await patchers[kind].applyStatus({ name, namespace }, { status }, { fieldManager: 'my-ctrl', force: true });
- * ```
+ * {@includeCode ./doc-examples-helpers.test.ts#toPatcher}
  */
 export function toPatcher<T extends KubeObject>(writer: Writer<T>): Patcher {
   return {

@@ -105,11 +105,8 @@ export function loadKubeConfig(
  * instrument the transport before handing it to `createKubeClient({ api })`; `createKubeClient()`
  * alone creates one itself.
  *
- * @example
- * ```ts
- * await using api = createApiClient({ http: { userAgent: 'my-operator' } });
- * const ns = await api.get({ resource: builtins.Namespace, name: 'default' });
- * ```
+ * @example On the real control plane, from `src/create-api-client.integration.test.ts`
+ * {@includeCode ./create-api-client.integration.test.ts#createApiClient}
  *
  * @throws {@link KubeConfigError} when the kubeconfig is missing or broken.
  */

@@ -36,25 +36,13 @@ export interface SerializedError {
  *
  * kubeloom logs an error under the field `err` as a {@link SerializedError} (type, message,
  * stack, cause, and for a Kubernetes API error its code, reason and `Status`), so it survives any
- * JSON serializer:
+ * JSON serializer. Adapters, compiled and tested:
  *
- * @example
- * ```ts
- * const fromPino = (p: pino.Logger): Logger => ({
- *   debug: (m, f) => p.debug(f ?? {}, m),
- *   info: (m, f) => p.info(f ?? {}, m),
- *   warn: (m, f) => p.warn(f ?? {}, m),
- *   error: (m, f) => p.error(f ?? {}, m),
- *   child: (f) => fromPino(p.child(f)),
- * });
- * const fromWinston = (w: winston.Logger): Logger => ({
- *   debug: (m, f) => w.debug(m, f),
- *   info: (m, f) => w.info(m, f),
- *   warn: (m, f) => w.warn(m, f),
- *   error: (m, f) => w.error(m, f),
- *   child: (f) => fromWinston(w.child(f)),
- * });
- * ```
+ * @example pino, from `src/structured-logging.test.ts` (which logs an informer's errors through it)
+ * {@includeCode ./structured-logging.test.ts#pino}
+ *
+ * @example winston
+ * {@includeCode ./structured-logging.test.ts#winston}
  */
 export interface Logger {
   /** Verbose diagnostics. */

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { builtins } from './builtins.ts';
 import { ApiError, apiErrorFromStatus, NotFoundError } from './errors.ts';
+import { createFakeKubeClient } from './fake/create-fake-kube-client.ts';
+import { recordingLogger } from './fake/recording-logger.ts';
 import { consoleLogger } from './logger.ts';
 import { serializeError } from './serialize-error.ts';
 
@@ -134,5 +137,28 @@ describe('consoleLogger', () => {
       stack: expect.any(String),
     });
     expect(record.raw).toMatchObject({ type: 'Error', message: 'raw error', stack: expect.any(String) });
+  });
+
+  it('the doc example: an API error logged under `err`, with its Status', async () => {
+    await using kube = createFakeKubeClient({ logger: recordingLogger() });
+    const logger = recordingLogger();
+    // #region serializeError
+    try {
+      await kube.api.get({ resource: builtins.ConfigMap, name: 'missing', namespace: 'shop' });
+    } catch (err) {
+      // { type: 'NotFoundError', message, stack, code: 404, reason: 'NotFound', status: { … } }
+      logger.error('reconcile failed', { key: 'shop/missing', err: serializeError(err) });
+    }
+    // #endregion serializeError
+    expect(JSON.parse(JSON.stringify(logger.records))).toEqual([
+      {
+        level: 'error',
+        message: 'reconcile failed',
+        fields: {
+          key: 'shop/missing',
+          err: expect.objectContaining({ type: 'NotFoundError', code: 404, reason: 'NotFound' }),
+        },
+      },
+    ]);
   });
 });

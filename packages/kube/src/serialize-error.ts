@@ -20,9 +20,7 @@ const MAX_DEPTH = 6;
  * message and stack into its own, as pino does for every error).
  *
  * @example
- * ```ts
- * logger.error('reconcile failed', { key, err: serializeError(err) });
- * ```
+ * {@includeCode ./serialize-error.test.ts#serializeError}
  */
 export function serializeError(err: unknown): SerializedError {
   return serialize(err, new Set(), 0);

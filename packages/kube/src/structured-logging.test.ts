@@ -10,6 +10,7 @@ import type { Logger } from './logger.ts';
 // Issue 10, item 8: an informer's list error logged through real pino and winston loggers (the
 // few-line adapters the Logger docs show) keeps its type, message, stack and Kubernetes Status.
 
+// #region pino
 function fromPino(p: pino.Logger): Logger {
   return {
     debug: (m, f) => p.debug(f ?? {}, m),
@@ -19,7 +20,9 @@ function fromPino(p: pino.Logger): Logger {
     child: (f) => fromPino(p.child(f)),
   };
 }
+// #endregion pino
 
+// #region winston
 function fromWinston(w: winston.Logger): Logger {
   return {
     debug: (m, f) => void w.debug(m, f),
@@ -29,6 +32,7 @@ function fromWinston(w: winston.Logger): Logger {
     child: (f) => fromWinston(w.child(f)),
   };
 }
+// #endregion winston
 
 /** A writable that keeps every line written to it. */
 function memoryStream(): { stream: Writable; lines: string[] } {

@@ -66,14 +66,8 @@ export class WaitForTimeoutError extends Error {
  * {@link WaitForTimeoutError} that names `what`, the last value seen and, as its `cause`, the last
  * error thrown.
  *
- * @example
- * ```ts
- * await waitFor('the informer to sync', () => informer.hasSynced());
- * const pod = await waitFor('pod a to be scheduled', async () => {
- *   const p = await api.get({ resource: builtins.Pod, name: 'a', namespace: ns });
- *   return p.spec?.nodeName ? p : undefined;
- * });
- * ```
+ * @example A Deployment on the real control plane, from `src/workloads.integration.test.ts`
+ * {@includeCode ./workloads.integration.test.ts#waitFor}
  */
 export async function waitFor<T>(
   what: string,

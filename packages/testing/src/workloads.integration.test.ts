@@ -96,7 +96,10 @@ describe('startControlPlane({ workloads })', () => {
   it('makes a Deployment Available, with Pods Running and Ready on simulated Nodes, with pod IPs', async () => {
     const namespace = await createTestNamespace(plane.kubeConfig, 'deploy');
     await apps.createNamespacedDeployment({ namespace, body: deployment('web', 2) });
-    await waitFor(
+    // #region waitFor
+    // Checks until the condition returns a truthy value (here the Deployment) or the bound passes;
+    // the error then names what it waited for and what the condition last returned or threw.
+    const available = await waitFor(
       'Deployment web to be Available with 2 replicas',
       async () => {
         const d = await apps.readNamespacedDeployment({ namespace, name: 'web' });
@@ -107,6 +110,8 @@ describe('startControlPlane({ workloads })', () => {
       },
       { timeoutMs: 60_000 },
     );
+    // #endregion waitFor
+    expect(available.metadata?.name).toBe('web');
     const pods = await core.listNamespacedPod({ namespace, labelSelector: 'app=web' });
     expect(pods.items).toHaveLength(2);
     for (const pod of pods.items) {

@@ -22,11 +22,7 @@ export interface TestClient<T extends KubeObject> extends TestWriter<T> {
  * the client, so no type arguments are needed.
  *
  * @example
- * ```ts
- * const cms = wrap(createClient(kube, builtins.ConfigMap));
- * await cms.createOrUpdate({ metadata: { name: 'a', namespace: 'ns' } }); // throws ClientTestError on failure
- * cms.get('a', 'ns'); // V1ConfigMap | undefined, from the cache
- * ```
+ * {@includeCode ../doc-examples.test.ts#wrap}
  */
 export function wrap<T extends KubeObject>(
   client: ReadWriter<T> & { readonly resource?: ResourceDescriptor },

@@ -31,11 +31,7 @@ export interface CollectionTracker extends EventTracker<string> {
  * unless `skipExisting`.
  *
  * @example
- * ```ts
- * const t = createCollectionTracker(workloads);
- * pods.update(pod('ns', 'a'));
- * await t.waitOrdered('add/ns/a'); // then nothing else is pending
- * ```
+ * {@includeCode ./doc-examples.test.ts#createCollectionTracker}
  */
 export function createCollectionTracker<T>(
   stream: EventStream<T>,
