@@ -20,6 +20,18 @@ import { LAYERS } from './layers.ts';
 
 const execFileAsync = promisify(execFile);
 
+/**
+ * The two commands of a release, as `changesets/action` runs them in
+ * `.github/workflows/release.yml` (its `version` and `publish` inputs;
+ * `scripts/release-workflow.test.ts` checks they agree): version the packages, then publish.
+ */
+export const RELEASE_COMMANDS = {
+  /** `changeset version` and the lockfile update (root package.json's `version-packages`). */
+  version: ['pnpm', 'run', 'version-packages'],
+  /** turbo build and package checks, then `changeset publish` (root package.json's `release`). */
+  publish: ['pnpm', 'run', 'release'],
+} as const;
+
 /** What the registry serves for one published package. */
 export interface PublishedPackage {
   /** npm name, `@kubeloom/kube`. */
@@ -184,7 +196,8 @@ export async function runReleaseFlow(options: ReleaseFlowOptions): Promise<Relea
   await step('pnpm install (prefer-offline, from the store)', () =>
     sh('pnpm', ['install', '--frozen-lockfile', '--prefer-offline', '--reporter=append-only']),
   );
-  await step('pnpm run version-packages (changeset version)', () => sh('pnpm', ['run', 'version-packages']));
+  const [versionCommand, ...versionArgs] = RELEASE_COMMANDS.version;
+  await step('pnpm run version-packages (changeset version)', () => sh(versionCommand, versionArgs));
   const changesetFilesLeft = (
     await sh('git', ['ls-files', '--others', '--cached', '--exclude-standard', '.changeset'])
   )
@@ -197,8 +210,9 @@ export async function runReleaseFlow(options: ReleaseFlowOptions): Promise<Relea
   await step('pnpm install --frozen-lockfile', () =>
     sh('pnpm', ['install', '--frozen-lockfile', '--prefer-offline', '--reporter=append-only']),
   );
+  const [publishCommand, ...publishArgs] = RELEASE_COMMANDS.publish;
   await step('pnpm run release (build, package checks, changeset publish)', () =>
-    sh('pnpm', ['run', 'release']),
+    sh(publishCommand, publishArgs),
   );
   const tags = (await sh('git', ['tag', '--list'])).split('\n').filter(Boolean).sort();
 

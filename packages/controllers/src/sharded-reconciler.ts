@@ -96,7 +96,7 @@ export function shardedReconciler<T extends KubeObject>(
  * it (the `drain.kubeloom.dev/<ring>` label appears), for controllers whose own handler ignores
  * metadata-only updates.
  *
- * @example The sharded reconciler and its drain handler, from `src/sharding.example.test.ts`
+ * @example The sharded reconciler and its drain handler, from src/sharding.example.test.ts
  * {@includeCode ./sharding.example.test.ts#reconciler}
  */
 export function drainHandler<T extends KubeObject>(

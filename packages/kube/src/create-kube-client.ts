@@ -105,7 +105,7 @@ export function loadKubeConfig(
  * instrument the transport before handing it to `createKubeClient({ api })`; `createKubeClient()`
  * alone creates one itself.
  *
- * @example On the real control plane, from `src/create-api-client.integration.test.ts`
+ * @example On the real control plane, from src/create-api-client.integration.test.ts
  * {@includeCode ./create-api-client.integration.test.ts#createApiClient}
  *
  * @throws {@link KubeConfigError} when the kubeconfig is missing or broken.

@@ -38,7 +38,7 @@ export interface SerializedError {
  * stack, cause, and for a Kubernetes API error its code, reason and `Status`), so it survives any
  * JSON serializer. Adapters, compiled and tested:
  *
- * @example pino, from `src/structured-logging.test.ts` (which logs an informer's errors through it)
+ * @example pino, from src/structured-logging.test.ts (which logs an informer's errors through it)
  * {@includeCode ./structured-logging.test.ts#pino}
  *
  * @example winston

@@ -66,7 +66,7 @@ export class WaitForTimeoutError extends Error {
  * {@link WaitForTimeoutError} that names `what`, the last value seen and, as its `cause`, the last
  * error thrown.
  *
- * @example A Deployment on the real control plane, from `src/workloads.integration.test.ts`
+ * @example A Deployment on the real control plane, from src/workloads.integration.test.ts
  * {@includeCode ./workloads.integration.test.ts#waitFor}
  */
 export async function waitFor<T>(
