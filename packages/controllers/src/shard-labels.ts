@@ -45,6 +45,9 @@ export function shardLabels(ring: string): ShardLabels {
 /**
  * Checks a shard identity: it is a label value and a Lease name.
  *
+ * @example
+ * {@includeCode ./sharding-keys.example.test.ts#validateShardIdentity}
+ *
  * @throws TypeError saying what is wrong.
  */
 export function validateShardIdentity(identity: string): void {

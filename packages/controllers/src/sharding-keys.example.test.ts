@@ -5,7 +5,7 @@
 import type { KubeObject } from '@kubeloom/kube';
 import { describe, expect, it } from 'vitest';
 import { hash53, hashRing } from './hash-ring.ts';
-import { controllerOwnerKey, objectShardKey, shardLabels } from './shard-labels.ts';
+import { controllerOwnerKey, objectShardKey, shardLabels, validateShardIdentity } from './shard-labels.ts';
 
 const pod: KubeObject = {
   apiVersion: 'v1',
@@ -64,6 +64,14 @@ describe('sharding key examples', () => {
     });
     expect(labelSelector).toBe('shard.kubeloom.dev/web=web-0');
     expect(() => shardLabels('Web Ring')).toThrow(/ring name "Web Ring" must be 1–63 characters/);
+  });
+
+  it('validateShardIdentity: fail at start-up on an identity that cannot name a Lease', () => {
+    // #region validateShardIdentity
+    const identity = process.env.POD_NAME ?? 'web-0';
+    validateShardIdentity(identity); // throws a TypeError saying what is wrong, e.g. for 'Web_0'
+    // #endregion validateShardIdentity
+    expect(() => validateShardIdentity('Web_0')).toThrow(/shard identity "Web_0" must be 1–63 characters/);
   });
 
   it('objectShardKey and controllerOwnerKey: what the sharder hashes', () => {
