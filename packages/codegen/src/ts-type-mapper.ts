@@ -410,10 +410,17 @@ export class TypeMapper {
       if (!optional) required.push(name);
     }
     if (index && Object.keys(props).length > 0) {
-      this.#ctx.error(
-        owner,
-        'an object cannot have both named fields and an index signature in a CRD schema',
-      );
+      if (this.#ctx.pending.get(index) === 'unknownMap') {
+        // declared fields and `[key: string]: unknown`: an open object, x-kubernetes-preserve-unknown-fields
+        this.#ctx.pending.delete(index);
+        schema.preserveUnknownFields = true;
+        index = undefined;
+      } else {
+        this.#ctx.error(
+          owner,
+          'an object cannot have both named fields and an index signature in a CRD schema (except `[key: string]: unknown`, which keeps unknown fields)',
+        );
+      }
     }
     if (index && Object.keys(props).length === 0) return { ...index, location: schema.location };
     schema.properties = props;

@@ -266,7 +266,9 @@ class Emitter {
   declareInterface(name: string, node: SchemaNode, markers: string[], description: string | undefined): void {
     const slot = this.decls.length;
     this.decls.push('');
-    const body = this.fieldLines(node, name, '  ');
+    // x-kubernetes-preserve-unknown-fields keeps undeclared fields: an open type
+    const open = node.preserveUnknownFields ? '  [key: string]: unknown;\n' : '';
+    const body = this.fieldLines(node, name, '  ') + open;
     this.decls[slot] = `${renderDocComment(description, markers, '')}export interface ${name} {\n${body}}\n`;
   }
 }

@@ -17,7 +17,8 @@ export interface DocComment {
 /**
  * Parses a doc comment's raw text. `startLine` is the 1-based line of `/**`. A tag starts on a
  * line whose text begins with `@name`; `\@` at the start of a description line is a literal `@`
- * and `*\/` is a literal `*` `/`.
+ * and `*\/` is a literal `*` `/`. Blank lines before the description's text are kept (trailing
+ * ones are not).
  */
 export function parseDocComment(raw: string, startLine: number, startColumn: number): DocComment {
   const body = raw.replace(/^\/\*\*/, '').replace(/\*\/$/, '');
@@ -43,7 +44,10 @@ export function parseDocComment(raw: string, startLine: number, startColumn: num
     if (current) current.value.push(text);
     else desc.push(text.replace(/^(\s*)\\@/, '$1@').replaceAll('*\\/', '*/'));
   });
-  while (desc.length > 0 && desc[0]!.trim() === '') desc.shift();
+  // The rest of the `/**` line is not a line of the description when empty; blank lines after it
+  // are (a CRD description may start with them).
+  if (lines[0]!.text.trim() === '' && desc[0]?.trim() === '') desc.shift();
+  if (desc.every((l) => l.trim() === '')) desc.length = 0;
   while (desc.length > 0 && desc[desc.length - 1]!.trim() === '') desc.pop();
   const description = desc.length > 0 ? desc.map((l) => l.replace(/\s+$/, '')).join('\n') : undefined;
   return {
