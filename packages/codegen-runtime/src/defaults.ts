@@ -75,6 +75,8 @@ function decode(value: unknown, plan: SchemaPlan | undefined, steps: number, cop
       }
     }
     const v = obj[key];
+    // what JSON (the wire) has: a field set to `undefined` is absent, so a default fills it
+    if (v === undefined && copy) continue;
     if (v === null && child && !child.nullable && flags & (NULLS | DEFAULTS)) {
       if (child.defaultValue !== undefined) {
         if (flags & DEFAULTS) {

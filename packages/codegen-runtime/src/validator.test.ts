@@ -93,6 +93,29 @@ describe('createValidator', () => {
   });
 });
 
+describe('fields set to undefined', () => {
+  it('are absent, as on the wire (JSON drops them): required, minProperties and defaults see no field', () => {
+    const u = createValidator({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          minProperties: 2,
+          required: ['a'],
+          properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' } },
+        },
+        status: { type: 'object', properties: { phase: { type: 'string', default: 'New' } } },
+      },
+    });
+    const r = u.validate({ spec: { a: undefined, b: 'y' }, status: { phase: undefined } });
+    expect(r.errors.map((e) => `${e.path}: ${e.message}`).sort()).toEqual([
+      'spec.a: Required value',
+      'spec: Invalid value: 1: spec in body should have at least 2 properties',
+    ]);
+    expect(r.object).toEqual({ spec: { b: 'y' }, status: { phase: 'New' } });
+  });
+});
+
 describe('messages in kube-apiserver v1.37 words', () => {
   // Each message as kube-apiserver v1.37.2 wrote it for the same schema and value (dryRun=All).
   const skipped =
