@@ -1,13 +1,11 @@
 /**
- * Code generation timings: CRD → TypeScript for the shared CRD corpus, TypeScript → CRD for a
- * generated 50-type package, and runtime validation throughput (kubeloom validator vs a bare Ajv
- * baseline without defaults, pruning or CEL). KUBELOOM_BENCH_SMOKE=1 runs tiny sizes.
+ * Code generation timings: CRD → TypeScript for the shared CRD corpus and TypeScript → CRD for a
+ * generated 50-type package (validation throughput is `validator.bench.ts`). KUBELOOM_BENCH_SMOKE=1
+ * runs tiny sizes.
  */
 import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createValidator } from '@kubeloom/codegen-runtime';
-import { Ajv } from 'ajv';
 import { crdsToYaml, readCrds, readTypeScript, resourcesToTypeScript, resourceToCrd } from '../src/index.ts';
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
@@ -100,37 +98,6 @@ rows.push([
   `${tsMs.toFixed(0)} ms read (incl. tsc program)`,
   `${yamlMs.toFixed(0)} ms emit`,
   `${(yaml.length / 1024).toFixed(0)} KiB YAML`,
-]);
-
-// 3. validation throughput vs a bare Ajv baseline
-const r0 = model.resources[0]!;
-const schema = JSON.parse(JSON.stringify(resourceToCrd(r0).spec.versions))[0].schema.openAPIV3Schema;
-const validator = createValidator(schema);
-const obj = {
-  apiVersion: 'x/v1',
-  kind: 'Kind0',
-  metadata: { name: 'a' },
-  spec: { size: 3, min: 1, labels: { a: 'b' }, items: [{ name: 'x', weight: 2 }] },
-};
-const bare = new Ajv({ strict: false, allErrors: true }).compile({
-  type: 'object',
-  properties: {
-    spec: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 } } },
-  },
-});
-const iterations = smoke ? 1_000 : 50_000;
-validator.validate(obj);
-const [, oursMs] = time(() => {
-  for (let i = 0; i < iterations; i++) validator.validate(obj);
-});
-const [, ajvMs] = time(() => {
-  for (let i = 0; i < iterations; i++) bare(structuredClone(obj));
-});
-rows.push([
-  `validate ${iterations} objects`,
-  `kubeloom ${((iterations / oursMs) * 1000).toFixed(0)}/s`,
-  `bare Ajv ${((iterations / ajvMs) * 1000).toFixed(0)}/s`,
-  `ratio ${(oursMs / ajvMs).toFixed(1)}× (ours adds prune, defaults, CEL)`,
 ]);
 
 console.log('| benchmark | time / rate | time / rate | notes |');

@@ -1,7 +1,8 @@
 // Issue 12 item 5: the generated types say what the schema says. An object with
 // x-kubernetes-preserve-unknown-fields and declared properties is open (declared fields plus an
-// index signature) and the compiler accepts undeclared fields there and nowhere else;
-// descriptions keep their leading blank lines. Each case also round-trips CRD → TS → CRD exactly.
+// index signature) and the compiler accepts undeclared fields there and nowhere else; a oneOf or
+// anyOf of required-field sets is a union the compiler checks; descriptions keep their leading
+// blank lines. Each case also round-trips CRD → TS → CRD exactly.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,34 @@ spec:
                 properties:
                   name:
                     type: string
+              source:
+                type: object
+                oneOf:
+                - required:
+                  - git
+                - required:
+                  - image
+                properties:
+                  git:
+                    type: string
+                  image:
+                    type: string
+                  pullPolicy:
+                    type: string
+              targets:
+                type: array
+                items:
+                  type: object
+                  anyOf:
+                  - required:
+                    - name
+                  - required:
+                    - selector
+                  properties:
+                    name:
+                      type: string
+                    selector:
+                      type: string
 `;
 
 /** Generates the module and writes it. */
@@ -73,7 +102,7 @@ function generate(): { dir: string; module: string; files: string[] } {
 }
 
 describe('faithful generated types', () => {
-  it('makes a preserve-unknown-fields object with properties an open type, and only that one', () => {
+  it('makes preserve-unknown-fields objects open and oneOf/anyOf of required fields unions the compiler checks', () => {
     const usage = `import type { Plugin } from './faithful.kubeloom.dev/v1/plugin.ts';
 export const ok: Plugin = {
   apiVersion: 'faithful.kubeloom.dev/v1',
@@ -91,6 +120,25 @@ export const closed: Plugin = {
   // @ts-expect-error an object without preserve-unknown-fields stays closed
   spec: { strict: { name: 'a', extra: 1 } },
 };
+export const sources: Plugin[] = [
+  { metadata: { name: 'git' }, spec: { source: { git: 'https://example.com/r.git', pullPolicy: 'Always' } } },
+  { metadata: { name: 'image' }, spec: { source: { image: 'registry/x:1' }, targets: [{ name: 'a' }, { name: 'b', selector: 'c' }] } },
+];
+export const both: Plugin = {
+  metadata: { name: 'p' },
+  // @ts-expect-error oneOf: git and image together
+  spec: { source: { git: 'x', image: 'y' } },
+};
+export const neither: Plugin = {
+  metadata: { name: 'p' },
+  // @ts-expect-error oneOf: neither git nor image
+  spec: { source: { pullPolicy: 'Always' } },
+};
+export const noTarget: Plugin = {
+  metadata: { name: 'p' },
+  // @ts-expect-error anyOf: a target needs a name or a selector
+  spec: { targets: [{}] },
+};
 const mode: string | undefined = ok.spec?.config?.mode;
 const extra: unknown = ok.spec?.config?.extra;
 export { extra, mode };
@@ -102,6 +150,9 @@ export { extra, mode };
     const text = readFileSync(module, 'utf8');
     expect(text).toMatch(/export interface PluginConfig \{[\s\S]*?\[key: string\]: unknown;\n\}/);
     expect(text).toMatch(/export interface PluginStrict \{\n[^[]*\}/);
+    expect(text).toContain(
+      `export type PluginSource = PluginSourceFields & ({ git: Exclude<PluginSourceFields["git"], undefined>; image?: never } | { image: Exclude<PluginSourceFields["image"], undefined>; git?: never });`,
+    );
   });
 
   it('keeps leading blank lines of descriptions', () => {

@@ -59,6 +59,8 @@ export class TypeMapper {
           optional: false,
         };
       case ts.SyntaxKind.IntersectionType: {
+        const junction = this.requiredSetJunction(node as ts.IntersectionTypeNode, owner);
+        if (junction) return { schema: junction, optional: false };
         const parts = (node as ts.IntersectionTypeNode).types.map((t) => this.mapTypeNode(t, owner).schema);
         return { schema: this.mergeObjects(parts, node), optional: false };
       }
@@ -80,6 +82,37 @@ export class TypeMapper {
       `the type \`${node.getText()}\` cannot be expressed in a CRD schema (functions, symbols, bigint, tuples, conditional and mapped types are not supported)`,
     );
     return { schema: { type: 'string', location }, optional: false };
+  }
+
+  /**
+   * `Fields & ({ a: … } | { b: …; a?: never })`, what the writer emits for a `oneOf`/`anyOf` of
+   * required-field sets: the fields' object with `oneOf` (branches that rule each other out with
+   * `?: never`) or `anyOf` of the branches' required fields. Undefined for other intersections.
+   */
+  requiredSetJunction(node: ts.IntersectionTypeNode, owner: ts.Node): SchemaNode | undefined {
+    if (node.types.length !== 2) return undefined;
+    let union = node.types[1]!;
+    while (ts.isParenthesizedTypeNode(union)) union = union.type;
+    const branches = ts.isUnionTypeNode(union) ? [...union.types] : [];
+    if (branches.length < 2 || !branches.every(ts.isTypeLiteralNode)) return undefined;
+    const sets: string[][] = [];
+    let excludes = false;
+    for (const b of branches as ts.TypeLiteralNode[]) {
+      const required: string[] = [];
+      for (const m of b.members) {
+        if (!ts.isPropertySignature(m) || !m.type || !(ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+          return undefined;
+        if (m.type.kind === ts.SyntaxKind.NeverKeyword && m.questionToken) excludes = true;
+        else if (!m.questionToken) required.push(m.name.text);
+        else return undefined;
+      }
+      if (required.length === 0) return undefined;
+      sets.push(required);
+    }
+    const schema = { ...this.mapTypeNode(node.types[0]!, owner).schema };
+    if (schema.type !== 'object' || !schema.properties) return undefined;
+    schema[excludes ? 'oneOf' : 'anyOf'] = sets.map((required) => ({ required }));
+    return schema;
   }
 
   /** Maps a union: literals to an enum, `| undefined` to optional, `| null` to nullable, `number | string` pending @intOrString, object types to {@link TypeMapper.objectUnion}. */

@@ -1,7 +1,7 @@
 import { CodegenError } from './codegen-error.ts';
 import { schemaToJson } from './crd-writer.ts';
-import { isIntOrStringJunctor } from './internal/int-or-string.ts';
 import { quoteArg, renderDocComment } from './internal/jsdoc.ts';
+import { enumInType, json, nodeMarkers } from './internal/node-markers.ts';
 import { sortKeys } from './internal/sort-keys.ts';
 import { duplicateModuleIssue, versionIndexFiles } from './internal/version-index.ts';
 import type { ResourceModel, SchemaNode, VersionModel } from './ir.ts';
@@ -55,81 +55,6 @@ function propKey(name: string): string {
   return IDENT.test(name) ? name : JSON.stringify(name);
 }
 
-function json(v: unknown): string {
-  return JSON.stringify(sortKeys(v));
-}
-
-/** Markers that describe the value of a schema node (everything but its TS type). */
-function nodeMarkers(node: SchemaNode): string[] {
-  const m: string[] = [];
-  if (node.type === 'integer' && !(node.format === 'int32' || node.format === 'int64')) m.push('@integer');
-  if (node.type === 'number' && !(node.format === 'float' || node.format === 'double')) m.push('@float');
-  if (node.format !== undefined) m.push(`@format ${quoteRaw(node.format)}`);
-  if (node.title !== undefined) m.push(`@title ${quoteRaw(node.title)}`);
-  if (node.enum !== undefined && !enumInType(node)) m.push(`@enum ${json(node.enum)}`);
-  if (node.minimum !== undefined) m.push(`@minimum ${node.minimum}`);
-  if (node.exclusiveMinimum !== undefined)
-    m.push(node.exclusiveMinimum ? '@exclusiveMinimum' : '@exclusiveMinimum false');
-  if (node.maximum !== undefined) m.push(`@maximum ${node.maximum}`);
-  if (node.exclusiveMaximum !== undefined)
-    m.push(node.exclusiveMaximum ? '@exclusiveMaximum' : '@exclusiveMaximum false');
-  if (node.multipleOf !== undefined) m.push(`@multipleOf ${node.multipleOf}`);
-  if (node.minLength !== undefined) m.push(`@minLength ${node.minLength}`);
-  if (node.maxLength !== undefined) m.push(`@maxLength ${node.maxLength}`);
-  if (node.pattern !== undefined) m.push(`@pattern ${quoteRaw(node.pattern)}`);
-  if (node.minItems !== undefined) m.push(`@minItems ${node.minItems}`);
-  if (node.maxItems !== undefined) m.push(`@maxItems ${node.maxItems}`);
-  if (node.minProperties !== undefined) m.push(`@minProperties ${node.minProperties}`);
-  if (node.maxProperties !== undefined) m.push(`@maxProperties ${node.maxProperties}`);
-  if (node.default !== undefined) m.push(`@default ${json(node.default)}`);
-  if (node.example !== undefined) m.push(`@example ${json(node.example)}`);
-  if (node.intOrString) m.push('@intOrString');
-  if (node.preserveUnknownFields) m.push('@preserveUnknownFields');
-  if (node.embeddedResource) m.push('@embeddedResource');
-  if (node.listType) m.push(`@listType ${node.listType}`);
-  for (const k of node.listMapKeys ?? []) m.push(`@listMapKey ${k}`);
-  if (node.mapType) m.push(`@mapType ${node.mapType}`);
-  if (node.type === 'object' && !node.properties && !node.additionalProperties && !node.preserveUnknownFields)
-    m.push('@object');
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    if (node[key] && !(node.intOrString && isIntOrStringJunctor(node, key))) {
-      m.push(`@${key} ${json(node[key]!.map((s) => schemaToJson(s)))}`);
-    }
-  }
-  if (node.not) m.push(`@not ${json(schemaToJson(node.not))}`);
-  if (node.externalDocs) {
-    const args = Object.entries(node.externalDocs).map(([k, v]) => `${k}=${quoteArg(String(v))}`);
-    m.push(`@externalDocs ${args.join(' ')}`);
-  }
-  for (const r of node.validations ?? []) {
-    const args = [`rule=${JSON.stringify(r.rule)}`];
-    if (r.message !== undefined) args.push(`message=${JSON.stringify(r.message)}`);
-    if (r.messageExpression !== undefined)
-      args.push(`messageExpression=${JSON.stringify(r.messageExpression)}`);
-    if (r.reason !== undefined) args.push(`reason=${r.reason}`);
-    if (r.fieldPath !== undefined) args.push(`fieldPath=${JSON.stringify(r.fieldPath)}`);
-    if (r.optionalOldSelf) args.push('optionalOldSelf=true');
-    m.push(`@validation ${args.join(' ')}`);
-  }
-  return m;
-}
-
-function quoteRaw(s: string): string {
-  return s === '' || /^\s|\s$|^"|\n|\*\//.test(s) ? JSON.stringify(s) : s;
-}
-
-function enumInType(node: SchemaNode): boolean {
-  if (!node.enum || node.enum.length === 0) return false;
-  if (node.type === 'string')
-    return node.enum.every((v) => typeof v === 'string' || (v === null && node.nullable));
-  if (node.type === 'integer' || node.type === 'number') {
-    return node.enum.every(
-      (v) => (typeof v === 'number' && Number.isFinite(v)) || (v === null && node.nullable),
-    );
-  }
-  return false;
-}
-
 /**
  * The fields of an object in declaration order, except that the required ones take the order of
  * `required` among themselves (the TypeScript reader lists required fields in declaration order,
@@ -157,6 +82,43 @@ function isTrivial(node: SchemaNode): boolean {
     return keys.every((k) => k === 'type' || k === 'items') && isTrivial(node.items!);
   if (node.type === 'integer' || node.type === 'number') return false;
   return keys.every((k) => k === 'type');
+}
+
+/**
+ * A `oneOf` or `anyOf` whose branches only require fields (`oneOf: [{required: [a]}, {required:
+ * [b]}]`), when TypeScript can say the same: for `oneOf`, each branch must rule the others out by
+ * the absence of one field each. Undefined otherwise (the constraint stays a marker only).
+ */
+function requiredSetJunction(node: SchemaNode): { kind: 'oneOf' | 'anyOf'; sets: string[][] } | undefined {
+  if (!node.properties || (node.oneOf && node.anyOf)) return undefined;
+  const kind = node.oneOf ? 'oneOf' : node.anyOf ? 'anyOf' : undefined;
+  if (!kind || node.intOrString) return undefined;
+  const branches = node[kind]!;
+  const onlyRequired = (b: SchemaNode) =>
+    Object.keys(b).every(
+      (k) => k === 'required' || k === 'location' || b[k as keyof SchemaNode] === undefined,
+    );
+  if (branches.length < 2 || !branches.every((b) => onlyRequired(b) && (b.required?.length ?? 0) > 0))
+    return undefined;
+  const sets = branches.map((b) => b.required!);
+  if (!sets.every((r) => r.every((f) => node.properties![f]))) return undefined;
+  if (kind === 'oneOf') {
+    for (const [i, r] of sets.entries())
+      for (const [j, o] of sets.entries())
+        if (i !== j && o.filter((f) => !r.includes(f)).length !== 1) return undefined;
+  }
+  return { kind, sets };
+}
+
+/** The union branches of {@link requiredSetJunction}: `{ a: …; b?: never } | { b: …; a?: never }`. */
+function junctionBranches(fields: string, j: { kind: 'oneOf' | 'anyOf'; sets: string[][] }): string {
+  return j.sets
+    .map((r) => {
+      const present = r.map((f) => `${propKey(f)}: Exclude<${fields}[${JSON.stringify(f)}], undefined>`);
+      const others = j.kind === 'oneOf' ? [...new Set(j.sets.flat())].filter((f) => !r.includes(f)) : [];
+      return `{ ${[...present, ...others.map((f) => `${propKey(f)}?: never`)].join('; ')} }`;
+    })
+    .join(' | ');
 }
 
 class Emitter {
@@ -266,6 +228,15 @@ class Emitter {
   declareInterface(name: string, node: SchemaNode, markers: string[], description: string | undefined): void {
     const slot = this.decls.length;
     this.decls.push('');
+    const junction = requiredSetJunction(node);
+    if (junction) {
+      // oneOf/anyOf of required-field sets: the fields, and a union the compiler checks
+      const fields = this.unique(`${name}Fields`);
+      this.declareInterface(fields, { ...node, oneOf: undefined, anyOf: undefined }, [], undefined);
+      this.decls[slot] =
+        `${renderDocComment(description, markers, '')}export type ${name} = ${fields} & (${junctionBranches(fields, junction)});\n`;
+      return;
+    }
     // x-kubernetes-preserve-unknown-fields keeps undeclared fields: an open type
     const open = node.preserveUnknownFields ? '  [key: string]: unknown;\n' : '';
     const body = this.fieldLines(node, name, '  ') + open;
