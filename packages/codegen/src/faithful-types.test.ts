@@ -12,24 +12,8 @@ import { resourceToCrd } from './crd-writer.ts';
 import { readTypeScript } from './ts-reader.ts';
 import { resourcesToTypeScript } from './ts-writer.ts';
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: plugins.faithful.kubeloom.dev
-spec:
-  group: faithful.kubeloom.dev
-  names:
-    kind: Plugin
-    listKind: PluginList
-    plural: plugins
-    singular: plugin
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+/** The schema both versions share (the second version's types are imported from the first). */
+const SCHEMA = `      openAPIV3Schema:
         type: object
         properties:
           apiVersion:
@@ -94,11 +78,34 @@ spec:
                       type: string
 `;
 
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: plugins.faithful.kubeloom.dev
+spec:
+  group: faithful.kubeloom.dev
+  names:
+    kind: Plugin
+    listKind: PluginList
+    plural: plugins
+    singular: plugin
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+${SCHEMA}  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+${SCHEMA}`;
+
 /** Generates the module and writes it. */
 function generate(): { dir: string; module: string; files: string[] } {
   const dir = testOutputDir('faithful-types');
   const files = writeFiles(dir, resourcesToTypeScript(readCrds(CRD, 'plugins.yaml'), { client: false }));
-  return { dir, module: files.find((f) => f.endsWith('plugin.ts'))!, files };
+  return { dir, module: files.find((f) => f.endsWith('v1/plugin.ts'))!, files };
 }
 
 describe('faithful generated types', () => {
@@ -155,6 +162,17 @@ export { extra, mode };
     );
   });
 
+  it('emits the types of a schema several versions share once', () => {
+    const { files } = generate();
+    const v1beta1 = readFileSync(files.find((f) => f.endsWith('v1beta1/plugin.ts'))!, 'utf8');
+    expect(v1beta1).toContain(
+      'export type { PluginConfig, PluginItemsItem, PluginSource, PluginSourceFields, PluginSpec, PluginStrict, PluginTargetsItem, PluginTargetsItemFields } from "../v1/plugin.ts";',
+    );
+    expect(v1beta1).toContain('import { PluginSchema } from "../v1/plugin.ts";');
+    expect(v1beta1).not.toMatch(/export interface PluginSpec|export const PluginSchema/);
+    expect(v1beta1).toMatch(/@version v1beta1[\s\S]*export interface Plugin \{/);
+  });
+
   it('keeps leading blank lines of descriptions', () => {
     const { module } = generate();
     expect(readFileSync(module, 'utf8')).toContain(
@@ -163,8 +181,9 @@ export { extra, mode };
   });
 
   it('round-trips CRD → TS → CRD exactly', () => {
-    const { dir, module } = generate();
-    const back = readTypeScript([module], { baseDir: dir }).resources.map((r) => resourceToCrd(r));
+    const { dir, files } = generate();
+    const modules = files.filter((f) => f.endsWith('plugin.ts'));
+    const back = readTypeScript(modules, { baseDir: dir }).resources.map((r) => resourceToCrd(r));
     expect(back.map(normalizeCrd)).toEqual(parseCrdYaml(CRD).map(normalizeCrd));
   });
 });
