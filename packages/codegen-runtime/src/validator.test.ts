@@ -12,10 +12,10 @@ const schema: JsonSchemaProps = {
       'x-kubernetes-validations': [
         { rule: '!has(self.min) || self.min <= self.size', message: 'min must not exceed size' },
         { rule: '!has(self.url) || isURL(self.url)', message: 'url must be a URL' },
-        // protobuf type names are not known to the client-side evaluator
+        // the apiserver host's own time zone is not known client-side
         {
-          rule: '!has(self.url) || type(self.url) != google.protobuf.Timestamp',
-          message: 'url must not be a timestamp',
+          rule: "!has(self.url) || timestamp('2023-01-01T00:00:00Z').getHours('Local') >= 0",
+          message: 'local hours',
         },
       ],
       properties: {
@@ -84,7 +84,7 @@ describe('createValidator', () => {
     expect(r.complete).toBe(false);
     expect(r.notEvaluated).toEqual([
       expect.objectContaining({
-        rule: '!has(self.url) || type(self.url) != google.protobuf.Timestamp',
+        rule: "!has(self.url) || timestamp('2023-01-01T00:00:00Z').getHours('Local') >= 0",
         reason: expect.stringMatching(/^not evaluated client-side/),
       }),
     ]);

@@ -201,6 +201,23 @@ function select(operand: CelValue, field: string): CelValue {
   return operand[field]!;
 }
 
+/** The protobuf well-known types a rule can name as type values (`type(x) == google.protobuf.Timestamp`). */
+const PROTOBUF_TYPES = new Set(['google.protobuf.Timestamp', 'google.protobuf.Duration']);
+
+/** `google.protobuf.Timestamp` and `.Duration` as type values, when `google` is not a variable. */
+function protobufType(e: Extract<CelExpr, { kind: 'select' }>, vars: CelBindings): CelType | undefined {
+  if (e.optional || Object.hasOwn(vars, 'google')) return undefined;
+  const parts: string[] = [e.field];
+  let x: CelExpr = e.operand;
+  while (x.kind === 'select' && !x.optional) {
+    parts.unshift(x.field);
+    x = x.operand;
+  }
+  if (x.kind !== 'ident') return undefined;
+  const name = [x.name, ...parts].join('.');
+  return PROTOBUF_TYPES.has(name) ? new CelType(name) : undefined;
+}
+
 /**
  * Evaluates a parsed CEL expression.
  *
@@ -218,6 +235,8 @@ export function evaluate(e: CelExpr, vars: CelBindings): CelValue {
       }
       return vars[e.name]!;
     case 'select': {
+      const typeValue = protobufType(e, vars);
+      if (typeValue) return typeValue;
       const operand = evaluate(e.operand, vars);
       if (e.optional || operand instanceof CelOptional) {
         return optionally(operand, (v) =>

@@ -181,5 +181,10 @@ describe('the lists extension, includes and type values', () => {
       true,
     );
     expect(run('type(dyn(1)) == string || type(type(1)) != type')).toBe(false);
+    expect(
+      run(
+        "type(timestamp('2023-01-01T00:00:00Z')) == google.protobuf.Timestamp && type(duration('1s')) == google.protobuf.Duration",
+      ),
+    ).toBe(true);
   });
 });
