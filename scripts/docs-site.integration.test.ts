@@ -4,7 +4,7 @@
  * protocol (`scripts/browser.ts`). Without Chromium it fails, saying how to get it — never skips.
  * Screenshots of the landing page and a guide go to `docs-site-screenshots/` (gitignored) for review.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +100,22 @@ describe('the docs site in headless Chromium', () => {
     const page = await open(`${server.url}classes/_kubeloom_controllers.TerminalError.html`);
     expect(await page.evaluate<string>('document.querySelector("h1")?.textContent')).toMatch(/TerminalError/);
     expect(await page.evaluate<number>('document.querySelectorAll(".tsd-member").length')).toBeGreaterThan(0);
+    expect(page.errors).toEqual([]);
+  });
+
+  it('opens the performance page: every committed benchmark chart loads', async () => {
+    const page = await open(`${server.url}documents/Performance.html`);
+    expect(await page.evaluate<string>('document.querySelector(".tsd-typography h1")?.textContent')).toBe(
+      'Performance',
+    );
+    // docs/performance/*.svg, written by `pnpm docs:performance` (none until results are committed)
+    const dir = path.join(root, 'docs', 'performance');
+    const charts = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.svg')) : [];
+    const loaded = await page.waitFor<string[]>(
+      `${charts.length} charts to load`,
+      `(() => { const imgs = [...document.querySelectorAll('.tsd-typography img')]; return imgs.length === ${charts.length} && imgs.every((i) => i.complete && i.naturalWidth > 0) ? imgs.map((i) => i.getAttribute('src').split('/').pop()) : null; })()`,
+    );
+    expect(loaded.sort()).toEqual(charts.sort());
     expect(page.errors).toEqual([]);
   });
 

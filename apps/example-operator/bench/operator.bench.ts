@@ -18,13 +18,22 @@
  * out, then Ready) = 5. Anything above is conflict retries (several policies of one pool racing
  * for its status) and status writes for intermediate gateway states.
  *
+ * `pnpm bench --json` also gets every run's figures as `example-operator/operator` records (one
+ * cell, the variants `krt` and `queue`; the docs' performance page charts them).
+ *
  * EGRESS_BENCH_POLICIES (default 1000), EGRESS_BENCH_RUNS (processes per variant, default 5),
  * EGRESS_BENCH_VARIANTS (default `krt,queue`); KUBELOOM_BENCH_SMOKE=1 runs 8 policies once per
  * variant.
  */
 
 import { builtins, createKubeClient, noopLogger } from '@kubeloom/kube';
-import { installCRDs, startControlPlane, waitFor } from '@kubeloom/testing';
+import {
+  type BenchMeasurement,
+  installCRDs,
+  reportBenchResults,
+  startControlPlane,
+  waitFor,
+} from '@kubeloom/testing';
 import { startOperatorProcess } from '../scripts/replica.ts';
 import { findCondition } from '../src/domain/conditions.ts';
 import {
@@ -181,3 +190,26 @@ console.log(`| measure | ${VARIANTS.map((v) => `--pool-summary=${v}`).join(' | '
 console.log(`|---|${VARIANTS.map(() => '---:|').join('')}---|`);
 for (const [label, pick, digits, note] of rows)
   console.log(`| ${label} | ${VARIANTS.map((v) => summary(of(v, pick), digits)).join(' | ')} | ${note} |`);
+
+const cell = `converge ${POLICIES} policies over ${POOLS} pools`;
+const measures: ReadonlyArray<readonly [metric: string, unit: string, pick: (r: RunResult) => number]> = [
+  ['wall', 's', (r) => r.convergeSeconds],
+  ['cpu', 's', (r) => r.convergeCpuSeconds],
+  ['writes-per-policy', 'writes', (r) => r.writesPerPolicy],
+  ['rss', 'MiB', (r) => r.rssMiB],
+  ['summary-passes', 'passes', (r) => r.summaryPasses],
+];
+reportBenchResults(
+  'example-operator/operator',
+  VARIANTS.flatMap((variant) =>
+    measures.map(
+      ([metric, unit, pick]): BenchMeasurement => ({
+        cell,
+        variant,
+        metric,
+        unit,
+        values: of(variant, pick),
+      }),
+    ),
+  ),
+);

@@ -22,7 +22,7 @@
  * still alive, relative to the heap before the fake client was created (so it includes the fake
  * cluster's storage and the informer caches, which every variant shares).
  *
- * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 20 s); KRT_BENCH_RUNS sets the processes per cell.
+ * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 20 s); KRT_BENCH_RUNS sets the processes per cell (default 5).
  */
 import { execFileSync } from 'node:child_process';
 import { createQueue, extract, objectHandler } from '@kubeloom/controllers';
@@ -353,7 +353,7 @@ if (process.argv[2] === 'child') {
   console.log(JSON.stringify(res));
   process.exit(0);
 } else {
-  const runs = smoke ? 1 : Number(process.env.KRT_BENCH_RUNS ?? 3);
+  const runs = smoke ? 1 : Number(process.env.KRT_BENCH_RUNS ?? 5);
   const iters = smoke ? 2 : 10;
   const scales = [1, 10];
   const fmt = (n: number, d = 1) =>
