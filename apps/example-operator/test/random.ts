@@ -16,7 +16,7 @@ export interface Random {
 }
 
 /** A generator for `seed`. */
-function random(seed: number): Random {
+export function random(seed: number): Random {
   let state = seed >>> 0;
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -64,8 +64,10 @@ export interface ShardCluster extends AsyncDisposable {
   start(name: string): Promise<OperatorProcess>;
   /** SIGKILL: no release of its Lease, no clean stop; resolves once it exited. */
   kill(name: string): Promise<void>;
-  /** Creates `count` policies (1 address each) spread round-robin over the pools. */
-  createPolicies(count: number): Promise<string[]>;
+  /** SIGTERM: reconciles finish, the Lease is released; resolves once it exited. */
+  stop(name: string): Promise<void>;
+  /** Creates `count` policies `<prefix>-<i>` (1 address each) spread round-robin over the pools. */
+  createPolicies(count: number, prefix?: string): Promise<string[]>;
   /** The live placement of policies and gateways. */
   placement(): Promise<Placement>;
   /**
@@ -188,8 +190,13 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       await p.exited;
       deaths.set(name, Date.now());
     },
-    createPolicies: async (count) => {
-      const names = Array.from({ length: count }, (_, i) => `policy-${i}`);
+    async stop(name) {
+      const p = replicas.get(name);
+      if (!p) throw new Error(`no replica ${name}`);
+      await p[Symbol.asyncDispose]();
+    },
+    createPolicies: async (count, prefix = 'policy') => {
+      const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
       for (let i = 0; i < names.length; i += 25)
         await Promise.all(
           names.slice(i, i + 25).map((name, j) =>
@@ -212,7 +219,7 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       const p = await placement();
       const ring = hashRing(members);
       const counts = JSON.stringify(Object.fromEntries(p.spread));
-      const byPolicy = new Map(p.policies.map((x) => [x.metadata?.name ?? '', x]));
+      const byUid = new Map(p.policies.map((x) => [x.metadata?.uid ?? '', x]));
       for (const pol of p.policies) {
         const key = `${namespace}/${pol.metadata?.name}`;
         const labels = pol.metadata?.labels ?? {};
@@ -225,17 +232,20 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
         if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True')
           throw new Error(`${key} holds no address yet; policies per shard ${counts}`);
       }
+      // Without a garbage collector a deleted policy's gateway stays: only live policies' count.
+      let live = 0;
       for (const d of p.deployments) {
-        const owner = d.metadata?.ownerReferences?.find((r) => r.controller)?.name ?? '';
-        const shard = byPolicy.get(owner)?.metadata?.labels?.[LABELS.shard];
+        const owner = byUid.get(d.metadata?.ownerReferences?.find((r) => r.controller)?.uid ?? '');
+        if (!owner) continue;
+        live++;
+        const shard = owner.metadata?.labels?.[LABELS.shard];
         const labels = d.metadata?.labels ?? {};
         if (labels[LABELS.drain] !== undefined || labels[LABELS.shard] !== shard)
           throw new Error(
             `gateway ${d.metadata?.name} on ${labels[LABELS.shard] || 'no shard'}, its policy on ${shard}`,
           );
       }
-      if (p.deployments.length !== p.policies.length)
-        throw new Error(`${p.deployments.length} gateways for ${p.policies.length} policies`);
+      if (live !== p.policies.length) throw new Error(`${live} gateways for ${p.policies.length} policies`);
       for (const m of members) {
         const text = await scrape(m);
         const own = p.spread.get(m) ?? 0;

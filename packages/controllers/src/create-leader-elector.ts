@@ -383,7 +383,9 @@ class Elector implements LeaderElector {
     const previousHolder = this.#observedHolder;
     this.#absentAfterHeld = lease === null && this.#observedRv !== undefined && previousHolder !== '';
     this.#observedRv = rv;
-    this.#observedTime = this.#clock.now();
+    const now = this.#clock.now();
+    const since = rv ? this.#opts.observedSince?.(rv) : undefined;
+    this.#observedTime = since !== undefined && since <= now ? since : now;
     this.#observedHolder = lease?.spec?.holderIdentity ?? '';
     const holder = this.#observedHolder;
     if (holder !== '' && holder !== this.#reportedLeader) {

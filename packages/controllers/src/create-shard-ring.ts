@@ -33,6 +33,12 @@ export interface ShardRing {
   isLive(identity: string): boolean;
   /** The consistent-hash ring over {@link ShardRing.members} (rebuilt when they change). */
   hashRing(): HashRing;
+  /**
+   * When (on this ring's clock) the ring first saw shard `identity`'s Lease at `resourceVersion`;
+   * `undefined` when its last seen version is another. A candidate for that Lease passes it as
+   * the leader elector's `observedSince`.
+   */
+  observedSince(identity: string, resourceVersion: string): number | undefined;
   /** Calls `listener` after the live shards changed; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
   /** True once the Lease informer has synced. */
@@ -133,6 +139,10 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
     labels,
     members: () => members,
     isLive: (identity) => memberSet.has(identity),
+    observedSince(identity, resourceVersion) {
+      const s = seen.get(identity);
+      return s?.rv === resourceVersion ? s.observedAt : undefined;
+    },
     hashRing: () => {
       ring ??= hashRing(members, { virtualNodes: opts.virtualNodes });
       return ring;

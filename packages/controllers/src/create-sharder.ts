@@ -421,6 +421,10 @@ class ShardAssigner implements Sharder {
       lease: { namespace: this.#opts.namespace, name: shard },
       identity: `${this.identity}-evicting`,
       labels: { [RING_LABEL]: this.#opts.ring },
+      // The ring has watched the Lease all along (also before this replica became the sharder):
+      // its stillness counts from then, so a dead shard's objects move one lease duration after
+      // its last renewal even when the sharder itself failed over meanwhile.
+      observedSince: (rv) => this.#ring.observedSince(shard, rv),
       ...this.#timings(),
       logger: this.#logger,
       onStartedLeading: async (held) => {

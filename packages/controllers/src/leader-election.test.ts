@@ -547,6 +547,53 @@ describe('createLeaderElector: several electors', () => {
     await Promise.all(runs);
   });
 
+  it('counts a record’s stillness from observedSince (a version this process watched earlier), not from its own first read', async () => {
+    const created = await api.create(LeaseResource, leaseHeldBy('ghost'));
+    const seenAt = now();
+    const rv = created.metadata?.resourceVersion ?? '';
+    await vi.advanceTimersByTimeAsync(10_000);
+    const rec = intervalRecorder(now);
+    const stop = new AbortController();
+    const late = createLeaderElector(
+      base({
+        identity: 'late',
+        ...rec.callbacks('late'),
+        // Only the version watched: a changed record counts from the elector's own read again.
+        observedSince: (v) => (v === rv ? seenAt : undefined),
+      }),
+    );
+    const running = late.run(stop.signal);
+    while (rec.intervals.length < 1 && now() < seenAt + 30_000) await vi.advanceTimersByTimeAsync(100);
+    expect(rec.intervals).toHaveLength(1);
+    // 15 s after the version was first seen (plus a retry period), not 15 s after the candidate started.
+    expect(rec.intervals[0]!.start - seenAt).toBeGreaterThanOrEqual(15_000);
+    expect(rec.intervals[0]!.start - seenAt).toBeLessThanOrEqual(15_000 + 2_000);
+    stop.abort();
+    await running;
+  });
+
+  it('ignores observedSince for another version of the record', async () => {
+    const created = await api.create(LeaseResource, leaseHeldBy('ghost'));
+    const rec = intervalRecorder(now);
+    const stop = new AbortController();
+    const startedAt = now();
+    const e = createLeaderElector(
+      base({
+        identity: 'x',
+        ...rec.callbacks('x'),
+        observedSince: (v) => (v === 'other' ? startedAt - 60_000 : undefined),
+      }),
+    );
+    expect(created.metadata?.resourceVersion).not.toBe('other');
+    const running = e.run(stop.signal);
+    await vi.advanceTimersByTimeAsync(14_000);
+    expect(rec.intervals).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(rec.intervals).toHaveLength(1);
+    stop.abort();
+    await running;
+  });
+
   it('respects a longer lease duration written by the holder', async () => {
     await api.create(LeaseResource, leaseHeldBy('slow-leader', 60));
     const { rec, controllers, runs } = start(['a']);

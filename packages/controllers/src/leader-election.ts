@@ -22,6 +22,14 @@ export interface LeaderElectionOptions {
    */
   readonly labels?: Readonly<Record<string, string>>;
   /**
+   * For a process that already watches the Lease (e.g. a shard ring's informer, on this elector's
+   * clock): given a resourceVersion the elector reads, when this process first saw that version,
+   * or `undefined`. The record's lease duration then counts from that moment instead of from the
+   * elector's own first read — as safe, since the record stood unchanged at least since then — so a
+   * candidate created late need not wait a second full lease duration. Default: none.
+   */
+  readonly observedSince?: (resourceVersion: string) => number | undefined;
+  /**
    * This candidate's identity, unique per process (two processes with one identity both lead).
    * Default: `<hostname>_<random uuid>`.
    */

@@ -44,8 +44,12 @@ export interface ShardedReconcilerOptions<T extends KubeObject> {
  *   label or no object at all, so this shard never touches the object again until the sharder
  *   assigns it back. The sharder writes the new owner only after it saw the labels gone;
  * - labelled for another shard: skipped (a cache that is not restricted to this shard);
- * - absent after this shard acknowledged its drain: skipped (it moved away, it was not deleted);
- *   absent otherwise: the reconciler runs (a deletion).
+ * - absent: the reconciler runs only when this shard reconciled the object as its own and did not
+ *   hand it over since (a deletion). An object it let go of (moved away), or never held (a key
+ *   enqueued by a secondary handler — e.g. an owned object's event — while the object belongs to
+ *   another shard, or has not reached this shard's cache yet), is skipped: another shard may be
+ *   reconciling it. A controller that must see deletions of objects it never saw while they
+ *   existed (after a restart, say) needs a finalizer, as without sharding.
  *
  * Register {@link drainHandler} on the informer too, unless your handler already enqueues on
  * every label change. From `src/sharding.example.test.ts`:
@@ -56,19 +60,23 @@ export function shardedReconciler<T extends KubeObject>(
   opts: ShardedReconcilerOptions<T>,
 ): Reconciler<ObjectKey> {
   const labels = shardLabels(opts.ring);
-  const released = new Set<string>();
+  /** Keys reconciled as this shard's own and not handed over since (bounded by the share). */
+  const owned = new Set<string>();
   const fieldManager = opts.fieldManager ?? 'kubeloom-shard';
   return async (key, ctx) => {
     const obj = opts.get(key);
     const k = keyOf(key);
     if (obj === undefined) {
-      if (released.delete(k)) return;
-      return opts.reconciler(key, ctx);
+      if (!owned.has(k)) return;
+      // Forgotten once handled: a failed deletion reconcile is retried (the queue calls again).
+      const result = await opts.reconciler(key, ctx);
+      owned.delete(k);
+      return result;
     }
     const objLabels = obj.metadata?.labels ?? {};
     if (objLabels[labels.shard] !== opts.identity) return;
     if (objLabels[labels.drain] === undefined) {
-      released.delete(k);
+      owned.add(k);
       return opts.reconciler(key, ctx);
     }
     try {
@@ -82,7 +90,7 @@ export function shardedReconciler<T extends KubeObject>(
         },
         { type: 'merge', fieldManager, signal: ctx.signal },
       );
-      released.add(k);
+      owned.delete(k);
     } catch (err) {
       // The object changed (or went) since the cache saw it: its next event enqueues it again.
       if (isConflict(err) || isNotFound(err)) return;

@@ -129,9 +129,11 @@ describe('shardedReconciler', () => {
       resource: builtins.ConfigMap,
       get: (key) => cache.get(key.name) as never,
       reconciler: (key) => {
+        if (failing) throw new Error('cleanup failed');
         reconciled.push(key.name);
       },
     });
+    let failing = false;
     const ctx = { signal: new AbortController().signal, attempt: 1, queue: 'q' };
     for (const name of ['mine', 'draining', 'theirs']) await reconcile({ namespace: 'default', name }, ctx);
     expect(reconciled).toEqual(['mine']);
@@ -147,6 +149,23 @@ describe('shardedReconciler', () => {
     cache.delete('mine');
     await reconcile({ namespace: 'default', name: 'mine' }, ctx);
     expect(reconciled).toEqual(['mine', 'mine']);
+    // A key enqueued for an object this shard never held (another shard's, or one not in its cache
+    // yet) is not a deletion: another shard may be reconciling it.
+    await reconcile({ namespace: 'default', name: 'elsewhere' }, ctx);
+    expect(reconciled).toEqual(['mine', 'mine']);
+    // A deletion is reconciled until it succeeds, then the gone key is forgotten.
+    cache.set(
+      'doomed',
+      await kube.api.create(builtins.ConfigMap, configMap('doomed', { [L.shard]: 'web-0' })),
+    );
+    await reconcile({ namespace: 'default', name: 'doomed' }, ctx);
+    cache.delete('doomed');
+    failing = true;
+    await expect(reconcile({ namespace: 'default', name: 'doomed' }, ctx)).rejects.toThrow('cleanup failed');
+    failing = false;
+    await reconcile({ namespace: 'default', name: 'doomed' }, ctx);
+    await reconcile({ namespace: 'default', name: 'doomed' }, ctx);
+    expect(reconciled).toEqual(['mine', 'mine', 'doomed', 'doomed']);
     // A stale cached state (changed since) makes the acknowledgement a no-op 409, not an error.
     cache.set('stale', { ...draining, metadata: { ...draining.metadata, name: 'draining' } });
     await reconcile({ namespace: 'default', name: 'stale' }, ctx);

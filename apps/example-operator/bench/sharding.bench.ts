@@ -1,0 +1,145 @@
+/**
+ * `pnpm bench sharding`: the egress operator sharded over 1, 2 and 3 replicas (`--shard-ring`),
+ * converging N policies over 4 pools on a real plane (etcd + kube-apiserver; no workloads: the
+ * gateway Deployments are created and sharded, their pods never run, so the time measured is the
+ * operator's and the apiserver's, not a scheduler's). Each run starts a fresh plane and fresh
+ * operator processes; the replica counts rotate their order every round.
+ *
+ * Measured per run, from the first policy created until every policy is on the shard the ring
+ * gives it, holds its address, has its gateway Deployment on the same shard, and every replica's
+ * cache holds exactly its share: the wall time; per replica (from its own `/metrics`) the policies
+ * it caches (`egress_cached_objects`), its resident memory, V8 heap used and CPU seconds. Reported
+ * per cell (replica count): median and range over the runs of the largest replica's share,
+ * memory and heap, the mean replica's, the total CPU, and the spread (largest share over an even
+ * one).
+ *
+ * EGRESS_SHARD_BENCH_POLICIES (default 3000), EGRESS_SHARD_BENCH_RUNS (fresh runs per cell,
+ * default 5), EGRESS_SHARD_BENCH_REPLICAS (default `1,2,3`); KUBELOOM_BENCH_SMOKE=1 runs 30 policies
+ * once per cell.
+ */
+
+import { type BenchMeasurement, reportBenchResults, waitFor } from '@kubeloom/testing';
+import { startShardCluster } from '../test/shard-cluster.ts';
+
+const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
+const POLICIES = smoke ? 30 : Number(process.env.EGRESS_SHARD_BENCH_POLICIES ?? 3000);
+const RUNS = smoke ? 1 : Number(process.env.EGRESS_SHARD_BENCH_RUNS ?? 5);
+const CELLS = (process.env.EGRESS_SHARD_BENCH_REPLICAS ?? '1,2,3').split(',').map((v) => Number(v.trim()));
+for (const c of CELLS)
+  if (!Number.isInteger(c) || c < 1 || c > 8)
+    throw new Error(`EGRESS_SHARD_BENCH_REPLICAS: "${c}" is not a replica count from 1 to 8 (e.g. 1,2,3)`);
+if (!Number.isInteger(POLICIES) || POLICIES < 1)
+  throw new Error(`EGRESS_SHARD_BENCH_POLICIES: "${POLICIES}" is not a positive integer`);
+
+/** One replica's figures at convergence. */
+interface ReplicaFigures {
+  readonly policies: number;
+  readonly rssMiB: number;
+  readonly heapMiB: number;
+  readonly cpuSeconds: number;
+}
+
+interface RunResult {
+  readonly replicas: number;
+  readonly convergeSeconds: number;
+  readonly perReplica: readonly ReplicaFigures[];
+}
+
+function sample(text: string, name: string): number {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text);
+  if (!m) throw new Error(`no ${name} in the scrape`);
+  return Number(m[1]);
+}
+
+async function run(replicas: number): Promise<RunResult> {
+  // try/finally: the bench runs on the Node the runner uses, with or without `await using`.
+  const cluster = await startShardCluster({ pools: 4, args: ['--log-level=info'] });
+  try {
+    const names = Array.from({ length: replicas }, (_, i) => `shard-${i}`);
+    await Promise.all(names.map((n) => cluster.start(n)));
+    const started = process.hrtime.bigint();
+    await cluster.createPolicies(POLICIES);
+    await waitFor(
+      `${POLICIES} policies over ${replicas} replicas to converge`,
+      () => cluster.converged(names),
+      {
+        timeoutMs: 60 * 60_000,
+        intervalMs: 2000,
+      },
+    );
+    const convergeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const perReplica: ReplicaFigures[] = [];
+    for (const n of names) {
+      const p = cluster.replicas.get(n)!;
+      const text = await (await fetch(`http://127.0.0.1:${await p.port('serving metrics')}/metrics`)).text();
+      perReplica.push({
+        policies: sample(text, 'egress_cached_objects\\{resource="egressgatewaypolicies"\\}'),
+        rssMiB: sample(text, 'process_resident_memory_bytes') / 2 ** 20,
+        heapMiB: sample(text, 'nodejs_heap_size_used_bytes') / 2 ** 20,
+        cpuSeconds: sample(text, 'process_cpu_seconds_total'),
+      });
+    }
+    return { replicas, convergeSeconds, perReplica };
+  } finally {
+    await cluster[Symbol.asyncDispose]();
+  }
+}
+
+const results: RunResult[] = [];
+for (let i = 0; i < RUNS; i++) {
+  // Rotate the order so no replica count always runs first (or last) on a machine that drifts.
+  const order = CELLS.map((_, j) => CELLS[(i + j) % CELLS.length] as number);
+  for (const replicas of order) {
+    const r = await run(replicas);
+    results.push(r);
+    console.log(`run ${i + 1}/${RUNS}, ${replicas} replica(s): ${JSON.stringify(r)}`);
+  }
+}
+
+const max = (xs: readonly number[]) => Math.max(...xs);
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const rows: [string, string, string, (r: RunResult) => number, number][] = [
+  ['time to converge', 'converge', 's', (r) => r.convergeSeconds, 1],
+  [
+    'policies cached, largest replica',
+    'cached-max',
+    'objects',
+    (r) => max(r.perReplica.map((x) => x.policies)),
+    0,
+  ],
+  [
+    'spread: largest share / even share',
+    'spread',
+    'ratio',
+    (r) => max(r.perReplica.map((x) => x.policies)) / (POLICIES / r.replicas),
+    3,
+  ],
+  ['RSS, largest replica', 'rss-max', 'MiB', (r) => max(r.perReplica.map((x) => x.rssMiB)), 0],
+  ['RSS, mean replica', 'rss-mean', 'MiB', (r) => mean(r.perReplica.map((x) => x.rssMiB)), 0],
+  ['heap used, largest replica', 'heap-max', 'MiB', (r) => max(r.perReplica.map((x) => x.heapMiB)), 0],
+  ['CPU, all replicas', 'cpu-total', 's', (r) => r.perReplica.reduce((a, x) => a + x.cpuSeconds, 0), 1],
+];
+const of = (replicas: number, pick: (r: RunResult) => number) =>
+  results.filter((r) => r.replicas === replicas).map(pick);
+const summary = (values: number[], digits: number) => {
+  const s = [...values].sort((a, b) => a - b);
+  return `${(s[Math.floor(s.length / 2)] ?? Number.NaN).toFixed(digits)} (${s[0]?.toFixed(digits)}–${s.at(-1)?.toFixed(digits)})`;
+};
+console.log(
+  `\n${POLICIES} policies over 4 pools, ${RUNS} run(s) per replica count in rotating order, fresh plane and operator processes each; median (range)\n`,
+);
+console.log(`| measure | ${CELLS.map((c) => `${c} replica${c > 1 ? 's' : ''}`).join(' | ')} |`);
+console.log(`|---|${CELLS.map(() => '---:|').join('')}`);
+for (const [label, , unit, pick, digits] of rows)
+  console.log(`| ${label}, ${unit} | ${CELLS.map((c) => summary(of(c, pick), digits)).join(' | ')} |`);
+const measurements: BenchMeasurement[] = [];
+for (const c of CELLS)
+  for (const [, metric, unit, pick] of rows)
+    measurements.push({
+      cell: `${POLICIES} policies`,
+      variant: `${c} replicas`,
+      metric,
+      unit,
+      values: of(c, pick),
+    });
+reportBenchResults('example-operator/sharding', measurements);
