@@ -36,13 +36,20 @@ const RUNS = int('runs', values.runs, 1);
 const POLICIES = int('policies', values.policies, 1);
 const STEPS = int('steps', values.steps, 1);
 
+const print = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+/** What {@link churn} changes: `names` (the live policies) is updated as it creates and deletes. */
+interface Churn {
+  readonly cluster: ShardCluster;
+  readonly rnd: Random;
+  readonly names: string[];
+  readonly signal: AbortSignal;
+}
+
 /** Changes, creates and deletes policies (seeded) until `signal` aborts; returns how many writes. */
-async function churn(
-  cluster: ShardCluster,
-  rnd: Random,
-  names: string[],
-  signal: AbortSignal,
-): Promise<number> {
+async function churn({ cluster, rnd, names, signal }: Churn): Promise<number> {
   let writes = 0;
   let created = 0;
   while (!signal.aborted) {
@@ -89,7 +96,7 @@ async function runSeed(seed: number): Promise<boolean> {
     let writes = 0;
     for (let step = 0; step < STEPS; step++) {
       const stop = new AbortController();
-      const churning = churn(cluster, rnd, names, stop.signal);
+      const churning = churn({ cluster, rnd, names, signal: stop.signal });
       await delay(rnd.int(500, 3000)); // churn before the ring changes
       const action =
         live.length <= 2
@@ -124,12 +131,12 @@ async function runSeed(seed: number): Promise<boolean> {
     const log = cluster.reconciles();
     const found = overlaps(log);
     const ok = found.length === 0 && duplicates.length === 0;
-    console.log(
+    print(
       `seed ${seed}: ${ok ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(0)} s — ${steps.join(', ')}; ` +
         `${log.length} reconciles on ${new Set(log.map((r) => r.shard)).size} replicas, ${writes} policy writes, ` +
         `${found.length} overlaps, ${checks} pool audits, ${duplicates.length} addresses held twice`,
     );
-    for (const f of [...found, ...duplicates].slice(0, 10)) console.log(`  ${f}`);
+    for (const f of [...found, ...duplicates].slice(0, 10)) print(`  ${f}`);
     return ok;
   } finally {
     audit.abort();
@@ -140,5 +147,5 @@ async function runSeed(seed: number): Promise<boolean> {
 
 let failed = 0;
 for (let i = 0; i < RUNS; i++) if (!(await runSeed(FIRST_SEED + i))) failed++;
-console.log(`${RUNS - failed}/${RUNS} seeded churn runs without overlap or double allocation`);
+print(`${RUNS - failed}/${RUNS} seeded churn runs without overlap or double allocation`);
 process.exitCode = failed > 0 ? 1 : 0;
