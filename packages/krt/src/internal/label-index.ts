@@ -46,20 +46,24 @@ function pairKey(scope: string, k: string, v: string): string {
   return `${scope}\0${k}\0${v}`;
 }
 
-/** One automatic index of a collection, and whether any object was filed as unreadable. */
+/**
+ * One automatic index of a collection, how it reads the objects it files, and whether any object
+ * was filed as unreadable.
+ */
 interface AutoIndex {
   readonly view: IndexView<unknown>;
+  /** The collection's augment (objects are read through it), if any. */
+  readonly augment: ((o: unknown) => unknown) | undefined;
+  /** True for the index by namespace (postings are scoped to the object's namespace). */
+  readonly scoped: boolean;
   /** Sticky: once an object could not be read, lookups also consult the unreadable posting. */
   broken: boolean;
 }
 
-function selectorPostings(
-  obj: unknown,
-  a: AutoIndex,
-  augment: ((o: unknown) => unknown) | undefined,
-  scoped: boolean,
-) {
-  const scope = scoped ? namespaceOf(obj) : '';
+/** The postings of `obj` in the selector index `a` (marks `a` broken when `obj` cannot be read). */
+function selectorPostings(obj: unknown, a: AutoIndex) {
+  const augment = a.augment;
+  const scope = a.scoped ? namespaceOf(obj) : '';
   let sel: Labels;
   let withExpressions: boolean;
   try {
@@ -81,13 +85,10 @@ function selectorPostings(
   return out;
 }
 
-function labelPostings(
-  obj: unknown,
-  a: AutoIndex,
-  augment: ((o: unknown) => unknown) | undefined,
-  scoped: boolean,
-) {
-  const scope = scoped ? namespaceOf(obj) : '';
+/** The postings of `obj` in the label index `a` (marks `a` broken when `obj` cannot be read). */
+function labelPostings(obj: unknown, a: AutoIndex) {
+  const augment = a.augment;
+  const scope = a.scoped ? namespaceOf(obj) : '';
   let labels: Labels;
   try {
     labels = getLabels(augment ? augment(obj) : obj);
@@ -121,17 +122,19 @@ function autoIndex(
   const slot = scoped ? 1 : 0;
   let a = all[kind][slot];
   if (a === undefined) {
-    const aug = src.augment;
     // Filled by src.index below (existing objects are filed at once), hence the late binding.
-    const entry = { view: undefined as unknown as IndexView<unknown>, broken: false };
+    const entry = {
+      view: undefined as unknown as IndexView<unknown>,
+      augment: src.augment,
+      scoped,
+      broken: false,
+    };
     entry.view =
       kind === 'selector'
         ? src.index(scoped ? SELECTOR_BY_NAMESPACE : SELECTOR_ANY_NAMESPACE, (o) =>
-            selectorPostings(o, entry, aug, scoped),
+            selectorPostings(o, entry),
           )
-        : src.index(scoped ? LABELS_BY_NAMESPACE : LABELS_ANY_NAMESPACE, (o) =>
-            labelPostings(o, entry, aug, scoped),
-          );
+        : src.index(scoped ? LABELS_BY_NAMESPACE : LABELS_ANY_NAMESPACE, (o) => labelPostings(o, entry));
     a = entry;
     all[kind][slot] = a;
   }
@@ -253,6 +256,17 @@ export function labelRouteKeys(spec: FilterSpec): string | readonly string[] {
   return [];
 }
 
+/**
+ * A reverse index of dependencies by pair (selector or label dependencies on one source), and how
+ * to read the source's objects it is consulted with.
+ */
+export interface DependencyRoutes {
+  /** The source's augment (objects are read through it), if any. */
+  readonly augment: ((o: unknown) => unknown) | undefined;
+  /** The input keys recorded under each posting key. */
+  readonly routes: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
 function addAll(s: ReadonlySet<string> | undefined, into: Set<string>): void {
   if (s !== undefined) for (const k of s) into.add(k);
 }
@@ -263,8 +277,7 @@ function addAll(s: ReadonlySet<string> | undefined, into: Set<string>): void {
  */
 export function selectorDependants(
   obj: unknown,
-  augment: ((o: unknown) => unknown) | undefined,
-  routes: ReadonlyMap<string, ReadonlySet<string>>,
+  { augment, routes }: DependencyRoutes,
   into: Set<string>,
 ): void {
   let sel: Labels | undefined;
@@ -317,8 +330,7 @@ export function selectorDependants(
  */
 export function labelDependants(
   obj: unknown,
-  augment: ((o: unknown) => unknown) | undefined,
-  routes: ReadonlyMap<string, ReadonlySet<string>>,
+  { augment, routes }: DependencyRoutes,
   into: Set<string>,
 ): void {
   let labels: Labels;

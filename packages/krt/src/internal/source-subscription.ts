@@ -1,7 +1,13 @@
 import type { Collection, Registration } from '../core.ts';
 import type { FilterSpec } from './filter-spec.ts';
 import type { CollectionInternals, IndexView } from './internals.ts';
-import { labelDependants, labelRouteKeys, selectorDependants, selectorRouteKeys } from './label-index.ts';
+import {
+  type DependencyRoutes,
+  labelDependants,
+  labelRouteKeys,
+  selectorDependants,
+  selectorRouteKeys,
+} from './label-index.ts';
 
 /**
  * Where a dependency is filed in its source's reverse index, chosen from its filters, most
@@ -135,10 +141,16 @@ export class SourceSub {
   readonly bySelector = new Map<string, Posting>();
   readonly byLabels = new Map<string, Posting>();
   readonly byIndex = new Map<number, { view: IndexView<unknown>; map: Map<string, Posting> }>();
+  /** `bySelector` with the source's augment, as the selector lookups take it. */
+  readonly #selectorRoutes: DependencyRoutes;
+  /** `byLabels` with the source's augment, as the label lookups take it. */
+  readonly #labelRoutes: DependencyRoutes;
 
   constructor(src: Collection<unknown>, si: CollectionInternals<unknown>) {
     this.src = src;
     this.si = si;
+    this.#selectorRoutes = { augment: si.augment, routes: this.bySelector };
+    this.#labelRoutes = { augment: si.augment, routes: this.byLabels };
   }
 
   #map(d: Dependency, create: boolean): Map<string, Posting> | undefined {
@@ -195,8 +207,8 @@ export class SourceSub {
   candidates(obj: unknown, into: Set<string>): void {
     addAll(this.plain, into);
     if (this.byKey.size > 0) addAll(this.byKey.get(this.si.keyOf(obj)), into);
-    if (this.bySelector.size > 0) selectorDependants(obj, this.si.augment, this.bySelector, into);
-    if (this.byLabels.size > 0) labelDependants(obj, this.si.augment, this.byLabels, into);
+    if (this.bySelector.size > 0) selectorDependants(obj, this.#selectorRoutes, into);
+    if (this.byLabels.size > 0) labelDependants(obj, this.#labelRoutes, into);
     for (const e of this.byIndex.values()) {
       for (const ik of e.view.extract(obj)) addAll(e.map.get(ik), into);
     }
