@@ -100,6 +100,16 @@ export interface CelWalk {
   readonly notEvaluated: UnevaluatedRule[];
 }
 
+/**
+ * A value with the old value it correlates with (undefined on create or when none correlates)
+ * and its schema plan: the apiserver's `CorrelatedObject`.
+ */
+interface Correlated {
+  readonly value: unknown;
+  readonly oldValue: unknown;
+  readonly plan: SchemaPlan;
+}
+
 function listMapKey(item: unknown, keys: readonly string[]): string {
   return goJson(keys.map((k) => (item as Record<string, unknown> | null)?.[k]));
 }
@@ -109,7 +119,8 @@ function listMapKey(item: unknown, keys: readonly string[]): string {
  * for objects and lists), `Forbidden: message`, `Required value: message`, or for
  * `FieldValueDuplicate` the value alone (`Duplicate value: <value>`, as `field.Duplicate` writes it).
  */
-function failure(r: CompiledRule, message: string, value: unknown, type: string): string {
+function failure(r: CompiledRule, message: string, { value, plan }: Correlated): string {
+  const type = plan.schema.type ?? '';
   const shown = type === 'object' || type === 'array' ? '' : `: ${goJson(value)}`;
   switch (r.reason) {
     case 'FieldValueForbidden':
@@ -123,8 +134,9 @@ function failure(r: CompiledRule, message: string, value: unknown, type: string)
   }
 }
 
-/** Runs the rules of one node; `old` is the correlated old value, undefined on create or when none correlates. */
-function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, out: CelWalk): void {
+/** Runs the rules of one node. */
+function runRules(node: Correlated, path: string, out: CelWalk): void {
+  const { value, oldValue: old, plan } = node;
   const hasOld = old !== undefined;
   const where = path || ROOT_PATH;
   const pattern = plan.uncheckedPattern;
@@ -172,7 +184,7 @@ function runRules(value: unknown, old: unknown, plan: SchemaPlan, path: string, 
       const fp = r.fieldPath ? `${path}${r.fieldPath}`.replace(/^\./, '') : where;
       out.errors.push({
         path: fp || ROOT_PATH,
-        message: failure(r, message, value, schema.type ?? ''),
+        message: failure(r, message, node),
         source: 'cel',
         rule: r.rule,
         rulePath: where,
@@ -205,16 +217,17 @@ function oldItemOf(item: unknown, oldList: readonly unknown[], plan: SchemaPlan)
   return undefined;
 }
 
-function walk(value: unknown, old: unknown, plan: SchemaPlan, path: string, out: CelWalk): void {
+function walk(node: Correlated, path: string, out: CelWalk): void {
+  const { value, oldValue: old, plan } = node;
   if (value === undefined) return;
-  runRules(value, old, plan, path, out);
+  runRules(node, path, out);
   if (Array.isArray(value)) {
     const items = plan.items;
     if (!items?.celBelow) return;
     const oldList = Array.isArray(old) ? old : undefined;
     for (let i = 0; i < value.length; i++) {
       const oldItem = old === undefined ? undefined : oldItemOf(value[i], oldList ?? [], plan);
-      walk(value[i], oldItem, items, childPath(path, i), out);
+      walk({ value: value[i], oldValue: oldItem, plan: items }, childPath(path, i), out);
     }
     return;
   }
@@ -227,23 +240,29 @@ function walk(value: unknown, old: unknown, plan: SchemaPlan, path: string, out:
   if (plan.schema.properties) {
     for (const [k, sub] of plan.properties) {
       if (!sub.celBelow || (!path && k === 'metadata')) continue;
-      if (obj[k] !== undefined) walk(obj[k], oldObj?.[k], sub, childPath(path, k), out);
+      if (obj[k] !== undefined)
+        walk({ value: obj[k], oldValue: oldObj?.[k], plan: sub }, childPath(path, k), out);
     }
   } else if (plan.values?.celBelow) {
     const values = plan.values;
     const correlated = plan.schema['x-kubernetes-map-type'] === 'atomic' ? undefined : oldObj;
-    for (const k of Object.keys(obj)) walk(obj[k], correlated?.[k], values, keyPath(path, k), out);
+    for (const k of Object.keys(obj))
+      walk({ value: obj[k], oldValue: correlated?.[k], plan: values }, keyPath(path, k), out);
   }
 }
 
 /**
  * Evaluates the `x-kubernetes-validations` rules of every node that has a value, as the apiserver
  * does: transition rules (`oldSelf`) only on update and only where the old value correlates (same
- * field, same key of a map, same keys of a `map` list, same item of a `set`); `old` is the
+ * field, same key of a map, same keys of a `map` list, same item of a `set`); `oldObject` is the
  * previous object on update, undefined on create. Nodes whose `pattern` has no faithful
  * translation are reported as not evaluated.
  */
-export function walkCel(value: unknown, old: unknown, schema: JsonSchemaProps, out: CelWalk): void {
+export function walkCel(
+  { object, oldObject }: { readonly object: unknown; readonly oldObject: unknown },
+  schema: JsonSchemaProps,
+  out: CelWalk,
+): void {
   const plan = planOf(schema);
-  if (plan.celBelow) walk(value, old, plan, '', out);
+  if (plan.celBelow) walk({ value: object, oldValue: oldObject, plan }, '', out);
 }

@@ -11,6 +11,8 @@ const META = 4;
 const NULLS = 8;
 /** Apply defaults. */
 const DEFAULTS = 16;
+/** Work on a copy that shares nothing with the input (else in place). */
+const COPY = 32;
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -27,17 +29,19 @@ function setField(out: Record<string, unknown>, key: string, value: unknown): vo
 
 /** A copy of a default value with the defaults below it applied. */
 function defaulted(plan: SchemaPlan): unknown {
-  return decode(plan.defaultValue, plan, DEFAULTS, true);
+  return decode(plan.defaultValue, plan, DEFAULTS | COPY);
 }
 
 /**
- * The decoding steps `steps` applied to `value` in one top-down walk, in place or (with `copy`)
+ * The decoding steps `steps` applied to `value` in one top-down walk, in place or (with `COPY`)
  * to a copy that shares nothing with `value`. Each step is the apiserver's, and doing them in
  * one walk gives what doing them one after the other gives: pruning decides which fields of a
  * node stay, null pruning which `null`s stay, and defaulting fills the node before the walk goes
  * down into the values that stayed (a default is only defaulted below, never pruned).
  */
-function decode(value: unknown, plan: SchemaPlan | undefined, steps: number, copy: boolean): unknown {
+function decode(value: unknown, plan: SchemaPlan | undefined, steps: number): unknown {
+  const copyFlag = steps & COPY;
+  const copy = copyFlag !== 0;
   if (value === null || typeof value !== 'object') return copy ? copyLeaf(value) : value;
   let flags = steps;
   if (flags & PRUNE && plan?.preserveUnknown) flags = (flags & ~(PRUNE | META)) | KEEP;
@@ -52,12 +56,12 @@ function decode(value: unknown, plan: SchemaPlan | undefined, steps: number, cop
       out[i] =
         item === null && flags & DEFAULTS && items && !items.nullable && items.defaultValue !== undefined
           ? defaulted(items)
-          : decode(item, items, itemFlags, copy);
+          : decode(item, items, itemFlags | copyFlag);
     }
     return out;
   }
   if (copy && Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
-    return decode(structuredClone(value), plan, steps, false);
+    return decode(structuredClone(value), plan, steps & ~COPY);
   const obj = value as Record<string, unknown>;
   const out: Record<string, unknown> = copy ? {} : obj;
   const pruning = flags & (PRUNE | KEEP);
@@ -88,7 +92,7 @@ function decode(value: unknown, plan: SchemaPlan | undefined, steps: number, cop
         continue;
       }
     }
-    const decoded = decode(v, child, prune | (child ? childSteps : 0), copy);
+    const decoded = decode(v, child, prune | (child ? childSteps : 0) | copyFlag);
     if (copy) setField(out, key, decoded);
     else if (decoded !== v) obj[key] = decoded;
   }
@@ -102,7 +106,7 @@ function decode(value: unknown, plan: SchemaPlan | undefined, steps: number, cop
  * decoding, in one walk): what `applyDefaults(pruneNulls(prune(structuredClone(value))))` gives.
  */
 export function decodeCopy(value: unknown, schema: JsonSchemaProps): unknown {
-  return decode(value, planOf(schema), PRUNE | META | NULLS | DEFAULTS, true);
+  return decode(value, planOf(schema), PRUNE | META | NULLS | DEFAULTS | COPY);
 }
 
 /**
@@ -111,7 +115,7 @@ export function decodeCopy(value: unknown, schema: JsonSchemaProps): unknown {
  * in `x-kubernetes-embedded-resource` objects. Mutates and returns `value`.
  */
 export function prune(value: unknown, schema: JsonSchemaProps, root = true): unknown {
-  return decode(value, planOf(schema), PRUNE | (root ? META : 0), false);
+  return decode(value, planOf(schema), PRUNE | (root ? META : 0));
 }
 
 /**
@@ -119,7 +123,7 @@ export function prune(value: unknown, schema: JsonSchemaProps, root = true): unk
  * values; list items stay), as the apiserver does before defaulting. Mutates and returns `value`.
  */
 export function pruneNulls(value: unknown, schema: JsonSchemaProps | undefined): unknown {
-  return schema ? decode(value, planOf(schema), NULLS, false) : value;
+  return schema ? decode(value, planOf(schema), NULLS) : value;
 }
 
 /**
@@ -128,5 +132,5 @@ export function pruneNulls(value: unknown, schema: JsonSchemaProps | undefined):
  * replaced by the default. Mutates and returns `value`.
  */
 export function applyDefaults(value: unknown, schema: JsonSchemaProps | undefined): unknown {
-  return schema ? decode(value, planOf(schema), DEFAULTS, false) : value;
+  return schema ? decode(value, planOf(schema), DEFAULTS) : value;
 }

@@ -54,29 +54,36 @@ function checkTypeMeta(x: Record<string, unknown>, path: string, out: Validation
   }
 }
 
-function visit(x: unknown, plan: SchemaPlan, path: string, out: ValidationError[]): void {
-  if (Array.isArray(x)) {
-    const items = plan.items;
-    if (items?.embeddedBelow) for (let i = 0; i < x.length; i++) visit(x[i], items, childPath(path, i), out);
-    return;
-  }
-  if (!isObject(x)) return;
-  if (plan.embedded) {
-    checkTypeMeta(x, path, out);
-    if ('metadata' in x) {
-      const meta = coerceObjectMeta(x.metadata, childPath(path, 'metadata'), out);
-      if (meta === undefined) delete x.metadata;
-      else {
-        x.metadata = meta;
-        validateObjectMeta(meta, childPath(path, 'metadata'), out);
+/** One walk of a value for embedded resources, and the errors it found. */
+class EmbeddedResourceWalk {
+  readonly errors: ValidationError[] = [];
+
+  visit(x: unknown, plan: SchemaPlan, path: string): void {
+    const out = this.errors;
+    if (Array.isArray(x)) {
+      const items = plan.items;
+      if (items?.embeddedBelow)
+        for (let i = 0; i < x.length; i++) this.visit(x[i], items, childPath(path, i));
+      return;
+    }
+    if (!isObject(x)) return;
+    if (plan.embedded) {
+      checkTypeMeta(x, path, out);
+      if ('metadata' in x) {
+        const meta = coerceObjectMeta(x.metadata, childPath(path, 'metadata'), out);
+        if (meta === undefined) delete x.metadata;
+        else {
+          x.metadata = meta;
+          validateObjectMeta(meta, childPath(path, 'metadata'), out);
+        }
       }
     }
-  }
-  for (const [k, v] of Object.entries(x)) {
-    const sub = plan.properties.get(k);
-    if (sub) {
-      if (sub.embeddedBelow) visit(v, sub, childPath(path, k), out);
-    } else if (plan.values?.embeddedBelow) visit(v, plan.values, keyPath(path, k), out);
+    for (const [k, v] of Object.entries(x)) {
+      const sub = plan.properties.get(k);
+      if (sub) {
+        if (sub.embeddedBelow) this.visit(v, sub, childPath(path, k));
+      } else if (plan.values?.embeddedBelow) this.visit(v, plan.values, keyPath(path, k));
+    }
   }
 }
 
@@ -87,13 +94,13 @@ function visit(x: unknown, plan: SchemaPlan, path: string, out: ValidationError[
  * validated. Returns the errors.
  */
 export function validateEmbeddedResources(value: unknown, schema: JsonSchemaProps): ValidationError[] {
-  const out: ValidationError[] = [];
+  const walk = new EmbeddedResourceWalk();
   const plan = planOf(schema);
   if (plan.embeddedBelow && isObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       const sub = plan.properties.get(k);
-      if (sub?.embeddedBelow && k !== 'metadata') visit(v, sub, k, out);
+      if (sub?.embeddedBelow && k !== 'metadata') walk.visit(v, sub, k);
     }
   }
-  return out;
+  return walk.errors;
 }

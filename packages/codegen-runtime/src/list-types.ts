@@ -21,60 +21,64 @@ function secondAppearances(ids: readonly string[]): number[] {
   return out;
 }
 
-function checkSet(list: readonly unknown[], path: string, out: ValidationError[]): void {
-  for (const i of secondAppearances(list.map(identity))) {
-    out.push({ path: childPath(path, i), message: `Duplicate value: ${goJson(list[i])}`, source: 'list' });
-  }
-}
+/** One walk of a value for list-type duplicates, and the errors it found. */
+class ListTypeWalk {
+  readonly errors: ValidationError[] = [];
 
-function checkMap(
-  list: readonly unknown[],
-  keys: readonly string[],
-  path: string,
-  out: ValidationError[],
-): void {
-  const bad = list.findIndex((x) => x !== null && !isObject(x));
-  if (bad >= 0) {
-    out.push({
-      path: childPath(path, bad),
-      message: `Invalid value: ${goJson(list[bad])}: must be an object for an array of list-type map`,
-      source: 'list',
-    });
-    return;
+  checkSet(list: readonly unknown[], path: string): void {
+    for (const i of secondAppearances(list.map(identity))) {
+      this.errors.push({
+        path: childPath(path, i),
+        message: `Duplicate value: ${goJson(list[i])}`,
+        source: 'list',
+      });
+    }
   }
-  const keyOf = (item: unknown): Record<string, unknown> => {
-    const key: Record<string, unknown> = {};
-    if (isObject(item)) for (const k of keys) if (k in item) key[k] = item[k];
-    return key;
-  };
-  const single = keys.length === 1 ? keys[0]! : undefined;
-  const ids = list.map((item) =>
-    single === undefined ? goJson(keyOf(item)) : identity(isObject(item) ? item[single] : undefined),
-  );
-  for (const i of secondAppearances(ids)) {
-    out.push({
-      path: childPath(path, i),
-      message: `Duplicate value: ${goJson(keyOf(list[i]))}`,
-      source: 'list',
-    });
-  }
-}
 
-function visit(value: unknown, plan: SchemaPlan, path: string, out: ValidationError[]): void {
-  if (Array.isArray(value)) {
-    if (plan.listType === 'set') checkSet(value, path, out);
-    else if (plan.listType === 'map') checkMap(value, plan.listMapKeys ?? [], path, out);
-    const items = plan.items;
-    if (items?.listsBelow)
-      for (let i = 0; i < value.length; i++) visit(value[i], items, childPath(path, i), out);
-    return;
+  checkMap(list: readonly unknown[], keys: readonly string[], path: string): void {
+    const bad = list.findIndex((x) => x !== null && !isObject(x));
+    if (bad >= 0) {
+      this.errors.push({
+        path: childPath(path, bad),
+        message: `Invalid value: ${goJson(list[bad])}: must be an object for an array of list-type map`,
+        source: 'list',
+      });
+      return;
+    }
+    const keyOf = (item: unknown): Record<string, unknown> => {
+      const key: Record<string, unknown> = {};
+      if (isObject(item)) for (const k of keys) if (k in item) key[k] = item[k];
+      return key;
+    };
+    const single = keys.length === 1 ? keys[0]! : undefined;
+    const ids = list.map((item) =>
+      single === undefined ? goJson(keyOf(item)) : identity(isObject(item) ? item[single] : undefined),
+    );
+    for (const i of secondAppearances(ids)) {
+      this.errors.push({
+        path: childPath(path, i),
+        message: `Duplicate value: ${goJson(keyOf(list[i]))}`,
+        source: 'list',
+      });
+    }
   }
-  if (!isObject(value)) return;
-  for (const key of Object.keys(value)) {
-    const sub = plan.properties.get(key);
-    if (sub) {
-      if (sub.listsBelow) visit(value[key], sub, childPath(path, key), out);
-    } else if (plan.values?.listsBelow) visit(value[key], plan.values, keyPath(path, key), out);
+
+  visit(value: unknown, plan: SchemaPlan, path: string): void {
+    if (Array.isArray(value)) {
+      if (plan.listType === 'set') this.checkSet(value, path);
+      else if (plan.listType === 'map') this.checkMap(value, plan.listMapKeys ?? [], path);
+      const items = plan.items;
+      if (items?.listsBelow)
+        for (let i = 0; i < value.length; i++) this.visit(value[i], items, childPath(path, i));
+      return;
+    }
+    if (!isObject(value)) return;
+    for (const key of Object.keys(value)) {
+      const sub = plan.properties.get(key);
+      if (sub) {
+        if (sub.listsBelow) this.visit(value[key], sub, childPath(path, key));
+      } else if (plan.values?.listsBelow) this.visit(value[key], plan.values, keyPath(path, key));
+    }
   }
 }
 
@@ -84,8 +88,8 @@ function visit(value: unknown, plan: SchemaPlan, path: string, out: ValidationEr
  * error at the second appearance of each repeated value or key.
  */
 export function validateListTypes(value: unknown, schema: JsonSchemaProps): ValidationError[] {
-  const out: ValidationError[] = [];
+  const walk = new ListTypeWalk();
   const plan = planOf(schema);
-  if (plan.listsBelow) visit(value, plan, '', out);
-  return out;
+  if (plan.listsBelow) walk.visit(value, plan, '');
+  return walk.errors;
 }

@@ -118,8 +118,8 @@ export function createValidator<T>(
       if (hasRules) errors.push(CEL_SKIPPED);
     } else {
       const walk: CelWalk = { errors, notEvaluated };
-      const old = options.oldObject === undefined ? undefined : decodeCopy(options.oldObject, schema);
-      walkCel(object, old, schema, walk);
+      const oldObject = options.oldObject === undefined ? undefined : decodeCopy(options.oldObject, schema);
+      walkCel({ object, oldObject }, schema, walk);
     }
     return {
       valid: errors.length === 0,

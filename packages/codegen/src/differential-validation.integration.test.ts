@@ -101,11 +101,19 @@ async function pool<T, R>(
   return out;
 }
 
-/** Sends the samples of one CRD version; objects needed by update samples are created for real first. */
+/** One CRD version under test: the resource, the version's name and its schema. */
+interface VersionUnderTest {
+  readonly r: ResourceModel;
+  readonly version: string;
+  readonly schema: JsonSchemaProps;
+}
+
+/**
+ * Sends the samples of one CRD version; objects needed by update samples are created for real
+ * first. `tag` prefixes the names of the objects.
+ */
 async function runSamples(
-  r: ResourceModel,
-  version: string,
-  schema: JsonSchemaProps,
+  { r, version, schema }: VersionUnderTest,
   samples: readonly Sample[],
   tag: string,
 ): Promise<Verdict[]> {
@@ -259,7 +267,9 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
       delete base.status;
       const validator = createValidator(schema, { scale: v.scale });
       const t0 = performance.now();
-      const generated = generateSamples(schema, base, validator, {
+      const generated = generateSamples(schema, {
+        base,
+        validator,
         limit: own.has(r) ? FIXTURE_LIMIT : LIMIT,
         statusSubresource: v.statusSubresource === true,
       });
@@ -275,7 +285,7 @@ describe('differential validation against kube-apiserver (dryRun=All)', () => {
       );
       const samples = [...generated.samples, ...extra];
       generating += performance.now() - t0;
-      const verdicts = await runSamples(r, version, schema, samples, `c${ci}`);
+      const verdicts = await runSamples({ r, version, schema }, samples, `c${ci}`);
       const stats: CrdStats = {
         samples: verdicts.length,
         agree: 0,

@@ -188,13 +188,13 @@ export function generateTypes(
     for (const c of again) {
       const inputs = [...new Set([first!.input, c.input])];
       issues.push(
-        duplicateModuleIssue(
+        duplicateModuleIssue({
           file,
-          first!.module.resource,
-          c.module.resource,
-          c.module.version,
-          `; nothing is generated from ${inputs.join(' or ')} until one declaration is removed or renamed`,
-        ),
+          first: first!.module.resource,
+          again: c.module.resource,
+          version: c.module.version,
+          consequence: `; nothing is generated from ${inputs.join(' or ')} until one declaration is removed or renamed`,
+        }),
       );
       for (const i of inputs) failed.add(i);
     }

@@ -74,7 +74,7 @@ export function readTypeScript(files: readonly string[], options: ReadTypeScript
         if (isResource && doc) {
           const exported = stmt.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
           if (!exported) ctx.error(stmt.name, `resource ${stmt.name.text} must be exported`);
-          const r = readResource(ctx, types, stmt, doc);
+          const r = readResource(ctx, types, { decl: stmt, doc });
           if (r) found.push(r);
         } else if (ts.isInterfaceDeclaration(stmt)) {
           // check the markers of types no resource uses too, so typos never hide

@@ -5,16 +5,22 @@ import { applyMarkers, checkTags } from './marker-schema.ts';
 import type { ResourceVersion } from './merge-versions.ts';
 import type { TypeMapper } from './ts-type-mapper.ts';
 
+/** The root declaration of a resource version and its doc comment (see {@link readResource}). */
+export interface ResourceDeclaration {
+  /** An interface or type alias. */
+  readonly decl: ts.InterfaceDeclaration | ts.TypeAliasDeclaration;
+  /** Its doc comment, which has `@group` and `@version`. */
+  readonly doc: Doc;
+}
+
 /**
- * Reads one version of a resource from its root declaration (an interface or type alias whose
- * doc comment `doc` has `@group` and `@version`): the schema, mapped by `types`, and the
- * resource and version markers (names, scope, subresources, printer columns, …).
+ * Reads one version of a resource from its root declaration: the schema, mapped by `types`, and
+ * the resource and version markers (names, scope, subresources, printer columns, …).
  */
 export function readResource(
   ctx: ReadContext,
   types: TypeMapper,
-  decl: ts.InterfaceDeclaration | ts.TypeAliasDeclaration,
-  doc: Doc,
+  { decl, doc }: ResourceDeclaration,
 ): ResourceVersion | undefined {
   const tags = (n: string) => doc.comment.tags.filter((t) => t.name === n);
   const one = (n: string) => {

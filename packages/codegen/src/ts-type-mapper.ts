@@ -55,7 +55,7 @@ export class TypeMapper {
         );
       case ts.SyntaxKind.TypeLiteral:
         return {
-          schema: this.objectFromMembers((node as ts.TypeLiteralNode).members, owner, []),
+          schema: this.objectFromMembers((node as ts.TypeLiteralNode).members, owner),
           optional: false,
         };
       case ts.SyntaxKind.IntersectionType: {
@@ -377,7 +377,7 @@ export class TypeMapper {
         bases.push(this.interfaceSchema(base));
       }
     }
-    const own = this.objectFromMembers(decl.members, decl, [], resource);
+    const own = this.objectFromMembers(decl.members, decl, resource);
     const schema = bases.length > 0 ? this.mergeObjects([...bases, own], decl) : own;
     if (bases.length > 0) {
       schema.properties = { ...schema.properties };
@@ -388,12 +388,7 @@ export class TypeMapper {
   }
 
   /** Maps the members of an interface or type literal to an object schema. */
-  objectFromMembers(
-    members: ts.NodeArray<ts.TypeElement>,
-    owner: ts.Node,
-    _path: string[],
-    root = false,
-  ): SchemaNode {
+  objectFromMembers(members: ts.NodeArray<ts.TypeElement>, owner: ts.Node, root = false): SchemaNode {
     const schema: SchemaNode = { type: 'object', location: this.#ctx.loc(owner) };
     const props: Record<string, SchemaNode> = {};
     const required: string[] = [];

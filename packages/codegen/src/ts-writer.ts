@@ -154,7 +154,7 @@ class Emitter {
     }
     if (node.type === 'object' && node.properties) {
       const name = this.unique(base);
-      this.declareInterface(name, node, position === 'item' ? nodeMarkers(node) : [], node.description);
+      this.declareInterface(name, node, position === 'item' ? nodeMarkers(node) : []);
       t = name;
     } else {
       t = this.bareType(node, base);
@@ -190,7 +190,7 @@ class Emitter {
         case 'object':
           if (node.properties) {
             const name = this.unique(base);
-            this.declareInterface(name, node, [], node.description);
+            this.declareInterface(name, node, []);
             t = name;
           } else if (node.additionalProperties && typeof node.additionalProperties === 'object') {
             t = `{ [key: string]: ${this.typeOf(node.additionalProperties, `${base}Value`, 'item')} }`;
@@ -225,22 +225,28 @@ class Emitter {
     return out;
   }
 
-  declareInterface(name: string, node: SchemaNode, markers: string[], description: string | undefined): void {
+  /** Declares interface `name` for the object `node` (documented by its description and `markers`). */
+  declareInterface(name: string, node: SchemaNode, markers: string[]): void {
     const slot = this.decls.length;
     this.decls.push('');
     const junction = requiredSetJunction(node);
     if (junction) {
-      // oneOf/anyOf of required-field sets: the fields, and a union the compiler checks
+      // oneOf/anyOf of required-field sets: the fields (undocumented), and a union the compiler checks
       const fields = this.unique(`${name}Fields`);
-      this.declareInterface(fields, { ...node, oneOf: undefined, anyOf: undefined }, [], undefined);
+      this.declareInterface(
+        fields,
+        { ...node, oneOf: undefined, anyOf: undefined, description: undefined },
+        [],
+      );
       this.decls[slot] =
-        `${renderDocComment(description, markers, '')}export type ${name} = ${fields} & (${junctionBranches(fields, junction)});\n`;
+        `${renderDocComment(node.description, markers, '')}export type ${name} = ${fields} & (${junctionBranches(fields, junction)});\n`;
       return;
     }
     // x-kubernetes-preserve-unknown-fields keeps undeclared fields: an open type
     const open = node.preserveUnknownFields ? '  [key: string]: unknown;\n' : '';
     const body = this.fieldLines(node, name, '  ') + open;
-    this.decls[slot] = `${renderDocComment(description, markers, '')}export interface ${name} {\n${body}}\n`;
+    this.decls[slot] =
+      `${renderDocComment(node.description, markers, '')}export interface ${name} {\n${body}}\n`;
   }
 }
 
@@ -459,7 +465,7 @@ export function resourcesToTypeScript(
     for (const v of r.versions) {
       const file = `${versionDirectory(r, v)}/${moduleFileName(r)}`;
       const prev = owners.get(file);
-      if (prev) throw new CodegenError([duplicateModuleIssue(file, prev, r, v)]);
+      if (prev) throw new CodegenError([duplicateModuleIssue({ file, first: prev, again: r, version: v })]);
       owners.set(file, r);
       files.set(file, versionToTypeScript(r, v, options));
     }

@@ -93,6 +93,14 @@ function client(kind: string): { c: GeneratedClient; validator: ObjectValidator<
   };
 }
 
+/** The writes of a {@link roundTrip} after the create. */
+interface RoundTripWrites {
+  /** Changes the cached object for the update (the spec, so that the generation moves). */
+  readonly update: (o: KubeObject) => KubeObject;
+  /** The status written through the status subresource. */
+  readonly status: Record<string, unknown>;
+}
+
 /**
  * create → get from the informer cache → update → status (when declared) → delete, through the
  * generated client, checking the cache follows every write.
@@ -100,8 +108,7 @@ function client(kind: string): { c: GeneratedClient; validator: ObjectValidator<
 async function roundTrip(
   kind: string,
   obj: KubeObject,
-  change: (o: KubeObject) => KubeObject,
-  status: Record<string, unknown>,
+  { update: change, status }: RoundTripWrites,
 ): Promise<void> {
   const { c, validator } = client(kind);
   const name = obj.metadata!.name!;
@@ -155,12 +162,14 @@ describe('generated typed clients on a real kube-apiserver', () => {
           requestedIPs: ['192.0.2.1'],
         },
       } as KubeObject,
-      (o) =>
-        ({
-          ...o,
-          spec: { ...(o as { spec: object }).spec, ipCount: 2, requestedIPs: ['192.0.2.1', '192.0.2.2'] },
-        }) as KubeObject,
-      { egressIPs: ['192.0.2.1'], readyReplicas: 0 },
+      {
+        update: (o) =>
+          ({
+            ...o,
+            spec: { ...(o as { spec: object }).spec, ipCount: 2, requestedIPs: ['192.0.2.1', '192.0.2.2'] },
+          }) as KubeObject,
+        status: { egressIPs: ['192.0.2.1'], readyReplicas: 0 },
+      },
     );
   });
 
@@ -173,28 +182,30 @@ describe('generated typed clients on a real kube-apiserver', () => {
         metadata: { name: 'route', namespace },
         spec: { parentRefs: [{ name: 'gw' }], hostnames: ['example.com'] },
       } as KubeObject,
-      (o) =>
-        ({
-          ...o,
-          spec: { ...(o as { spec: object }).spec, hostnames: ['example.com', 'www.example.com'] },
-        }) as KubeObject,
       {
-        parents: [
-          {
-            parentRef: { name: 'gw' },
-            controllerName: 'example.com/gateway-controller',
-            conditions: [
-              {
-                type: 'Accepted',
-                status: 'True',
-                reason: 'Accepted',
-                message: '',
-                lastTransitionTime: '2024-01-01T00:00:00Z',
-                observedGeneration: 2,
-              },
-            ],
-          },
-        ],
+        update: (o) =>
+          ({
+            ...o,
+            spec: { ...(o as { spec: object }).spec, hostnames: ['example.com', 'www.example.com'] },
+          }) as KubeObject,
+        status: {
+          parents: [
+            {
+              parentRef: { name: 'gw' },
+              controllerName: 'example.com/gateway-controller',
+              conditions: [
+                {
+                  type: 'Accepted',
+                  status: 'True',
+                  reason: 'Accepted',
+                  message: '',
+                  lastTransitionTime: '2024-01-01T00:00:00Z',
+                  observedGeneration: 2,
+                },
+              ],
+            },
+          ],
+        },
       },
     );
   });
@@ -208,14 +219,16 @@ describe('generated typed clients on a real kube-apiserver', () => {
         metadata: { name: 'cert', namespace },
         spec: { secretName: 'cert-tls', issuerRef: { name: 'ca' }, dnsNames: ['example.com'] },
       } as KubeObject,
-      (o) =>
-        ({
-          ...o,
-          spec: { ...(o as { spec: object }).spec, dnsNames: ['example.com', 'www.example.com'] },
-        }) as KubeObject,
       {
-        conditions: [{ type: 'Ready', status: 'False', reason: 'Pending', message: 'waiting' }],
-        revision: 1,
+        update: (o) =>
+          ({
+            ...o,
+            spec: { ...(o as { spec: object }).spec, dnsNames: ['example.com', 'www.example.com'] },
+          }) as KubeObject,
+        status: {
+          conditions: [{ type: 'Ready', status: 'False', reason: 'Pending', message: 'waiting' }],
+          revision: 1,
+        },
       },
     );
   });

@@ -67,7 +67,14 @@ function resolve(e: CelExpr, env: ReadonlyMap<string, Ref>): Ref | undefined {
   }
 }
 
-function collect(e: CelExpr, env: Map<string, Ref>, out: Found, schema: JsonSchemaProps): void {
+/** What {@link collect} fills, and the schema of the node the rule sits on. */
+interface Collecting {
+  readonly out: Found;
+  readonly schema: JsonSchemaProps;
+}
+
+function collect(e: CelExpr, env: Map<string, Ref>, c: Collecting): void {
+  const { out, schema } = c;
   const r = resolve(e, env);
   if (r) out.refs.push(r);
   switch (e.kind) {
@@ -76,7 +83,7 @@ function collect(e: CelExpr, env: Map<string, Ref>, out: Found, schema: JsonSche
       else if (typeof e.value === 'bigint' || typeof e.value === 'number') out.numbers.add(Number(e.value));
       return;
     case 'call': {
-      if (e.target) collect(e.target, env, out, schema);
+      if (e.target) collect(e.target, env, c);
       const v = e.args[0];
       if (e.target && MACROS.has(e.fn) && v?.kind === 'ident') {
         const range = resolve(e.target, env);
@@ -86,14 +93,14 @@ function collect(e: CelExpr, env: Map<string, Ref>, out: Found, schema: JsonSche
           const isMap = s?.type === 'object' && typeof s.additionalProperties === 'object';
           inner.set(v.name, isMap ? { path: range.path, keys: true } : { path: [...range.path, '*'] });
         } else inner.delete(v.name);
-        for (const a of e.args.slice(1)) collect(a, inner, out, schema);
+        for (const a of e.args.slice(1)) collect(a, inner, c);
         return;
       }
-      for (const a of e.args) collect(a, env, out, schema);
+      for (const a of e.args) collect(a, env, c);
       return;
     }
     default:
-      for (const c of celChildren(e)) collect(c, env, out, schema);
+      for (const child of celChildren(e)) collect(child, env, c);
   }
 }
 
@@ -102,6 +109,16 @@ function concreteSchema(schema: JsonSchemaProps, path: readonly Seg[]): JsonSche
     schema,
     path.map((s) => (s === '*' ? 0 : s)),
   );
+}
+
+/** Options of {@link ruleCandidates}. */
+export interface RuleCandidateOptions {
+  /** The schema of the node the rule sits on. */
+  readonly schema: JsonSchemaProps;
+  /** At most this many candidates (default 600). */
+  readonly limit?: number;
+  /** Whether the schema accepts a node value: pairs of changes are kept only when it does (default: all). */
+  readonly accept?: (v: unknown) => boolean;
 }
 
 /** One candidate: the mutated node value and what was changed. */
@@ -181,14 +198,12 @@ function valuesFor(s: JsonSchemaProps | undefined, cur: unknown, found: Found): 
  * Candidate values for the node a rule sits on, derived from the rule: each field the rule reads
  * removed, added, or set to the rule's literals and their neighbours; lists it iterates extended
  * with duplicates and modified copies; map keys it checks set to literal and malformed keys; and
- * pairs of such changes. At most `limit` candidates; unparsable rules give none.
+ * pairs of such changes. At most `options.limit` candidates; unparsable rules give none.
  */
 export function ruleCandidates(
   rule: string,
   value: unknown,
-  schema: JsonSchemaProps,
-  limit = 600,
-  accept: (v: unknown) => boolean = () => true,
+  { schema, limit = 600, accept = () => true }: RuleCandidateOptions,
 ): RuleCandidate[] {
   let expr: CelExpr;
   try {
@@ -197,7 +212,7 @@ export function ruleCandidates(
     return [];
   }
   const found: Found = { refs: [], strings: new Set(), numbers: new Set() };
-  collect(expr, new Map(), found, schema);
+  collect(expr, new Map(), { out: found, schema });
   const groups: Change[][] = [];
   let changes: Change[] = [];
   const seenRefs = new Set<string>();

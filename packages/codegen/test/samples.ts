@@ -148,6 +148,10 @@ function isTransition(rule: string): boolean {
 
 /** Options of {@link generateSamples}. */
 export interface GenerateOptions {
+  /** The object the walk starts from (repaired first when it is not valid). */
+  readonly base: Record<string, unknown>;
+  /** The version's runtime validator, which keeps the contexts the walk descends through valid. */
+  readonly validator: ObjectValidator<unknown>;
   /** At most this many samples are kept (CEL, list, embedded and transition samples first). */
   readonly limit: number;
   /** The version has the status subresource: status is written through it. */
@@ -166,6 +170,22 @@ export interface GeneratedSamples {
   readonly nodes: number;
 }
 
+/** A schema node the walk is at: its schema, its path, and the (valid) object it is in. */
+interface Site {
+  readonly schema: JsonSchemaProps;
+  readonly path: JsonPath;
+  readonly ctx: Record<string, unknown>;
+}
+
+/** What a {@link Generator} walks. */
+interface GeneratorOptions {
+  readonly root: JsonSchemaProps;
+  readonly base: Record<string, unknown>;
+  readonly validator: ObjectValidator<unknown>;
+  /** At most this many schema nodes are visited. */
+  readonly maxNodes: number;
+}
+
 class Generator {
   readonly samples: Sample[] = [];
   readonly seen = new Set<string>();
@@ -178,26 +198,26 @@ class Generator {
   via: Via = 'create';
   old: Record<string, unknown> | undefined;
 
-  constructor(
-    root: JsonSchemaProps,
-    base: Record<string, unknown>,
-    validator: ObjectValidator<unknown>,
-    maxNodes: number,
-  ) {
+  constructor({ root, base, validator, maxNodes }: GeneratorOptions) {
     this.root = root;
     this.base = base;
     this.validator = validator;
     this.maxNodes = maxNodes;
   }
 
-  add(
-    label: string,
-    category: Category,
-    object: Record<string, unknown>,
-    rule?: string,
-    via = this.via,
-    old = this.old,
-  ): void {
+  add(label: string, category: Category, object: Record<string, unknown>): void {
+    this.record({ label, category, object });
+  }
+
+  /** Adds a sample of CEL rule `rule` (a transition sample when the rule reads `oldSelf`). */
+  addCel(rule: string, label: string, object: Record<string, unknown>): void {
+    this.record({ label, category: isTransition(rule) ? 'transition' : 'cel', object, rule });
+  }
+
+  /** Adds a sample sent as the walk sends samples now (`via`, `old`), unless already added. */
+  record({ label, category, object, rule }: Pick<Sample, 'label' | 'category' | 'object' | 'rule'>): void {
+    const via = this.via;
+    const old = this.old;
     const key = `${via}|${JSON.stringify(object)}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -230,7 +250,7 @@ class Generator {
       const value = getAt(cur, path);
       let fixed: Record<string, unknown> | undefined;
       let best = Number.POSITIVE_INFINITY;
-      for (const c of ruleCandidates(failed.rule!, value, s, 300)) {
+      for (const c of ruleCandidates(failed.rule!, value, { schema: s, limit: 300 })) {
         const next = setAt(cur, path, c.value);
         if (getAt(next, focus) === undefined) continue;
         const rr = this.check(next);
@@ -262,14 +282,15 @@ class Generator {
     return getAt(obj, out) === undefined ? undefined : out;
   }
 
-  explore(s: JsonSchemaProps, path: JsonPath, ctx: Record<string, unknown>, schemaPath: string): void {
+  explore(site: Site, schemaPath: string): void {
+    const { schema: s, path, ctx } = site;
     if (this.nodes++ >= this.maxNodes) return;
     const v = getAt(ctx, path);
     for (const r of s['x-kubernetes-validations'] ?? []) {
       this.rules.push({ path: schemaPath, rule: r.rule });
-      this.celSamples(r.rule, s, path, ctx);
+      this.celSamples(r.rule, site);
     }
-    this.mutations(s, path, ctx, v);
+    this.mutations(site, v);
     if (isObject(v) && s.properties) {
       for (const [k, sub] of Object.entries(s.properties)) {
         if (path.length === 0 && (k === 'apiVersion' || k === 'kind' || k === 'metadata' || k === 'status'))
@@ -279,13 +300,13 @@ class Generator {
         const child = [...path, k];
         const childSchemaPath = schemaPath ? `${schemaPath}.${k}` : k;
         if (getAt(ctx, child) !== undefined) {
-          this.explore(sub, child, ctx, childSchemaPath);
+          this.explore({ schema: sub, path: child, ctx }, childSchemaPath);
           continue;
         }
         const next = setAt(ctx, child, synthesize(sub, { fill: true }));
         this.add(`optional ${pathString(child)} set`, 'optional', next);
         const valid = this.repair(next, child);
-        if (valid) this.explore(sub, child, valid, childSchemaPath);
+        if (valid) this.explore({ schema: sub, path: child, ctx: valid }, childSchemaPath);
       }
     } else if (isObject(v) && s.additionalProperties && typeof s.additionalProperties === 'object') {
       const ap = s.additionalProperties;
@@ -300,7 +321,7 @@ class Generator {
         if (!valid) return;
         next = valid;
       }
-      this.explore(ap, [...path, key], next, `${schemaPath}[*]`);
+      this.explore({ schema: ap, path: [...path, key], ctx: next }, `${schemaPath}[*]`);
     } else if (Array.isArray(v) && s.items) {
       let next = ctx;
       if (v.length === 0) {
@@ -311,12 +332,12 @@ class Generator {
         if (!valid) return;
         next = valid;
       }
-      this.explore(s.items, [...path, 0], next, `${schemaPath}[*]`);
+      this.explore({ schema: s.items, path: [...path, 0], ctx: next }, `${schemaPath}[*]`);
     }
   }
 
   /** CEL violations (and satisfying variants) of one rule, derived from the rule. */
-  celSamples(rule: string, s: JsonSchemaProps, path: JsonPath, ctx: Record<string, unknown>): void {
+  celSamples(rule: string, { schema: s, path, ctx }: Site): void {
     const transition = isTransition(rule);
     const prevVia = this.via;
     const prevOld = this.old;
@@ -333,7 +354,7 @@ class Generator {
         this.check(setAt(ctx, path, nodeValue)).errors.every(
           (e) => (e.source === 'cel' || e.source === 'cel-error') && e.rule,
         );
-      for (const c of ruleCandidates(rule, value, s, 600, accept)) {
+      for (const c of ruleCandidates(rule, value, { schema: s, limit: 600, accept })) {
         if (violations >= 2 && satisfied >= 1) break;
         const obj = setAt(ctx, path, c.value);
         const r = this.check(obj);
@@ -342,22 +363,16 @@ class Generator {
         if ((fails || unevaluated) && violations < 2) {
           const clean = r.errors.every((e) => e.rule === rule);
           if (clean || !unclean) {
-            this.add(
-              `CEL ${rule.length > 60 ? `${rule.slice(0, 57)}…` : rule} at ${pathString(path)} violated by ${c.label}`,
-              transition ? 'transition' : 'cel',
-              obj,
+            this.addCel(
               rule,
+              `CEL ${rule.length > 60 ? `${rule.slice(0, 57)}…` : rule} at ${pathString(path)} violated by ${c.label}`,
+              obj,
             );
             if (clean) violations++;
             else unclean = true;
           }
         } else if (!fails && r.valid && satisfied < 1 && JSON.stringify(c.value) !== JSON.stringify(value)) {
-          this.add(
-            `CEL at ${pathString(path)} satisfied with ${c.label}`,
-            transition ? 'transition' : 'cel',
-            obj,
-            rule,
-          );
+          this.addCel(rule, `CEL at ${pathString(path)} satisfied with ${c.label}`, obj);
           satisfied++;
         }
       }
@@ -367,7 +382,8 @@ class Generator {
     }
   }
 
-  mutations(s: JsonSchemaProps, path: JsonPath, ctx: Record<string, unknown>, v: unknown): void {
+  mutations(site: Site, v: unknown): void {
+    const { schema: s, path, ctx } = site;
     if (path.length === 0) return;
     const at = (label: string, category: Category, value: unknown) =>
       this.add(`${label} at ${pathString(path)}`, category, setAt(ctx, path, value));
@@ -377,8 +393,7 @@ class Generator {
       at('int-or-string: integer', 'type', 7);
       at('int-or-string: float', 'type', 1.5);
       at('int-or-string: boolean', 'type', true);
-      if (typeof s.pattern === 'string')
-        this.stringMutations(s, path, ctx, stringFor({ ...s, type: 'string' }));
+      if (typeof s.pattern === 'string') this.stringMutations(site, stringFor({ ...s, type: 'string' }));
       return;
     }
     if (s['x-kubernetes-preserve-unknown-fields'] && !s.type) {
@@ -389,13 +404,13 @@ class Generator {
       case 'string':
         at('wrong type (integer for string)', 'type', 123);
         at('wrong type (object for string)', 'type', { a: 1 });
-        if (typeof v === 'string') this.stringMutations(s, path, ctx, v);
+        if (typeof v === 'string') this.stringMutations(site, v);
         break;
       case 'integer':
       case 'number':
         at(`wrong type (string for ${s.type})`, 'type', '1');
         if (s.type === 'integer') at('wrong type (float for integer)', 'type', 1.5);
-        this.numberMutations(s, path, ctx);
+        this.numberMutations(site);
         break;
       case 'boolean':
         at('wrong type (string for boolean)', 'type', 'true');
@@ -404,12 +419,12 @@ class Generator {
       case 'array':
         at('wrong type (string for list)', 'type', 'x');
         at('wrong type (object for list)', 'type', { a: 1 });
-        if (Array.isArray(v)) this.arrayMutations(s, path, ctx, v);
+        if (Array.isArray(v)) this.arrayMutations(site, v);
         break;
       case 'object':
         at('wrong type (string for object)', 'type', 'x');
         at('wrong type (list for object)', 'type', [1]);
-        if (isObject(v)) this.objectMutations(s, path, ctx, v);
+        if (isObject(v)) this.objectMutations(site, v);
         break;
       case undefined:
         // An untyped schema (no type, fields not preserved) has no type to get wrong.
@@ -417,7 +432,7 @@ class Generator {
     }
   }
 
-  stringMutations(s: JsonSchemaProps, path: JsonPath, ctx: Record<string, unknown>, v: string): void {
+  stringMutations({ schema: s, path, ctx }: Site, v: string): void {
     const at = (label: string, category: Category, value: unknown) =>
       this.add(`${label} at ${pathString(path)}`, category, setAt(ctx, path, value));
     if (typeof s.maxLength === 'number' && s.maxLength <= 70000) {
@@ -456,7 +471,7 @@ class Generator {
     }
   }
 
-  numberMutations(s: JsonSchemaProps, path: JsonPath, ctx: Record<string, unknown>): void {
+  numberMutations({ schema: s, path, ctx }: Site): void {
     const at = (label: string, value: unknown, category: Category = 'boundary') =>
       this.add(`${label} at ${pathString(path)}`, category, setAt(ctx, path, value));
     const step = s.type === 'integer' ? 1 : 0.5;
@@ -489,7 +504,7 @@ class Generator {
     at('negative', -1);
   }
 
-  arrayMutations(s: JsonSchemaProps, path: JsonPath, ctx: Record<string, unknown>, v: unknown[]): void {
+  arrayMutations({ schema: s, path, ctx }: Site, v: unknown[]): void {
     const at = (label: string, category: Category, value: unknown) =>
       this.add(`${label} at ${pathString(path)}`, category, setAt(ctx, path, value));
     const items = s.items ?? {};
@@ -498,7 +513,7 @@ class Generator {
       const first = v[0] ?? synthesize(items, { fill: true });
       return Array.from({ length: n }, (_, i) => variant(first, i, s));
     };
-    sizeBoundaries(at, 'Items', s.minItems, s.maxItems, distinct);
+    sizeBoundaries(at, { size: 'Items', min: s.minItems, max: s.maxItems }, distinct);
     at('empty list', 'boundary', []);
     at('null item', 'nullable', [...v, null]);
     if (v.length === 0) v = [synthesize(items, { fill: true })];
@@ -529,12 +544,7 @@ class Generator {
     }
   }
 
-  objectMutations(
-    s: JsonSchemaProps,
-    path: JsonPath,
-    ctx: Record<string, unknown>,
-    v: Record<string, unknown>,
-  ): void {
+  objectMutations({ schema: s, path, ctx }: Site, v: Record<string, unknown>): void {
     const at = (label: string, category: Category, value: unknown) =>
       this.add(`${label} at ${pathString(path)}`, category, setAt(ctx, path, value));
     for (const k of s.required ?? []) at(`missing required ${k}`, 'required', { ...v, [k]: undefined });
@@ -549,7 +559,7 @@ class Generator {
       const entry = Object.values(v)[0] ?? synthesize(ap, { fill: true });
       const withKeys = (n: number) =>
         Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, entry]));
-      sizeBoundaries(at, 'Properties', s.minProperties, s.maxProperties, withKeys);
+      sizeBoundaries(at, { size: 'Properties', min: s.minProperties, max: s.maxProperties }, withKeys);
       at('null map value', 'nullable', { ...v, nullKey: null });
       at('odd map key', 'boundary', { ...v, 'a/b.c-d_e': entry });
     } else if (s.properties) {
@@ -641,21 +651,17 @@ function changeNonKey(
 }
 
 /**
- * The samples of one CRD version: a walk from `base` (which must be valid) over every reachable
- * schema node, plus status samples when the version has the status subresource. Deterministic;
- * when there are more than `options.limit`, CEL, list, embedded and transition samples are kept
- * and the rest are thinned evenly along the walk.
+ * The samples of one CRD version: a walk from `options.base` (which must be valid) over every
+ * reachable schema node, plus status samples when the version has the status subresource.
+ * Deterministic; when there are more than `options.limit`, CEL, list, embedded and transition
+ * samples are kept and the rest are thinned evenly along the walk.
  */
-export function generateSamples(
-  root: JsonSchemaProps,
-  base: Record<string, unknown>,
-  validator: ObjectValidator<unknown>,
-  options: GenerateOptions,
-): GeneratedSamples {
-  const g = new Generator(root, base, validator, options.maxNodes ?? 6000);
+export function generateSamples(root: JsonSchemaProps, options: GenerateOptions): GeneratedSamples {
+  const { base, validator } = options;
+  const g = new Generator({ root, base, validator, maxNodes: options.maxNodes ?? 6000 });
   const valid = g.repair(base) ?? base;
   g.add('base', 'base', valid);
-  g.explore(root, [], valid, '');
+  g.explore({ schema: root, path: [], ctx: valid }, '');
   const status = root.properties?.status;
   if (status) {
     const statusCtx = g.repair(setAt(valid, ['status'], synthesize(status, { fill: true })));
@@ -665,21 +671,26 @@ export function generateSamples(
         g.old = valid;
       }
       g.add('status set', 'optional', statusCtx);
-      g.explore(status, ['status'], statusCtx, 'status');
+      g.explore({ schema: status, path: ['status'], ctx: statusCtx }, 'status');
     }
   }
   return { samples: thin(g.samples, options.limit), rules: g.rules, nodes: g.nodes };
 }
 
+/** A `min…`/`max…` pair of a schema (`minItems`/`maxItems`, `minProperties`/`maxProperties`). */
+interface SizeBounds {
+  readonly size: 'Items' | 'Properties';
+  readonly min: number | undefined;
+  readonly max: number | undefined;
+}
+
 /**
- * Boundary samples of a `min…`/`max…` pair (`Items`, `Properties`): the maximum and one more
- * (up to 300), the minimum and one less; `make(n)` builds a value of size `n`.
+ * Boundary samples of a `min…`/`max…` pair: the maximum and one more (up to 300), the minimum
+ * and one less; `make(n)` builds a value of size `n`.
  */
 function sizeBoundaries(
   at: (label: string, category: Category, value: unknown) => void,
-  size: 'Items' | 'Properties',
-  min: number | undefined,
-  max: number | undefined,
+  { size, min, max }: SizeBounds,
   make: (n: number) => unknown,
 ): void {
   if (typeof max === 'number' && max <= 300) {

@@ -27,14 +27,28 @@ export function versionIndexFiles(
   });
 }
 
+/** The module path two declarations claim, and the declarations (see {@link duplicateModuleIssue}). */
+export interface DuplicateModule {
+  /** The module path both would generate. */
+  readonly file: string;
+  /** The resource that claimed it first. */
+  readonly first: ResourceModel;
+  /** The resource that claims it again (the issue points at it). */
+  readonly again: ResourceModel;
+  /** The version both declare. */
+  readonly version: VersionModel;
+  /** Appended to the message: what happens because of the duplicate (default: nothing). */
+  readonly consequence?: string;
+}
+
 /** The issue for a kind and version declared by two CRDs, which would both generate `file`. */
-export function duplicateModuleIssue(
-  file: string,
-  first: ResourceModel,
-  again: ResourceModel,
-  version: VersionModel,
+export function duplicateModuleIssue({
+  file,
+  first,
+  again,
+  version,
   consequence = '',
-): CodegenIssue {
+}: DuplicateModule): CodegenIssue {
   const where = (x: ResourceModel) => (x.location ? formatLocation(x.location) : `${x.plural}.${x.group}`);
   return {
     message: `${again.kind} ${again.group}/${version.name} is declared twice (${where(first)} and ${where(again)}): both would generate ${file}; kinds must be unique per group and version${consequence}`,
