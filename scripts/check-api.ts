@@ -181,7 +181,7 @@ export function apiReports(root: string): ApiReport[] {
   const checker = program.getTypeChecker();
   const byPackage = new Map<string, { dir: string; sections: string[] }>();
   for (const entry of entries) {
-    const section = renderEntry(entry, program, checker, root);
+    const section = renderEntry(entry, program, root);
     const dir = path.dirname(path.dirname(entry.file));
     const pkgDir = packageRoot(entry.file);
     const current = byPackage.get(entry.pkg) ?? { dir: pkgDir ?? dir, sections: [] };
@@ -212,7 +212,8 @@ function packageRoot(file: string): string | undefined {
   return undefined;
 }
 
-function renderEntry(entry: EntryPoint, program: ts.Program, checker: ts.TypeChecker, root: string): string {
+function renderEntry(entry: EntryPoint, program: ts.Program, root: string): string {
+  const checker = program.getTypeChecker();
   const source = program.getSourceFile(entry.file);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
   if (!moduleSymbol) throw new Error(`cannot read the exports of ${entry.specifier} (${entry.file})`);

@@ -63,7 +63,8 @@ export function checkReadme(readme: string, root: string): { problems: SnippetPr
   const text = readFileSync(readme, 'utf8');
   const problems: SnippetProblem[] = [];
   const rel = path.relative(root, readme);
-  const updated = text.replace(MARKER, (whole, file: string, region: string, lang: string, body: string) => {
+  const updated = text.replace(MARKER, (whole: string, ...groups: string[]) => {
+    const [file, region, lang, body] = groups as [string, string, string, string];
     const source = `${file}#${region}`;
     const sourceFile = path.resolve(path.dirname(readme), file);
     if (!existsSync(sourceFile)) {

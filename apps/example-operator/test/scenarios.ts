@@ -108,19 +108,22 @@ export async function startOperator(
 
 const get = async <T extends KubeObject>(
   kube: KubeClient,
-  resource: ResourceDescriptor,
-  name: string,
-  namespace?: string,
-) => (await ignoreNotFound(kube.api.get({ resource, name, namespace }))) as T | undefined;
+  ref: { resource: ResourceDescriptor; name: string; namespace?: string | undefined },
+) => (await ignoreNotFound(kube.api.get(ref))) as T | undefined;
 
 /** Reads a policy. */
 export const getPolicy = (c: ScenarioCluster, name: string) =>
-  get<EgressGatewayPolicy>(c.kube, EgressGatewayPolicyResource, name, c.namespace);
+  get<EgressGatewayPolicy>(c.kube, { resource: EgressGatewayPolicyResource, name, namespace: c.namespace });
 /** Reads a pool. */
-export const getPool = (c: ScenarioCluster, name: string) => get<IPAMPool>(c.kube, IPAMPoolResource, name);
+export const getPool = (c: ScenarioCluster, name: string) =>
+  get<IPAMPool>(c.kube, { resource: IPAMPoolResource, name });
 /** Reads a gateway Deployment by its policy's name. */
 export const getGateway = (c: ScenarioCluster, policyName: string) =>
-  get<V1Deployment>(c.kube, builtins.Deployment, gatewayName(policyName), c.namespace);
+  get<V1Deployment>(c.kube, {
+    resource: builtins.Deployment,
+    name: gatewayName(policyName),
+    namespace: c.namespace,
+  });
 
 /** Waits until `name`'s condition `type` has `status` (and `reason`, when given); returns the policy. */
 export function waitForCondition(

@@ -15,7 +15,7 @@ class Workload {
   readonly namespace: string;
   readonly ip: string;
   readonly services: string[];
-  constructor(name: string, namespace: string, ip: string, services: string[]) {
+  constructor({ name, namespace, ip, services }: Omit<Workload, 'resourceName'>) {
     this.name = name;
     this.namespace = namespace;
     this.ip = ip;
@@ -47,12 +47,12 @@ function setup() {
       runs.push(p.metadata.name);
       if (!p.status?.podIP) return undefined;
       const svcs = fetch(ctx, services, filter.selectsNonEmpty(p.metadata.labels));
-      return new Workload(
-        p.metadata.name,
-        p.metadata.namespace,
-        p.status.podIP,
-        svcs.map((s) => s.metadata.name).sort(),
-      );
+      return new Workload({
+        name: p.metadata.name,
+        namespace: p.metadata.namespace,
+        ip: p.status.podIP,
+        services: svcs.map((s) => s.metadata.name).sort(),
+      });
     },
     { signal, name: 'workloads' },
   );
@@ -64,13 +64,13 @@ describe('collection', () => {
     const { pods, workloads } = setup();
     const tracker = createCollectionTracker(workloads, { keyOf: workloadKey });
     expect(await workloads.waitUntilSynced(stop.signal)).toBe(true);
-    pods.update(pod('ns', 'a', { app: 'x' }));
+    pods.update(pod('ns', 'a', { labels: { app: 'x' } }));
     await tracker.empty(); // no IP, no output
-    pods.update(pod('ns', 'a', { app: 'x' }, '1.1.1.1'));
+    pods.update(pod('ns', 'a', { labels: { app: 'x' }, ip: '1.1.1.1' }));
     await tracker.waitOrdered('add/ns/a');
-    pods.update(pod('ns', 'a', { app: 'x' }, '1.1.1.1')); // same content
+    pods.update(pod('ns', 'a', { labels: { app: 'x' }, ip: '1.1.1.1' })); // same content
     await tracker.empty();
-    pods.update(pod('ns', 'a', { app: 'x' }, '2.2.2.2'));
+    pods.update(pod('ns', 'a', { labels: { app: 'x' }, ip: '2.2.2.2' }));
     await tracker.waitOrdered('update/ns/a');
     expect(workloads.get('ns/a')).toMatchObject({ ip: '2.2.2.2' });
     pods.delete('ns/a');
@@ -81,8 +81,8 @@ describe('collection', () => {
   it('recomputes only the inputs whose fetches match a changed secondary object', async () => {
     const { pods, services, workloads, runs } = setup();
     const tracker = createCollectionTracker(workloads, { keyOf: workloadKey });
-    pods.update(pod('ns', 'a', { app: 'a' }, '1.1.1.1'));
-    pods.update(pod('ns', 'b', { app: 'b' }, '1.1.1.2'));
+    pods.update(pod('ns', 'a', { labels: { app: 'a' }, ip: '1.1.1.1' }));
+    pods.update(pod('ns', 'b', { labels: { app: 'b' }, ip: '1.1.1.2' }));
     await tracker.waitUnordered('add/ns/a', 'add/ns/b');
     runs.length = 0;
     services.update(service('ns', 'svc-a', { app: 'a' }));
@@ -115,7 +115,10 @@ describe('collection', () => {
       name: 'slow',
       synced: { hasSynced: () => gateSynced, waitUntilSynced: () => gate.then(() => true) },
     });
-    const pods = staticCollection([pod('ns', 'a', { app: 'a' }, '1')], { signal, name: 'pods' });
+    const pods = staticCollection([pod('ns', 'a', { labels: { app: 'a' }, ip: '1' })], {
+      signal,
+      name: 'pods',
+    });
     const c = collection(
       pods,
       (ctx, p) => ({
@@ -213,8 +216,8 @@ describe('collection', () => {
       },
       { signal },
     );
-    pods.update(pod('a', 'p1', { app: '1' }));
-    pods.update(pod('b', 'p2', { app: '1' }));
+    pods.update(pod('a', 'p1', { labels: { app: '1' } }));
+    pods.update(pod('b', 'p2', { labels: { app: '1' } }));
     await c.waitUntilSynced(signal);
     await settle(2);
     runs.length = 0;

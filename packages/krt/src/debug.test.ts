@@ -81,7 +81,10 @@ describe('debug handler over HTTP', () => {
     const signal = stop.signal;
     const debug = createDebugHandler();
     const pods = staticCollection<TestPod>(
-      [pod('ns', 'web-1', { app: 'web' }, '10.0.0.1'), pod('ns', 'db-1', { app: 'db' }, '10.0.0.2')],
+      [
+        pod('ns', 'web-1', { labels: { app: 'web' }, ip: '10.0.0.1' }),
+        pod('ns', 'db-1', { labels: { app: 'db' }, ip: '10.0.0.2' }),
+      ],
       { signal, name: 'pods', debug },
     );
     const services = staticCollection<TestService>([service('ns', 'web', { app: 'web' })], {

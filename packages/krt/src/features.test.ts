@@ -66,14 +66,14 @@ describe('merge join and map', () => {
 
   it('map is a lazy key-preserving view with working indexes', async () => {
     const signal = stop.signal;
-    const pods = staticCollection<TestPod>([pod('ns', 'a', { app: 'x' })], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'a', { labels: { app: 'x' } })], { signal });
     const m = mapCollection(pods, (p) => ({ ...p, app: p.metadata.labels?.app }), { signal });
     expect(m.get('ns/a')?.app).toBe('x');
     const byApp = index(m, 'app', (o) => [o.app ?? '']);
     expect(byApp.lookup('x').map((o) => o.metadata.name)).toEqual(['a']);
     const t = createCollectionTracker(m);
     await t.waitOrdered('add/ns/a');
-    pods.update(pod('ns', 'a', { app: 'y' }));
+    pods.update(pod('ns', 'a', { labels: { app: 'y' } }));
     await t.waitOrdered('update/ns/a');
     expect(byApp.lookup('y')).toHaveLength(1);
     expect(byApp.lookup('x')).toHaveLength(0);
@@ -83,15 +83,18 @@ describe('merge join and map', () => {
 describe('index collection', () => {
   it('groups objects by key and emits add/update/delete per group', async () => {
     const signal = stop.signal;
-    const pods = staticCollection<TestPod>([pod('ns', 'a', { app: 'x' }), pod('ns', 'b', { app: 'x' })], {
-      signal,
-    });
+    const pods = staticCollection<TestPod>(
+      [pod('ns', 'a', { labels: { app: 'x' } }), pod('ns', 'b', { labels: { app: 'x' } })],
+      {
+        signal,
+      },
+    );
     const byApp = index(pods, 'app', (p) => [p.metadata.labels?.app ?? '']);
     const groups = byApp.asCollection({ signal });
     const t = createCollectionTracker(groups);
     await t.waitOrdered('add/x');
     expect(groups.get('x')?.objects).toHaveLength(2);
-    pods.update(pod('ns', 'a', { app: 'y' }));
+    pods.update(pod('ns', 'a', { labels: { app: 'y' } }));
     await t.waitUnordered('update/x', 'add/y');
     pods.delete('ns/b');
     await t.waitOrdered('delete/x');
@@ -136,7 +139,9 @@ describe('recompute trigger', () => {
 describe('status collection and writer', () => {
   it('derives statuses, emits only on change, deletes with the input, and writes through a queue', async () => {
     const signal = stop.signal;
-    const pods = staticCollection<TestPod>([pod('ns', 'a', { app: 'x' }, '1.1.1.1')], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'a', { labels: { app: 'x' }, ip: '1.1.1.1' })], {
+      signal,
+    });
     const { status, outputs } = statusCollection(
       pods,
       (_ctx, p) => [p.status?.podIP ? { ready: true } : undefined, { ...p, ip: p.status?.podIP }],
@@ -153,11 +158,11 @@ describe('status collection and writer', () => {
     await t.waitOrdered('add/ns/a');
     expect(await status.waitUntilSynced(signal)).toBe(true);
     expect(outputs.get('ns/a')?.ip).toBe('1.1.1.1');
-    pods.update(pod('ns', 'a', { app: 'x' }, '1.1.1.1'));
+    pods.update(pod('ns', 'a', { labels: { app: 'x' }, ip: '1.1.1.1' }));
     await t.empty();
-    pods.update(pod('ns', 'a', { app: 'y' }, '1.1.1.1'));
+    pods.update(pod('ns', 'a', { labels: { app: 'y' }, ip: '1.1.1.1' }));
     await t.waitOrdered('update/ns/a'); // the object changed, the status did not
-    pods.update(pod('ns', 'a', { app: 'y' }));
+    pods.update(pod('ns', 'a', { labels: { app: 'y' } }));
     await t.waitOrdered('delete/ns/a');
     await t.empty();
     await settle(3);

@@ -66,7 +66,9 @@ describe('selector index', () => {
       { signal, name: 'services', augment: seen.augment },
     );
     const byNs = namespaceIndex(services);
-    const pods = staticCollection<TestPod>([pod('ns', 'p', { app: 'a7', tier: 'web' })], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'p', { labels: { app: 'a7', tier: 'web' } })], {
+      signal,
+    });
     const c = collection(
       pods,
       (ctx, p) => ({
@@ -78,7 +80,7 @@ describe('selector index', () => {
     await c.waitUntilSynced(signal);
     expect(c.get('ns/p')?.svcs).toEqual(['s7']);
     seen.take(); // building the index looked at every service once
-    pods.update(pod('ns', 'p', { app: 'a9', tier: 'web' }));
+    pods.update(pod('ns', 'p', { labels: { app: 'a9', tier: 'web' } }));
     await settle(2);
     expect(c.get('ns/p')?.svcs).toEqual(['s9']);
     expect(seen.take()).toBe(1);
@@ -92,7 +94,7 @@ describe('selector index', () => {
     );
     await d.waitUntilSynced(signal);
     seen.take();
-    pods.update(pod('ns', 'p', { app: 'a11', tier: 'web' }));
+    pods.update(pod('ns', 'p', { labels: { app: 'a11', tier: 'web' } }));
     await settle(2);
     expect(d.list()).toEqual(['s11']);
     expect(seen.take()).toBe(2); // one candidate for each of the two collections
@@ -109,11 +111,11 @@ describe('selector index', () => {
     const pods = staticCollection<TestPod>(
       [
         ...['a', 'b', 'c'].flatMap((app) =>
-          [0, 1].map((i) => pod('ns', `${app}${i}`, { app, tier: i === 0 ? 'web' : 'db' })),
+          [0, 1].map((i) => pod('ns', `${app}${i}`, { labels: { app, tier: i === 0 ? 'web' : 'db' } })),
         ),
-        pod('other-ns', 'a9', { app: 'a' }),
+        pod('other-ns', 'a9', { labels: { app: 'a' } }),
         // Bystanders in the same namespace: a change to svc must not even look at them.
-        ...Array.from({ length: 200 }, (_, i) => pod('ns', `x${i}`, { app: 'x', tier: 'web' })),
+        ...Array.from({ length: 200 }, (_, i) => pod('ns', `x${i}`, { labels: { app: 'x', tier: 'web' } })),
       ],
       { signal },
     );
@@ -163,7 +165,11 @@ describe('selector index', () => {
     const services = staticCollection<TestService>([service('ns', 'narrow', { app: 'a' })], { signal });
     const byNs = namespaceIndex(services);
     const pods = staticCollection<TestPod>(
-      [pod('ns', 'p1', { app: 'a' }), pod('ns', 'p2', { app: 'b' }), pod('elsewhere', 'p3', { app: 'a' })],
+      [
+        pod('ns', 'p1', { labels: { app: 'a' } }),
+        pod('ns', 'p2', { labels: { app: 'b' } }),
+        pod('elsewhere', 'p3', { labels: { app: 'a' } }),
+      ],
       { signal },
     );
     const runs: string[] = [];
@@ -260,7 +266,7 @@ describe('selector index', () => {
     for (let round = 0; round < 300; round++) {
       const r = random();
       const ns = pick(nss);
-      if (r < 0.35) pods.update(pod(ns, `p${Math.floor(random() * 12)}`, randomLabels()));
+      if (r < 0.35) pods.update(pod(ns, `p${Math.floor(random() * 12)}`, { labels: randomLabels() }));
       else if (r < 0.45) pods.delete(`${ns}/p${Math.floor(random() * 12)}`);
       else if (r < 0.85) {
         const sel = random() < 0.15 ? {} : randomLabels();
@@ -282,7 +288,7 @@ describe('selector index', () => {
       [{ metadata: { name: 'no-spec', namespace: 'ns' } }],
       { signal },
     );
-    const pods = staticCollection<TestPod>([pod('ns', 'p', { app: 'a' })], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'p', { labels: { app: 'a' } })], { signal });
     const c = collection(
       pods,
       (ctx, p) => fetch(ctx, things, filter.selectsNonEmpty(p.metadata.labels)).length,
@@ -305,7 +311,7 @@ describe('candidate lists', () => {
     const signal = stop.signal;
     const services = staticCollection<TestService>([service('ns', 's1', { app: 'a' })], { signal });
     const byNs = namespaceIndex(services);
-    const pods = staticCollection<TestPod>([pod('ns', 'p', { app: 'a' })], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'p', { labels: { app: 'a' } })], { signal });
     const results: TestService[][] = [];
     const c = collection(
       pods,
@@ -322,7 +328,7 @@ describe('candidate lists', () => {
     results[0]!.push(service('ns', 'intruder', { app: 'a' }));
     const looked = byNs.lookup('ns');
     looked.length = 0;
-    pods.update(pod('ns', 'p', { app: 'a', v: '2' }));
+    pods.update(pod('ns', 'p', { labels: { app: 'a', v: '2' } }));
     await settle(2);
     expect(results).toHaveLength(2);
     expect(names(results[1]!)).toEqual(['s1']);
@@ -335,7 +341,11 @@ describe('label index', () => {
     const signal = stop.signal;
     const seen = counting();
     const pods = staticCollection<TestPod>(
-      [pod('ns', 'p1', { app: 'a' }), pod('ns', 'p2', { app: 'b' }), pod('ns', 'p3', { app: 'c' })],
+      [
+        pod('ns', 'p1', { labels: { app: 'a' } }),
+        pod('ns', 'p2', { labels: { app: 'b' } }),
+        pod('ns', 'p3', { labels: { app: 'c' } }),
+      ],
       { signal, augment: seen.augment },
     );
     const selectors = staticCollection<TestService>(
@@ -358,14 +368,14 @@ describe('label index', () => {
     await c.waitUntilSynced(signal);
     runs.length = 0;
     seen.take();
-    pods.update(pod('ns', 'p1', { app: 'b' }));
+    pods.update(pod('ns', 'p1', { labels: { app: 'b' } }));
     await settle(2);
     expect(runs.sort()).toEqual(['want-a', 'want-b']);
     expect(seen.take()).toBeLessThan(12); // not one check per selector of the namespace
     expect(c.get('ns/want-b')?.pods).toEqual(['p1', 'p2']);
     expect(c.get('ns/want-a')?.pods).toEqual([]);
     runs.length = 0;
-    pods.update(pod('other', 'p1', { app: 'b' }));
+    pods.update(pod('other', 'p1', { labels: { app: 'b' } }));
     await settle(2);
     expect(runs).toEqual([]);
   });
@@ -378,7 +388,7 @@ describe('informer collections keep their automatic indexes in step with their e
     signal.addEventListener('abort', () => kube.shutdown());
     const services = informer(kube, builtins.Service, { signal, name: 'services' });
     const byNs = namespaceIndex(services);
-    const pods = staticCollection<TestPod>([pod('ns', 'p', { app: 'a' })], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'p', { labels: { app: 'a' } })], { signal });
     const c = collection(
       pods,
       (ctx, p) => ({
@@ -411,7 +421,7 @@ describe('informer collections keep their automatic indexes in step with their e
     await until(['before-start']);
     await kube.api.delete({ resource: builtins.Service, name: 'before-start', namespace: 'ns' });
     await until([]);
-    pods.update(pod('ns', 'p', { app: 'b' }));
+    pods.update(pod('ns', 'p', { labels: { app: 'b' } }));
     await until(['later']);
   });
 });

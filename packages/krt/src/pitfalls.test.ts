@@ -46,7 +46,7 @@ describe('P1: reverse-index entries are replaced atomically when a key filter ch
       Array.from({ length: 10 }, (_, i) => ({ metadata: { name: `w${i}`, namespace: 'ns' }, addr: `a${i}` })),
       { signal },
     );
-    const pods = staticCollection<TestPod>([pod('ns', 'p', { waypoint: 'w0' })], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'p', { labels: { waypoint: 'w0' } })], { signal });
     let runs = 0;
     const c = collection(
       pods,
@@ -58,7 +58,7 @@ describe('P1: reverse-index entries are replaced atomically when a key filter ch
       { signal },
     );
     await c.waitUntilSynced(signal);
-    for (let i = 1; i <= 200; i++) pods.update(pod('ns', 'p', { waypoint: `w${i % 10}` }));
+    for (let i = 1; i <= 200; i++) pods.update(pod('ns', 'p', { labels: { waypoint: `w${i % 10}` } }));
     await settle(2);
     expect(stats(c)).toEqual({ subscriptions: 1, reverseEntries: 1 });
     expect(c.get('ns/p')?.addr).toBe('a0');
@@ -93,7 +93,9 @@ describe('P2/P3: stop releases everything; a stop signal is mandatory', () => {
     const signal = stop.signal;
     const debug = createDebugHandler();
     const pods = staticCollection<TestPod>(
-      Array.from({ length: 50 }, (_, i) => pod('ns', `p${i}`, { app: `a${i % 5}` }, '1.1.1.1')),
+      Array.from({ length: 50 }, (_, i) =>
+        pod('ns', `p${i}`, { labels: { app: `a${i % 5}` }, ip: '1.1.1.1' }),
+      ),
       { signal, name: 'pods' },
     );
     const services = staticCollection<TestService>([service('ns', 's', { app: 'a1' })], {
@@ -327,9 +329,12 @@ describe('P9: a dynamic client-side filter drives adds and deletes through krt',
       filter: { objectFilter: selected },
     });
     const byNs = namespaceIndex(services);
-    const pods = staticCollection<TestPod>([pod('a', 'p', { app: 'x' }), pod('b', 'p', { app: 'x' })], {
-      signal,
-    });
+    const pods = staticCollection<TestPod>(
+      [pod('a', 'p', { labels: { app: 'x' } }), pod('b', 'p', { labels: { app: 'x' } })],
+      {
+        signal,
+      },
+    );
     const c = collection(
       pods,
       (ctx, p) => ({
@@ -368,11 +373,11 @@ describe('P9: a dynamic client-side filter drives adds and deletes through krt',
 describe('P11: events are level-based', () => {
   it('a burst of writes to one input surfaces as one output event with the final state', async () => {
     const signal = stop.signal;
-    const inputs = staticCollection<TestPod>([pod('ns', 'p', {}, 'ip-0')], { signal });
+    const inputs = staticCollection<TestPod>([pod('ns', 'p', { ip: 'ip-0' })], { signal });
     const c = collection(inputs, (_ctx, p) => ({ metadata: p.metadata, ip: p.status?.podIP }), { signal });
     const t = createCollectionTracker(c);
     await t.waitOrdered('add/ns/p');
-    for (let i = 1; i <= 100; i++) inputs.update(pod('ns', 'p', {}, `ip-${i}`));
+    for (let i = 1; i <= 100; i++) inputs.update(pod('ns', 'p', { ip: `ip-${i}` }));
     // The collection re-reads the current input: the first recompute already sees ip-100, and the
     // 99 later ones produce an equal output, which emits nothing.
     await t.waitOrdered('update/ns/p');

@@ -52,7 +52,11 @@ describe('selector filters with matchExpressions', () => {
     );
     const byNs = namespaceIndex(workloads);
     const pods = staticCollection<TestPod>(
-      [pod('ns', 'a-web', { app: 'a', tier: 'web' }), pod('ns', 'b', { app: 'b' }), pod('ns', 'none', {})],
+      [
+        pod('ns', 'a-web', { labels: { app: 'a', tier: 'web' } }),
+        pod('ns', 'b', { labels: { app: 'b' } }),
+        pod('ns', 'none'),
+      ],
       { signal, name: 'pods' },
     );
     const selected = collection(
@@ -128,7 +132,7 @@ describe('selector filters with matchExpressions', () => {
     for (let round = 0; round < 300; round++) {
       const ns = pick(['n0', 'n1']);
       const r = random();
-      if (r < 0.35) pods.update(pod(ns, `p${Math.floor(random() * 10)}`, randomLabels()));
+      if (r < 0.35) pods.update(pod(ns, `p${Math.floor(random() * 10)}`, { labels: randomLabels() }));
       else if (r < 0.45) pods.delete(`${ns}/p${Math.floor(random() * 10)}`);
       else if (r < 0.85) workloads.update(workload(ns, `w${Math.floor(random() * 6)}`, randomSelector()));
       else workloads.delete(`${ns}/w${Math.floor(random() * 6)}`);
@@ -148,7 +152,7 @@ describe('selector filters with matchExpressions', () => {
       [workload('ns', 'bad', { matchExpressions: [{ key: 'app', operator: 'In', values: [] }] })],
       { signal },
     );
-    const pods = staticCollection<TestPod>([pod('ns', 'p', { app: 'a' })], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'p', { labels: { app: 'a' } })], { signal });
     const c = collection(pods, (ctx, p) => fetch(ctx, workloads, filter.selects(p.metadata.labels)).length, {
       signal,
       logger,

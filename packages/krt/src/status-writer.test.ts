@@ -22,9 +22,12 @@ afterEach(() => {
 describe('status writer leadership', () => {
   it("'manual': writes only within lead(signal), resyncing when a term starts", async () => {
     const signal = stop.signal;
-    const pods = staticCollection<TestPod>([pod('ns', 'a', {}, '1.1.1.1'), pod('ns', 'b', {}, '2.2.2.2')], {
-      signal,
-    });
+    const pods = staticCollection<TestPod>(
+      [pod('ns', 'a', { ip: '1.1.1.1' }), pod('ns', 'b', { ip: '2.2.2.2' })],
+      {
+        signal,
+      },
+    );
     const { status } = statusCollection(pods, (_ctx, p) => [{ ip: p.status?.podIP }, undefined], {
       signal,
       name: 'ips',
@@ -50,20 +53,20 @@ describe('status writer leadership', () => {
     await waitFor('the resync to write both', () => writes.length === 2);
     expect(writes.sort()).toEqual(['a=1.1.1.1', 'b=2.2.2.2']);
 
-    pods.update(pod('ns', 'a', {}, '3.3.3.3'));
+    pods.update(pod('ns', 'a', { ip: '3.3.3.3' }));
     await waitFor('the change to be written', () => writes.length === 3);
     expect(writes[2]).toBe('a=3.3.3.3');
 
     // The low-level hook gates too.
     hookAllows = false;
-    pods.update(pod('ns', 'a', {}, '4.4.4.4'));
+    pods.update(pod('ns', 'a', { ip: '4.4.4.4' }));
     await waitFor('the hook to decline', () => writer.stats().skippedNotLeader === 3);
     hookAllows = true;
 
     term.abort();
     await leading;
     expect(writer.isWriting()).toBe(false);
-    pods.update(pod('ns', 'b', {}, '5.5.5.5'));
+    pods.update(pod('ns', 'b', { ip: '5.5.5.5' }));
     pods.delete('ns/a');
     await waitFor('both changes declined', () => writer.stats().skippedNotLeader === 5);
     expect(writes).toHaveLength(3);
@@ -78,7 +81,7 @@ describe('status writer leadership', () => {
 
   it('losing leadership aborts the write in flight', async () => {
     const signal = stop.signal;
-    const pods = staticCollection<TestPod>([pod('ns', 'a', {}, '1.1.1.1')], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'a', { ip: '1.1.1.1' })], { signal });
     const { status } = statusCollection(pods, (_ctx, p) => [{ ip: p.status?.podIP }, undefined], {
       signal,
     });
@@ -111,7 +114,7 @@ describe('status writer leadership', () => {
 
   it('await using stops the writer without its signal: queue closed, nothing more written', async () => {
     const signal = stop.signal;
-    const pods = staticCollection<TestPod>([pod('ns', 'a', {}, '1.1.1.1')], { signal });
+    const pods = staticCollection<TestPod>([pod('ns', 'a', { ip: '1.1.1.1' })], { signal });
     const { status } = statusCollection(pods, (_ctx, p) => [{ ip: p.status?.podIP }, undefined], {
       signal,
       name: 'ips',
@@ -135,7 +138,7 @@ describe('status writer leadership', () => {
     void escaped.closed.then(() => (closed = true));
     await settle();
     expect(closed).toBe(true);
-    pods.update(pod('ns', 'a', {}, '2.2.2.2'));
+    pods.update(pod('ns', 'a', { ip: '2.2.2.2' }));
     await settle(3);
     expect(writes).toEqual(['a=1.1.1.1']);
   });

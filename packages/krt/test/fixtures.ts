@@ -13,7 +13,15 @@ export interface TestService {
   spec: { selector?: Record<string, string> };
 }
 
-export function pod(ns: string, name: string, labels: Record<string, string> = {}, ip = ''): TestPod {
+/** What a test pod carries beyond its name (default: no labels, no IP). */
+export interface TestPodOptions {
+  readonly labels?: Record<string, string>;
+  /** `status.podIP`. */
+  readonly ip?: string;
+}
+
+/** A test pod `ns/name`. */
+export function pod(ns: string, name: string, { labels = {}, ip = '' }: TestPodOptions = {}): TestPod {
   return { metadata: { name, namespace: ns, labels }, status: { podIP: ip } };
 }
 

@@ -12,7 +12,18 @@ import { type InvalidError, isAlreadyExists, isConflict, isInvalid, isNotFound }
 import { noopLogger } from './logger.ts';
 import { UnknownResourceError } from './registry.ts';
 
-function crd(group: string, plural: string, kind: string, scope = 'Namespaced') {
+/** A CRD `plural.group` of `kind` (one version, v1, with the status subresource). */
+function crd({
+  group,
+  plural,
+  kind,
+  scope = 'Namespaced',
+}: {
+  group: string;
+  plural: string;
+  kind: string;
+  scope?: string;
+}) {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -68,7 +79,9 @@ describe('registry and CRD watcher on the real apiserver', () => {
     ).rejects.toThrow(
       /unknown resource kind Nope in nope\.example\.com\/v1.*check that the CRD is installed/,
     );
-    await installCRDs(kubeConfig, [crd('reg.kubeloom.dev', 'gizmos', 'Gizmo', 'Cluster')]);
+    await installCRDs(kubeConfig, [
+      crd({ group: 'reg.kubeloom.dev', plural: 'gizmos', kind: 'Gizmo', scope: 'Cluster' }),
+    ]);
     kube.registry.invalidate();
     const gizmo = await kube.registry.forObject({ apiVersion: 'reg.kubeloom.dev/v1', kind: 'Gizmo' });
     expect(gizmo).toMatchObject({
@@ -96,7 +109,7 @@ describe('registry and CRD watcher on the real apiserver', () => {
     expect(await kube.crdWatcher.waitUntilSynced(stop.signal)).toBe(true);
     expect(kube.crdWatcher.known(gvr)).toBe(false);
     const waiting = kube.crdWatcher.waitForCRD(gvr, stop.signal);
-    await installCRDs(kubeConfig, [crd(gvr.group, 'sprockets', 'Sprocket')]);
+    await installCRDs(kubeConfig, [crd({ group: gvr.group, plural: 'sprockets', kind: 'Sprocket' })]);
     expect(await waiting).toBe(true);
     await waitFor('callback', () => calls === 1);
     expect(kube.crdWatcher.known(gvr)).toBe(true);

@@ -91,8 +91,9 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
     await new Promise((r) => server.close(r));
   });
 
-  const json = (res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(code, { 'Content-Type': 'application/json', ...headers });
+  /** Replies `body` as JSON with status `code` (headers set on `res` before are sent too). */
+  const json = (res: ServerResponse, code: number, body: unknown) => {
+    res.writeHead(code, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify(body));
   };
 
@@ -170,8 +171,9 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
       ],
     ];
     handler = (_req, res) => {
-      const [code, body, headers] = statuses.shift()!;
-      json(res, code, body, headers);
+      const [code, body, headers = {}] = statuses.shift()!;
+      for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+      json(res, code, body);
     };
     const notFound = await api
       .get({ resource: builtins.ConfigMap, name: 'x', namespace: 'ns' })

@@ -61,13 +61,21 @@ function cacheState(informer: SharedInformer): Map<string, string> {
 
 const sorted = (m: Map<string, string>) => [...m.entries()].sort(([a], [b]) => a.localeCompare(b));
 
+/** What {@link churn} writes, and until when. */
+interface ChurnOptions {
+  readonly namespace: string;
+  /** Picks the names and the writes. */
+  readonly random: () => number;
+  /** Stops the writer. */
+  readonly signal: AbortSignal;
+  /** How many distinct names (default 30). */
+  readonly population?: number;
+}
+
 /** A writer that keeps creating, updating and deleting ConfigMaps until stopped. */
 function churn(
   kube: KubeClient,
-  namespace: string,
-  random: () => number,
-  signal: AbortSignal,
-  population = 30,
+  { namespace, random, signal, population = 30 }: ChurnOptions,
 ): Promise<number> {
   return (async () => {
     let writes = 0;
@@ -133,7 +141,7 @@ describe('informer reliability through the fault-injection proxy', () => {
     proxy.resetStats();
     await viaProxy.runAndWait(stop.signal);
     const writer = new AbortController();
-    const writes = churn(direct, namespace, mulberry32(1), writer.signal);
+    const writes = churn(direct, { namespace, random: mulberry32(1), signal: writer.signal });
     for (let i = 0; i < 20; i++) {
       await proxy.waitForWatches(1, { namespace, resource: 'configmaps', timeoutMs: 15_000 });
       await new Promise((r) => setTimeout(r, 40));
@@ -215,7 +223,7 @@ describe('informer reliability through the fault-injection proxy', () => {
       const replayed = replay(informer);
       await viaProxy.runAndWait(stop.signal);
       const writer = new AbortController();
-      const writes = churn(direct, namespace, mulberry32(seed * 7), writer.signal);
+      const writes = churn(direct, { namespace, random: mulberry32(seed * 7), signal: writer.signal });
       const faults: string[] = [];
       try {
         const end = Date.now() + 6_000;

@@ -123,7 +123,7 @@ describe('Informer', () => {
     const w0 = await api.watchNumber(0);
     w0.push(
       { type: 'ADDED', object: cm('b', '11') },
-      { type: 'MODIFIED', object: cm('a', '12', { x: '1' }) },
+      { type: 'MODIFIED', object: cm('a', '12', { data: { x: '1' } }) },
       { type: 'DELETED', object: cm('b', '13') },
       { type: 'BOOKMARK', object: { metadata: { resourceVersion: '20' } } },
     );
@@ -152,7 +152,7 @@ describe('Informer', () => {
       if (listCall === 1)
         return {
           metadata: { resourceVersion: '10' },
-          items: [cm('keep', '1'), cm('change', '2'), cm('vanish', '3', { last: 'state' })],
+          items: [cm('keep', '1'), cm('change', '2'), cm('vanish', '3', { data: { last: 'state' } })],
         };
       return {
         metadata: { resourceVersion: '50' },
@@ -426,7 +426,7 @@ describe('Informer', () => {
   it('freezes cached objects and strips managedFields; a custom transform replaces the default', async () => {
     const api = new ScriptedApi();
     const withMf = {
-      ...cm('a', '1', { k: 'v' }),
+      ...cm('a', '1', { data: { k: 'v' } }),
       metadata: { name: 'a', namespace: 'ns', resourceVersion: '1', managedFields: [{ manager: 'x' }] },
     };
     api.listHandler = () => ({ metadata: { resourceVersion: '1' }, items: [structuredClone(withMf)] });
@@ -491,7 +491,7 @@ describe('Informer', () => {
 
   it('applies a dynamic object filter: objects entering arrive as adds, leaving as deletes', async () => {
     const api = new ScriptedApi();
-    const obj = (name: string, ns: string, rv: string) => cm(name, rv, {}, ns);
+    const obj = (name: string, ns: string, rv: string) => cm(name, rv, { namespace: ns });
     api.listHandler = () => ({
       metadata: { resourceVersion: '1' },
       items: [obj('a', 'one', '1'), obj('b', 'two', '1')],
@@ -520,7 +520,7 @@ describe('Informer', () => {
   it('indexes objects by namespace and by custom indexers added before or after objects arrive', async () => {
     const api = new ScriptedApi();
     const labelled = (name: string, ns: string, app: string) => ({
-      ...cm(name, '1', {}, ns),
+      ...cm(name, '1', { namespace: ns }),
       metadata: { name, namespace: ns, resourceVersion: '1', labels: { app } },
     });
     api.listHandler = () => ({

@@ -126,12 +126,19 @@ export class ScriptedApi implements ApiClient {
   async [Symbol.asyncDispose](): Promise<void> {}
 }
 
+/** What a scripted ConfigMap holds beyond its name and resourceVersion. */
+export interface CMOptions {
+  /** Default: empty. */
+  readonly data?: Record<string, string>;
+  /** Default: `ns`. */
+  readonly namespace?: string;
+}
+
 /** A ConfigMap with a name and resourceVersion. */
 export function cm(
   name: string,
   rv: string,
-  data: Record<string, string> = {},
-  namespace = 'ns',
+  { data = {}, namespace = 'ns' }: CMOptions = {},
 ): KubeObject & { data: Record<string, string> } {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, resourceVersion: rv }, data };
 }

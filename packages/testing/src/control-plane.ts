@@ -256,13 +256,17 @@ async function startOnce(binaries: Binaries, options: ControlPlaneOptions): Prom
       },
       options.etcdArgs,
     );
-    const etcd = startProcess('etcd', binaries.etcd, etcdArgs, path.join(dir, 'etcd.log'));
+    const etcd = startProcess(binaries.etcd, etcdArgs, { name: 'etcd', logFile: path.join(dir, 'etcd.log') });
     started.push(etcd);
     try {
-      await waitUntil('etcd /health reported healthy', etcd, startTimeoutMs, options.signal, async () => {
-        const res = await get(`${etcdUrl}/health`);
-        return res.status === 200 && res.body.includes('"health":"true"');
-      });
+      await waitUntil(
+        etcd,
+        { description: 'etcd /health reported healthy', timeoutMs: startTimeoutMs, signal: options.signal },
+        async () => {
+          const res = await get(`${etcdUrl}/health`);
+          return res.status === 200 && res.body.includes('"health":"true"');
+        },
+      );
     } catch (err) {
       if (isPortClash(etcd)) throw new PortClashError();
       throw err;
@@ -293,30 +297,28 @@ async function startOnce(binaries: Binaries, options: ControlPlaneOptions): Prom
       },
       options.apiServerArgs,
     );
-    const apiServer = startProcess(
-      'kube-apiserver',
-      binaries.apiServer,
-      apiArgs,
-      path.join(dir, 'kube-apiserver.log'),
-    );
+    const apiServer = startProcess(binaries.apiServer, apiArgs, {
+      name: 'kube-apiserver',
+      logFile: path.join(dir, 'kube-apiserver.log'),
+    });
     started.push(apiServer);
     const tls = { ca: ca.certPem, cert: admin.certPem, key: admin.keyPem };
     try {
       await waitUntil(
-        'kube-apiserver /healthz returned 200',
         apiServer,
-        startTimeoutMs,
-        options.signal,
+        {
+          description: 'kube-apiserver /healthz returned 200',
+          timeoutMs: startTimeoutMs,
+          signal: options.signal,
+        },
         async () => {
           const res = await get(`${server}/healthz`, tls);
           return res.status === 200;
         },
       );
       await waitUntil(
-        'the default namespace to exist',
         apiServer,
-        startTimeoutMs,
-        options.signal,
+        { description: 'the default namespace to exist', timeoutMs: startTimeoutMs, signal: options.signal },
         async () => {
           const res = await get(`${server}/api/v1/namespaces/default`, tls);
           return res.status === 200;
@@ -330,10 +332,10 @@ async function startOnce(binaries: Binaries, options: ControlPlaneOptions): Prom
     const version = JSON.parse(versionRes.body) as ServerVersion;
 
     const kubeconfigPath = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfigPath, kubeconfigYaml(server, ca.certPem, 'admin', admin.certPem, admin.keyPem), {
+    writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caPem: ca.certPem }, 'admin', admin), {
       mode: 0o600,
     });
-    const kubeConfig = kubeConfigFor(server, ca.certPem, 'admin', admin.certPem, admin.keyPem);
+    const kubeConfig = kubeConfigFor({ server, caPem: ca.certPem }, 'admin', admin);
     let running: Workloads | undefined;
     if (binaries.workloads && options.workloads) {
       running = await startWorkloads({
@@ -384,7 +386,7 @@ async function startOnce(binaries: Binaries, options: ControlPlaneOptions): Prom
       nodes: running?.nodes ?? [],
       userKubeConfig(name, groups = []) {
         const pair = ca.issue({ commonName: name, organizations: groups, usage: 'client' });
-        return kubeConfigFor(server, ca.certPem, name, pair.certPem, pair.keyPem);
+        return kubeConfigFor({ server, caPem: ca.certPem }, name, pair);
       },
       serviceAccountKubeConfig,
       async inClusterEnv(namespace, name, tokenOptions) {

@@ -85,19 +85,23 @@ function validate(crd: CRDObject, index: number): void {
 async function createOrReplace(kubeConfig: KubeConfig, crd: CRDObject): Promise<void> {
   const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   for (let attempt = 0; attempt < 10; attempt++) {
-    const created = await request(kubeConfig, 'POST', base, crd);
+    const created = await request(kubeConfig, { method: 'POST', path: base, body: crd });
     if (created.status === 201 || created.status === 200) return;
     if (created.status !== 409) {
       throw new Error(`creating CRD ${crd.metadata.name} failed: ${describeFailure(created)}`);
     }
-    const existing = await request(kubeConfig, 'GET', `${base}/${crd.metadata.name}`);
+    const existing = await request(kubeConfig, { method: 'GET', path: `${base}/${crd.metadata.name}` });
     if (existing.status === 404) continue;
     if (existing.status !== 200)
       throw new Error(`reading CRD ${crd.metadata.name}: ${describeFailure(existing)}`);
     const rv = (existing.json as CRDObject).metadata.resourceVersion;
-    const replaced = await request(kubeConfig, 'PUT', `${base}/${crd.metadata.name}`, {
-      ...crd,
-      metadata: { ...crd.metadata, resourceVersion: rv },
+    const replaced = await request(kubeConfig, {
+      method: 'PUT',
+      path: `${base}/${crd.metadata.name}`,
+      body: {
+        ...crd,
+        metadata: { ...crd.metadata, resourceVersion: rv },
+      },
     });
     if (replaced.status === 200) return;
     if (replaced.status !== 409) {
@@ -111,7 +115,7 @@ async function served(
   kubeConfig: KubeConfig,
   { group, version, plural }: { group: string; version: string; plural: string },
 ): Promise<boolean> {
-  const res = await request(kubeConfig, 'GET', `/apis/${group}/${version}`);
+  const res = await request(kubeConfig, { method: 'GET', path: `/apis/${group}/${version}` });
   if (res.status !== 200) return false;
   const list = res.json as { resources?: Array<{ name: string }> };
   return (list.resources ?? []).some((r) => r.name === plural);
@@ -158,11 +162,10 @@ export async function installCRDs(
   }
   const out: CRDObject[] = [];
   for (const crd of crds) {
-    const res = await request(
-      kubeConfig,
-      'GET',
-      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
-    );
+    const res = await request(kubeConfig, {
+      method: 'GET',
+      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+    });
     out.push(res.json as CRDObject);
   }
   return out;
@@ -179,7 +182,7 @@ export async function uninstallCRDs(
 ): Promise<void> {
   const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   for (const name of names) {
-    const res = await request(kubeConfig, 'DELETE', `${base}/${name}`);
+    const res = await request(kubeConfig, { method: 'DELETE', path: `${base}/${name}` });
     if (res.status !== 200 && res.status !== 202 && res.status !== 404) {
       throw new Error(`deleting CRD ${name} failed: ${describeFailure(res)}`);
     }
@@ -189,7 +192,7 @@ export async function uninstallCRDs(
   for (const name of names) {
     for (;;) {
       options.signal?.throwIfAborted();
-      const res = await request(kubeConfig, 'GET', `${base}/${name}`);
+      const res = await request(kubeConfig, { method: 'GET', path: `${base}/${name}` });
       if (res.status === 404) break;
       if (Date.now() > deadline)
         throw new Error(

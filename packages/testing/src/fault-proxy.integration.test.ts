@@ -47,9 +47,16 @@ async function watchConfigMaps(kubeConfig: KubeConfig, namespace: string) {
   };
 }
 
-/** A raw HTTPS GET through the proxy, streaming; `text()` is what arrived so far. */
-function rawGet(proxy: FaultProxy, path: string, user = 'admin', groups = ['system:masters']) {
-  const pair = proxy.clientCertificate(user, groups);
+/**
+ * A raw HTTPS GET through the proxy as `as` (default: an admin), streaming; `text()` is what
+ * arrived so far.
+ */
+function rawGet(
+  proxy: FaultProxy,
+  path: string,
+  as: { readonly user: string; readonly groups: string[] } = { user: 'admin', groups: ['system:masters'] },
+) {
+  const pair = proxy.clientCertificate(as.user, as.groups);
   let text = '';
   let done = false;
   let closed = false;

@@ -23,10 +23,14 @@ export async function createTestNamespace(
     .replace(/[^a-z0-9-]/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40);
-  const res = await request(kubeConfig, 'POST', '/api/v1/namespaces', {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { generateName: `${safe || 'test'}-`, labels: { [TEST_NAMESPACE_LABEL]: 'true', ...labels } },
+  const res = await request(kubeConfig, {
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { generateName: `${safe || 'test'}-`, labels: { [TEST_NAMESPACE_LABEL]: 'true', ...labels } },
+    },
   });
   if (res.status !== 201) throw new Error(`creating a test namespace failed: ${describeFailure(res)}`);
   return (res.json as { metadata: { name: string } }).metadata.name;

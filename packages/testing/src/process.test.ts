@@ -22,7 +22,7 @@ describe('signals and cleanup', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     "a program's own process.once(%s) listener finishes its async cleanup; the library does not end the process under it",
     async (signal) => {
-      const run = await runSignalChild('user-handler', signal, root);
+      const run = await runSignalChild('user-handler', { signal, root });
       expect(run.stdout).toContain('cleanup-done');
       expect({ code: run.code, signal: run.signal, stderr: run.stderr }).toEqual({
         code: 0,
@@ -34,7 +34,7 @@ describe('signals and cleanup', () => {
   );
 
   it('a listener that exits without stopping anything: the exit hook kills the children and removes the temp dir', async () => {
-    const run = await runSignalChild('user-handler-exits', 'SIGTERM', root);
+    const run = await runSignalChild('user-handler-exits', { signal: 'SIGTERM', root });
     expect(run.stdout).toContain('cleanup-done');
     expect({ code: run.code, signal: run.signal }).toEqual({ code: 0, signal: null });
     await expectNothingLeft(run.ready.pids);
@@ -43,7 +43,7 @@ describe('signals and cleanup', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'with no listener, %s ends the process by the signal, after a synchronous cleanup',
     async (signal) => {
-      const run = await runSignalChild('no-handler', signal, root);
+      const run = await runSignalChild('no-handler', { signal, root });
       expect({ code: run.code, signal: run.signal }).toEqual({ code: null, signal });
       expect(run.stdout).not.toContain('cleanup-done');
       await expectNothingLeft(run.ready.pids);

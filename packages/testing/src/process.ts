@@ -97,18 +97,26 @@ export function removeTempDir(dir: string): void {
   tempDirs.delete(dir);
 }
 
+/** How {@link startProcess} runs a command. */
+export interface StartProcessOptions {
+  /** The name in errors and log messages (e.g. `etcd`). */
+  readonly name: string;
+  /** Where its stdout and stderr go (appended). */
+  readonly logFile: string;
+  /** Added to this process's environment. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /**
- * Starts `command` with `args`, writing its output to `logFile`, with `env` added to this
- * process's environment. The child is killed
+ * Starts `command` with `args`, writing its output to `options.logFile`, with `options.env` added
+ * to this process's environment. The child is killed
  * synchronously (SIGKILL) when this process exits or is killed by a signal nobody handles; a
  * program that handles SIGINT/SIGTERM itself keeps its children until it stops them or exits.
  */
 export function startProcess(
-  name: string,
   command: string,
   args: readonly string[],
-  logFile: string,
-  env: Readonly<Record<string, string>> = {},
+  { name, logFile, env = {} }: StartProcessOptions,
 ): ManagedProcess {
   installHooks();
   const fd = openSync(logFile, 'a');

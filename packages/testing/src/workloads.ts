@@ -117,7 +117,7 @@ function nodeCount(options: WorkloadsOptions): number {
 function identity(ctx: WorkloadsContext, user: string): string {
   const pair = ctx.ca.issue({ commonName: user, usage: 'client' });
   const kubeconfig = path.join(ctx.dir, `${user.replace(/^system:/, '').replaceAll(':', '-')}.kubeconfig`);
-  writeFileSync(kubeconfig, kubeconfigYaml(ctx.server, ctx.ca.certPem, user, pair.certPem, pair.keyPem), {
+  writeFileSync(kubeconfig, kubeconfigYaml({ server: ctx.server, caPem: ctx.ca.certPem }, user, pair), {
     mode: 0o600,
   });
   return kubeconfig;
@@ -155,10 +155,14 @@ function isReady(node: V1Node): boolean {
 async function healthz(proc: ManagedProcess, url: string, ctx: WorkloadsContext): Promise<void> {
   const tls = url.startsWith('https:') ? { ca: ctx.ca.certPem } : {};
   try {
-    await waitUntil(`${proc.name} ${url} returned 200`, proc, ctx.startTimeoutMs, ctx.signal, async () => {
-      const res = await get(url, tls);
-      return res.status === 200;
-    });
+    await waitUntil(
+      proc,
+      { description: `${proc.name} ${url} returned 200`, timeoutMs: ctx.startTimeoutMs, signal: ctx.signal },
+      async () => {
+        const res = await get(url, tls);
+        return res.status === 200;
+      },
+    );
   } catch (err) {
     if (isPortClash(proc)) throw new PortClashError();
     throw err;
@@ -200,12 +204,10 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
     },
     options.controllerManagerArgs,
   );
-  const controllerManager = startProcess(
-    'kube-controller-manager',
-    ctx.binaries.controllerManager,
-    kcmArgs,
-    path.join(ctx.dir, 'kube-controller-manager.log'),
-  );
+  const controllerManager = startProcess(ctx.binaries.controllerManager, kcmArgs, {
+    name: 'kube-controller-manager',
+    logFile: path.join(ctx.dir, 'kube-controller-manager.log'),
+  });
   ctx.started(controllerManager);
 
   // kube-scheduler: system:kube-scheduler, the bootstrap identity of the upstream scheduler role.
@@ -222,12 +224,10 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
     },
     options.schedulerArgs,
   );
-  const scheduler = startProcess(
-    'kube-scheduler',
-    ctx.binaries.scheduler,
-    schedulerArgs,
-    path.join(ctx.dir, 'kube-scheduler.log'),
-  );
+  const scheduler = startProcess(ctx.binaries.scheduler, schedulerArgs, {
+    name: 'kube-scheduler',
+    logFile: path.join(ctx.dir, 'kube-scheduler.log'),
+  });
   ctx.started(scheduler);
 
   // kwok stands in for every kubelet: a ClusterRole with exactly what it does (KWOK_RULES).
@@ -260,8 +260,12 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
     options.kwokArgs,
   );
   // KWOK_WORKDIR keeps kwok from reading (or writing) ~/.kwok.
-  const kwok = startProcess('kwok', ctx.binaries.kwok, kwokArgs, path.join(ctx.dir, 'kwok.log'), {
-    KWOK_WORKDIR: kwokDir,
+  const kwok = startProcess(ctx.binaries.kwok, kwokArgs, {
+    name: 'kwok',
+    logFile: path.join(ctx.dir, 'kwok.log'),
+    env: {
+      KWOK_WORKDIR: kwokDir,
+    },
   });
   ctx.started(kwok);
 
@@ -271,15 +275,25 @@ export async function startWorkloads(ctx: WorkloadsContext): Promise<Workloads> 
     healthz(kwok, `http://127.0.0.1:${kwokPort}/healthz`, ctx),
   ]);
   await Promise.all([
-    waitUntil(`all ${count} kwok Nodes to be Ready`, kwok, ctx.startTimeoutMs, ctx.signal, async () => {
-      const list = await core.listNode({ labelSelector: 'kubeloom.dev/simulated=kwok' });
-      return list.items.filter(isReady).length >= count;
-    }),
     waitUntil(
-      'the controller-manager to create the default ServiceAccount',
+      kwok,
+      {
+        description: `all ${count} kwok Nodes to be Ready`,
+        timeoutMs: ctx.startTimeoutMs,
+        signal: ctx.signal,
+      },
+      async () => {
+        const list = await core.listNode({ labelSelector: 'kubeloom.dev/simulated=kwok' });
+        return list.items.filter(isReady).length >= count;
+      },
+    ),
+    waitUntil(
       controllerManager,
-      ctx.startTimeoutMs,
-      ctx.signal,
+      {
+        description: 'the controller-manager to create the default ServiceAccount',
+        timeoutMs: ctx.startTimeoutMs,
+        signal: ctx.signal,
+      },
       async () => {
         await core.readNamespacedServiceAccount({ namespace: 'default', name: 'default' });
         return true;

@@ -53,12 +53,10 @@ if (scenario === 'plane') {
     throw new Error(`unknown scenario ${scenario}`);
   }
   const dir = createTempDir(root, 'signal-child-');
-  const child = startProcess(
-    'sleeper',
-    process.execPath,
-    ['-e', 'setInterval(() => {}, 1 << 30)'],
-    `${dir}/sleeper.log`,
-  );
+  const child = startProcess(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+    name: 'sleeper',
+    logFile: `${dir}/sleeper.log`,
+  });
   onSignal =
     scenario === 'user-handler'
       ? async () => {

@@ -20,12 +20,20 @@ export interface SignalRun {
   readonly signal: NodeJS.Signals | null;
 }
 
-/** Runs `scenario`, sends `signal` once it printed `ready`, and waits until it has exited. */
+/** How {@link runSignalChild} runs a scenario. */
+export interface SignalChildOptions {
+  /** Sent once the program printed `ready`. */
+  readonly signal: NodeJS.Signals;
+  /** The directory the program makes its temporary directories in. */
+  readonly root: string;
+  /** The bound of each wait (default 60 s). */
+  readonly timeoutMs?: number;
+}
+
+/** Runs `scenario`, sends `options.signal` once it printed `ready`, and waits until it has exited. */
 export async function runSignalChild(
   scenario: string,
-  signal: NodeJS.Signals,
-  root: string,
-  timeoutMs = 60_000,
+  { signal, root, timeoutMs = 60_000 }: SignalChildOptions,
 ): Promise<SignalRun> {
   const program = path.join(import.meta.dirname, 'signal-child.ts');
   const child = spawn(process.execPath, ['--conditions=@kubeloom/source', program, scenario, signal, root], {

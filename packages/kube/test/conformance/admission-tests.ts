@@ -91,7 +91,7 @@ export function admissionTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const bad = await apiError(
       api.create(builtins.ConfigMap, {
-        ...configMap(ns, 'c', { 'bad key!': 'x', good: 'y' }),
+        ...configMap(ns, 'c', { data: { 'bad key!': 'x', good: 'y' } }),
         binaryData: { 'bad/': 'eA==' },
       } as KubeObject),
     );
@@ -104,7 +104,7 @@ export function admissionTests(ctx: ConformanceContext): void {
     ]);
     expect(bad.causes.every((c) => c.reason === 'FieldValueInvalid')).toBe(true);
     const reserved = await apiError(
-      api.create(builtins.ConfigMap, configMap(ns, 'c', { '.': 'x', '..': 'y' })),
+      api.create(builtins.ConfigMap, configMap(ns, 'c', { data: { '.': 'x', '..': 'y' } })),
     );
     expect(sortedCauses(reserved)).toEqual([
       `data[..]: Invalid value: "..": must not be '..'`,
@@ -112,7 +112,7 @@ export function admissionTests(ctx: ConformanceContext): void {
     ]);
     const duplicate = await apiError(
       api.create(builtins.ConfigMap, {
-        ...configMap(ns, 'c', { k: 'x' }),
+        ...configMap(ns, 'c', { data: { k: 'x' } }),
         binaryData: { k: 'eA==' },
       } as KubeObject),
     );
@@ -122,7 +122,7 @@ export function admissionTests(ctx: ConformanceContext): void {
       message:
         'ConfigMap "c" is invalid: data[k]: Invalid value: "k": duplicate of key present in binaryData',
     });
-    await api.create(builtins.ConfigMap, configMap(ns, 'c', { 'key.name_1-x': 'ok' }));
+    await api.create(builtins.ConfigMap, configMap(ns, 'c', { data: { 'key.name_1-x': 'ok' } }));
     const update = await apiError(
       api.patch(
         { resource: builtins.ConfigMap, name: 'c', namespace: ns },
@@ -207,7 +207,7 @@ export function admissionTests(ctx: ConformanceContext): void {
   it('a write without a fieldManager is recorded under the client\'s name, "kubeloom" (the apiserver derives it from the User-Agent)', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { k: 'v' }));
+    const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { k: 'v' } }));
     expect(created.metadata?.managedFields?.map((m) => [m.manager, m.operation])).toEqual([
       ['kubeloom', 'Update'],
     ]);

@@ -6,12 +6,14 @@ import type { ConformanceContext } from './target.ts';
 
 type CM = KubeObject & { data?: Record<string, string> };
 
-function cm(
-  namespace: string,
-  name: string,
-  data: Record<string, string>,
-  labels?: Record<string, string>,
-): KubeObject {
+/** The body of a test ConfigMap: its data and labels. */
+interface CMContent {
+  readonly data: Record<string, string>;
+  readonly labels?: Record<string, string>;
+}
+
+/** A ConfigMap `namespace/name` with `content`. */
+function cm(namespace: string, name: string, { data, labels }: CMContent): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -36,7 +38,7 @@ export function applyTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const created = (await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { k: 'a' }),
+      cm(ns, 's', { data: { k: 'a' } }),
       { type: 'apply', fieldManager: 'alice' },
     )) as CM;
     expect(created.data).toEqual({ k: 'a' });
@@ -49,15 +51,19 @@ export function applyTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     await expect(
-      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'a' }), {
-        type: 'apply',
-      }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 's', namespace: ns },
+        cm(ns, 's', { data: { k: 'a' } }),
+        {
+          type: 'apply',
+        },
+      ),
     ).rejects.toThrow(TypeError);
     const err = await apiError(
       api.request({
         method: 'PATCH',
         path: `/api/v1/namespaces/${ns}/configmaps/s`,
-        body: JSON.stringify(cm(ns, 's', { k: 'a' })),
+        body: JSON.stringify(cm(ns, 's', { data: { k: 'a' } })),
         contentType: 'application/apply-patch+yaml',
       }),
     );
@@ -85,14 +91,18 @@ export function applyTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { k: 'a', j: '1' }),
+      cm(ns, 's', { data: { k: 'a', j: '1' } }),
       { type: 'apply', fieldManager: 'alice' },
     );
     const one = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b', j: '1' }), {
-        type: 'apply',
-        fieldManager: 'bob',
-      }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 's', namespace: ns },
+        cm(ns, 's', { data: { k: 'b', j: '1' } }),
+        {
+          type: 'apply',
+          fieldManager: 'bob',
+        },
+      ),
     );
     expectStatus(one, {
       code: 409,
@@ -103,10 +113,14 @@ export function applyTests(ctx: ConformanceContext): void {
       },
     });
     const two = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { k: 'b', j: '2' }), {
-        type: 'apply',
-        fieldManager: 'bob',
-      }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 's', namespace: ns },
+        cm(ns, 's', { data: { k: 'b', j: '2' } }),
+        {
+          type: 'apply',
+          fieldManager: 'bob',
+        },
+      ),
     );
     expectStatus(two, {
       code: 409,
@@ -116,7 +130,7 @@ export function applyTests(ctx: ConformanceContext): void {
     expect(two.causes.map((c) => c.field)).toEqual(['.data.j', '.data.k']);
     const forced = (await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { k: 'b' }),
+      cm(ns, 's', { data: { k: 'b' } }),
       { type: 'apply', fieldManager: 'bob', force: true },
     )) as CM;
     expect(forced.data).toEqual({ k: 'b', j: '1' });
@@ -131,17 +145,17 @@ export function applyTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { shared: 'x', mine: '1' }, { app: 'a' }),
+      cm(ns, 's', { data: { shared: 'x', mine: '1' }, labels: { app: 'a' } }),
       { type: 'apply', fieldManager: 'alice' },
     );
     await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { shared: 'x' }),
+      cm(ns, 's', { data: { shared: 'x' } }),
       { type: 'apply', fieldManager: 'bob' },
     );
     const dropped = (await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', {}),
+      cm(ns, 's', { data: {} }),
       { type: 'apply', fieldManager: 'alice' },
     )) as CM;
     // alice no longer applies shared, mine or the label: mine and the label go, shared stays (bob owns it).
@@ -154,17 +168,21 @@ export function applyTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const applied = await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { k: 'a' }),
+      cm(ns, 's', { data: { k: 'a' } }),
       { type: 'apply', fieldManager: 'alice' },
     );
     await api.update(builtins.ConfigMap, { ...applied, data: { k: 'a', z: '3' } } as KubeObject, {
       fieldManager: 'carol',
     });
     const err = await apiError(
-      api.patch({ resource: builtins.ConfigMap, name: 's', namespace: ns }, cm(ns, 's', { z: '4' }), {
-        type: 'apply',
-        fieldManager: 'alice',
-      }),
+      api.patch(
+        { resource: builtins.ConfigMap, name: 's', namespace: ns },
+        cm(ns, 's', { data: { z: '4' } }),
+        {
+          type: 'apply',
+          fieldManager: 'alice',
+        },
+      ),
     );
     expectStatus(err, {
       code: 409,
@@ -286,7 +304,7 @@ export function applyTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const dryCreate = (await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { k: 'a' }),
+      cm(ns, 's', { data: { k: 'a' } }),
       { type: 'apply', fieldManager: 'alice', dryRun: 'All' },
     )) as CM;
     expect(dryCreate.data).toEqual({ k: 'a' });
@@ -296,12 +314,12 @@ export function applyTests(ctx: ConformanceContext): void {
     );
     const applied = await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { k: 'a' }),
+      cm(ns, 's', { data: { k: 'a' } }),
       { type: 'apply', fieldManager: 'alice' },
     );
     const dryChange = (await api.patch(
       { resource: builtins.ConfigMap, name: 's', namespace: ns },
-      cm(ns, 's', { k: 'b' }),
+      cm(ns, 's', { data: { k: 'b' } }),
       { type: 'apply', fieldManager: 'alice', dryRun: 'All' },
     )) as CM;
     expect(dryChange.data).toEqual({ k: 'b' });
@@ -412,7 +430,7 @@ export function applyTests(ctx: ConformanceContext): void {
   it('managedFields sent with an update: absent keeps them, another list replaces them, an empty list strips them all', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const created = await api.create(builtins.ConfigMap, cm(ns, 'm', { k: 'v' }), {
+    const created = await api.create(builtins.ConfigMap, cm(ns, 'm', { data: { k: 'v' } }), {
       fieldManager: 'creator',
     });
     const { managedFields: _, ...withoutFields } = created.metadata!;

@@ -10,7 +10,7 @@ export function crudTests(ctx: ConformanceContext): void {
   it('create fills uid, creationTimestamp, resourceVersion, kind and apiVersion; get returns the same object', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { k: 'v' }));
+    const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { k: 'v' } }));
     expect(created).toMatchObject({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -24,7 +24,7 @@ export function crudTests(ctx: ConformanceContext): void {
     expect(created.metadata?.generation).toBeUndefined();
     const got = await api.get({ resource: builtins.ConfigMap, name: 'a', namespace: ns });
     expect(got).toEqual(created);
-    const w = await api.create(Widget, widget(ns, 'w', { size: 1 }));
+    const w = await api.create(Widget, widget(ns, 'w', { spec: { size: 1 } }));
     expect(w.metadata?.generation).toBe(1);
   });
 
@@ -78,7 +78,7 @@ export function crudTests(ctx: ConformanceContext): void {
   it('update with a stale resourceVersion is 409 Conflict; without one it is unconditional for built-ins', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
+    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { v: '1' } }));
     await api.update(builtins.ConfigMap, { ...a, data: { v: '2' } } as KubeObject);
     const err = await apiError(api.update(builtins.ConfigMap, { ...a, data: { v: '3' } } as KubeObject));
     expectStatus(err, {
@@ -88,15 +88,15 @@ export function crudTests(ctx: ConformanceContext): void {
         'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
       details: { name: 'a', kind: 'configmaps' },
     });
-    const unconditional = await api.update(builtins.ConfigMap, configMap(ns, 'a', { v: '4' }));
+    const unconditional = await api.update(builtins.ConfigMap, configMap(ns, 'a', { data: { v: '4' } }));
     expect(unconditional.data).toEqual({ v: '4' });
   });
 
   it('update of a custom resource without resourceVersion is 422 Invalid', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(Widget, widget(ns, 'w', { size: 1 }));
-    const err = await apiError(api.update(Widget, widget(ns, 'w', { size: 2 })));
+    await api.create(Widget, widget(ns, 'w', { spec: { size: 1 } }));
+    const err = await apiError(api.update(Widget, widget(ns, 'w', { spec: { size: 2 } })));
     expectStatus(err, {
       code: 422,
       reason: 'Invalid',
@@ -127,7 +127,7 @@ export function crudTests(ctx: ConformanceContext): void {
   it('an update that changes nothing keeps the resourceVersion', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
+    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { v: '1' } }));
     const same = await api.update(builtins.ConfigMap, a);
     expect(same.metadata?.resourceVersion).toBe(a.metadata?.resourceVersion);
     const patched = await api.patch(
@@ -318,7 +318,7 @@ export function crudTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     await api.create(
       Widget,
-      widget(ns, 'w', {}, { metadata: { name: 'w', namespace: ns, finalizers: ['example.com/hold'] } }),
+      widget(ns, 'w', { metadata: { name: 'w', namespace: ns, finalizers: ['example.com/hold'] } }),
     );
     const marked = (await api.delete({ resource: Widget, name: 'w', namespace: ns })) as KubeObject;
     expect(marked.metadata?.generation).toBe(2);
@@ -351,7 +351,7 @@ export function crudTests(ctx: ConformanceContext): void {
       (await apiError(api.get({ resource: builtins.ConfigMap, name: dry.metadata!.name!, namespace: ns })))
         .code,
     ).toBe(404);
-    const real = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
+    const real = await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { v: '1' } }));
     const dryUpdate = await api.update(builtins.ConfigMap, { ...real, data: { v: '2' } } as ConfigMapObject, {
       dryRun: 'All',
     });
@@ -373,7 +373,7 @@ export function crudTests(ctx: ConformanceContext): void {
   it('objects passed in and returned are copies: mutating them does not change the server', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const input = configMap(ns, 'a', { v: '1' });
+    const input = configMap(ns, 'a', { data: { v: '1' } });
     const a = (await api.create(builtins.ConfigMap, input)) as KubeObject & {
       data: Record<string, string>;
     };

@@ -93,7 +93,7 @@ export function differencesTests(ctx: ConformanceContext): void {
   it('DIFFERENCE: managedFields are leaf-level (real: an Update that creates a map also owns the map itself, ".", and atomic structs such as an ownerReference are owned whole; fake: only leaves, walked field by field)', async () => {
     const { api, newNamespace, kind } = ctx.target;
     const ns = await newNamespace();
-    const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { k: 'v' }));
+    const created = await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { k: 'v' } }));
     const fields = created.metadata?.managedFields?.[0]?.fieldsV1;
     if (kind === 'real') expect(fields).toEqual({ 'f:data': { '.': {}, 'f:k': {} } });
     else expect(fields).toEqual({ 'f:data': { 'f:k': {} } });

@@ -40,13 +40,11 @@ export interface Fixtures {
    * set, `spec.args` an atomic list, `spec.selector` an atomic map.
    */
   readonly listerCrd: KubeObject;
-  /** A Widget object. */
-  widget(
-    namespace: string,
-    name: string,
-    spec?: Record<string, unknown>,
-    extra?: Record<string, unknown>,
-  ): CustomObject;
+  /**
+   * A Widget object `namespace/name`; `fields` (`spec`, `status`, or a whole `metadata`) replace
+   * the defaults (an empty spec).
+   */
+  widget(namespace: string, name: string, fields?: Omit<CustomObject, 'apiVersion' | 'kind'>): CustomObject;
 }
 
 const PRESERVE = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -79,15 +77,29 @@ const LISTER_SCHEMA = {
   },
 };
 
-function crd(
-  group: string,
-  plural: string,
-  kind: string,
-  scope: 'Namespaced' | 'Cluster',
-  status: boolean,
-  shortNames: string[] = [],
-  schema: Record<string, unknown> = PRESERVE,
-): KubeObject {
+/** A conformance CRD (see {@link crd}); `plural.group` is its name. */
+interface CrdOptions {
+  readonly group: string;
+  readonly plural: string;
+  readonly kind: string;
+  readonly scope: 'Namespaced' | 'Cluster';
+  /** With the status subresource. */
+  readonly status: boolean;
+  readonly shortNames?: string[];
+  /** The `openAPIV3Schema` of its one version, v1 (default: preserve unknown fields). */
+  readonly schema?: Record<string, unknown>;
+}
+
+/** The CRD of a conformance resource. */
+function crd({
+  group,
+  plural,
+  kind,
+  scope,
+  status,
+  shortNames = [],
+  schema = PRESERVE,
+}: CrdOptions): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -117,13 +129,19 @@ function crd(
 
 /** The custom resources of a suite whose CRDs live in `group`. */
 export function createFixtures(group: string): Fixtures {
-  const resource = (
-    kind: string,
-    plural: string,
-    namespaced: boolean,
-    status: boolean,
-    shortNames?: string[],
-  ) =>
+  const resource = ({
+    kind,
+    plural,
+    namespaced,
+    status,
+    shortNames,
+  }: {
+    kind: string;
+    plural: string;
+    namespaced: boolean;
+    status: boolean;
+    shortNames?: string[];
+  }) =>
     defineResource<CustomObject>({
       group,
       version: 'v1',
@@ -137,21 +155,41 @@ export function createFixtures(group: string): Fixtures {
     });
   return {
     group,
-    Widget: resource('Widget', 'widgets', true, true, ['wdg']),
-    Gadget: resource('Gadget', 'gadgets', false, false),
-    Ephemeral: resource('Ephemeral', 'ephemerals', true, true),
-    Lister: resource('Lister', 'listers', true, false),
-    widgetCrd: crd(group, 'widgets', 'Widget', 'Namespaced', true, ['wdg']),
-    gadgetCrd: crd(group, 'gadgets', 'Gadget', 'Cluster', false),
-    ephemeralCrd: crd(group, 'ephemerals', 'Ephemeral', 'Namespaced', true),
-    listerCrd: crd(group, 'listers', 'Lister', 'Namespaced', false, [], LISTER_SCHEMA),
-    widget: (namespace, name, spec = {}, extra = {}) =>
+    Widget: resource({
+      kind: 'Widget',
+      plural: 'widgets',
+      namespaced: true,
+      status: true,
+      shortNames: ['wdg'],
+    }),
+    Gadget: resource({ kind: 'Gadget', plural: 'gadgets', namespaced: false, status: false }),
+    Ephemeral: resource({ kind: 'Ephemeral', plural: 'ephemerals', namespaced: true, status: true }),
+    Lister: resource({ kind: 'Lister', plural: 'listers', namespaced: true, status: false }),
+    widgetCrd: crd({
+      group,
+      plural: 'widgets',
+      kind: 'Widget',
+      scope: 'Namespaced',
+      status: true,
+      shortNames: ['wdg'],
+    }),
+    gadgetCrd: crd({ group, plural: 'gadgets', kind: 'Gadget', scope: 'Cluster', status: false }),
+    ephemeralCrd: crd({ group, plural: 'ephemerals', kind: 'Ephemeral', scope: 'Namespaced', status: true }),
+    listerCrd: crd({
+      group,
+      plural: 'listers',
+      kind: 'Lister',
+      scope: 'Namespaced',
+      status: false,
+      schema: LISTER_SCHEMA,
+    }),
+    widget: (namespace, name, fields = {}) =>
       ({
         apiVersion: `${group}/v1`,
         kind: 'Widget',
         metadata: { name, namespace },
-        spec,
-        ...extra,
+        spec: {},
+        ...fields,
       }) as CustomObject,
   };
 }
@@ -186,12 +224,17 @@ export function rv(obj: KubeObject | { metadata?: { resourceVersion?: string } }
 /** A ConfigMap as plain JSON. */
 export type ConfigMapObject = KubeObject & { data?: Record<string, string> };
 
-/** A ConfigMap. */
+/** What a test ConfigMap holds beyond its name (default: no data, no labels). */
+export interface ConfigMapContent {
+  readonly data?: Record<string, string>;
+  readonly labels?: Record<string, string>;
+}
+
+/** A ConfigMap `namespace/name`. */
 export function configMap(
   namespace: string,
   name: string,
-  data: Record<string, string> = {},
-  labels?: Record<string, string>,
+  { data = {}, labels }: ConfigMapContent = {},
 ): ConfigMapObject {
   return {
     apiVersion: 'v1',

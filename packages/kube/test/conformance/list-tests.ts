@@ -31,8 +31,14 @@ export function listTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     const other = await newNamespace();
-    await api.create(builtins.ConfigMap, configMap(ns, 'x', {}, { 'conformance.kubeloom.dev/set': ns }));
-    await api.create(builtins.ConfigMap, configMap(other, 'y', {}, { 'conformance.kubeloom.dev/set': ns }));
+    await api.create(
+      builtins.ConfigMap,
+      configMap(ns, 'x', { labels: { 'conformance.kubeloom.dev/set': ns } }),
+    );
+    await api.create(
+      builtins.ConfigMap,
+      configMap(other, 'y', { labels: { 'conformance.kubeloom.dev/set': ns } }),
+    );
     const all = await api.list(builtins.ConfigMap, { labelSelector: `conformance.kubeloom.dev/set=${ns}` });
     expect(all.items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort()).toEqual(
       [`${ns}/x`, `${other}/y`].sort(),
@@ -51,8 +57,8 @@ export function listTests(ctx: ConformanceContext): void {
   it('label selectors: =, ==, !=, in, notin, exists, !key, >, <', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(builtins.ConfigMap, configMap(ns, 'web', {}, { app: 'web', tier: 'front' }));
-    await api.create(builtins.ConfigMap, configMap(ns, 'db', {}, { app: 'db', tier: 'back' }));
+    await api.create(builtins.ConfigMap, configMap(ns, 'web', { labels: { app: 'web', tier: 'front' } }));
+    await api.create(builtins.ConfigMap, configMap(ns, 'db', { labels: { app: 'db', tier: 'back' } }));
     await api.create(builtins.ConfigMap, configMap(ns, 'bare'));
     const sel = async (labelSelector: string) =>
       names(await api.list(builtins.ConfigMap, { namespace: ns, labelSelector }));
@@ -72,7 +78,7 @@ export function listTests(ctx: ConformanceContext): void {
       ['three', '3'],
       ['word', 'x'],
     ] as const)
-      await api.create(builtins.ConfigMap, configMap(ns, name, {}, { n }));
+      await api.create(builtins.ConfigMap, configMap(ns, name, { labels: { n } }));
     expect(await sel('n>1')).toEqual(['three']);
     expect(await sel('n<3')).toEqual(['one']);
     expectStatus(await apiError(api.list(builtins.ConfigMap, { namespace: ns, labelSelector: 'n>x' })), {
@@ -137,7 +143,10 @@ export function listTests(ctx: ConformanceContext): void {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
     for (const n of ['a', 'b', 'c', 'd'])
-      await api.create(builtins.ConfigMap, configMap(ns, n, {}, { m: n === 'a' || n === 'c' ? 'y' : 'n' }));
+      await api.create(
+        builtins.ConfigMap,
+        configMap(ns, n, { labels: { m: n === 'a' || n === 'c' ? 'y' : 'n' } }),
+      );
     const pages = async (limit: number) => {
       const out: string[][] = [];
       let token: string | undefined;
@@ -354,7 +363,7 @@ export function listTests(ctx: ConformanceContext): void {
   it('a list at an exact older resourceVersion shows that state', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { v: '1' }));
+    const a = await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { v: '1' } }));
     await api.update(builtins.ConfigMap, { ...a, data: { v: '2' } } as KubeObject);
     await api.create(builtins.ConfigMap, configMap(ns, 'b'));
     const old = await api.list(builtins.ConfigMap, {

@@ -19,7 +19,10 @@ export function patchTests(ctx: ConformanceContext): void {
   it('merge patch (RFC 7386): objects merge, null deletes, lists replace', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(builtins.ConfigMap, configMap(ns, 'a', { keep: '1', drop: '2' }, { x: 'y' }));
+    await api.create(
+      builtins.ConfigMap,
+      configMap(ns, 'a', { data: { keep: '1', drop: '2' }, labels: { x: 'y' } }),
+    );
     const patched = (await api.patch(
       { resource: builtins.ConfigMap, name: 'a', namespace: ns },
       { data: { drop: null, add: '3' }, metadata: { labels: { z: 'w' } } },
@@ -66,7 +69,7 @@ export function patchTests(ctx: ConformanceContext): void {
   it('JSON patch (RFC 6902): add, replace, remove, copy, move, and test', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(builtins.ConfigMap, configMap(ns, 'a', { one: '1', two: '2' }));
+    await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { one: '1', two: '2' } }));
     const patched = (await api.patch(
       { resource: builtins.ConfigMap, name: 'a', namespace: ns },
       [
@@ -81,7 +84,7 @@ export function patchTests(ctx: ConformanceContext): void {
     )) as KubeObject & { data: Record<string, string> };
     expect(patched.data).toEqual({ one: 'uno', three: '3', moved: '3' });
     // Pointer escapes: ~1 is '/', ~0 is '~' (on a custom resource, whose spec accepts any key).
-    await api.create(Widget, widget(ns, 'w', {}));
+    await api.create(Widget, widget(ns, 'w'));
     const escaped = (await api.patch(
       { resource: Widget, name: 'w', namespace: ns },
       [{ op: 'add', path: '/spec/a~0b~1c', value: 1 }],
@@ -127,7 +130,7 @@ export function patchTests(ctx: ConformanceContext): void {
   it('a failing JSON patch test, or a path that does not exist, is 422 Invalid', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(builtins.ConfigMap, configMap(ns, 'a', { one: '1' }));
+    await api.create(builtins.ConfigMap, configMap(ns, 'a', { data: { one: '1' } }));
     const failed = await apiError(
       api.patch(
         { resource: builtins.ConfigMap, name: 'a', namespace: ns },

@@ -15,7 +15,7 @@ export function subresourceTests(ctx: ConformanceContext): void {
     const ns = await newNamespace();
     const w = (await api.create(
       Widget,
-      widget(ns, 'w', { size: 1 }, { status: { ready: true } }),
+      widget(ns, 'w', { spec: { size: 1 }, status: { ready: true } }),
     )) as WithStatus;
     expect(w.status).toBeUndefined();
     const d = deployment(ns, 'd') as V1Deployment;
@@ -27,7 +27,7 @@ export function subresourceTests(ctx: ConformanceContext): void {
   it('a main-resource update ignores status; a /status update ignores everything but status', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const w = (await api.create(Widget, widget(ns, 'w', { size: 1 }))) as WithStatus;
+    const w = (await api.create(Widget, widget(ns, 'w', { spec: { size: 1 } }))) as WithStatus;
     const main = (await api.update(Widget, {
       ...w,
       spec: { size: 2 },
@@ -93,7 +93,7 @@ export function subresourceTests(ctx: ConformanceContext): void {
   it('metadata.generation increases on spec changes only', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    await api.create(Widget, widget(ns, 'w', { size: 1 }));
+    await api.create(Widget, widget(ns, 'w', { spec: { size: 1 } }));
     const labelled = await api.patch(
       { resource: Widget, name: 'w', namespace: ns },
       { metadata: { labels: { a: 'b' } } },
@@ -134,7 +134,7 @@ export function subresourceTests(ctx: ConformanceContext): void {
   it('dryRun on /status writes (update, merge patch, apply) answers the result without persisting it', async () => {
     const { api, newNamespace } = ctx.target;
     const ns = await newNamespace();
-    const w = (await api.create(Widget, widget(ns, 'w', { size: 1 }))) as WithStatus;
+    const w = (await api.create(Widget, widget(ns, 'w', { spec: { size: 1 } }))) as WithStatus;
     const dryUpdate = (await api.update(Widget, { ...w, status: { ready: true } } as KubeObject, {
       subresource: 'status',
       dryRun: 'All',

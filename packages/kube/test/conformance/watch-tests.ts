@@ -98,7 +98,7 @@ export function watchTests(ctx: ConformanceContext): void {
       resourceVersion: list.metadata.resourceVersion,
     });
     try {
-      await api.create(builtins.ConfigMap, configMap(ns, 'other', {}, { app: 'db' }));
+      await api.create(builtins.ConfigMap, configMap(ns, 'other', { labels: { app: 'db' } }));
       await api.create(builtins.ConfigMap, configMap(ns, 'a'));
       await api.patch(
         { resource: builtins.ConfigMap, name: 'a', namespace: ns },

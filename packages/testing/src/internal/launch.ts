@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { CertificatePair } from '../certs.ts';
 import type { ManagedProcess } from '../process.ts';
 
 // What starting the control plane's processes shares: flags, readiness polling, kubeconfigs.
@@ -54,11 +55,21 @@ export function defaultRoot(): string {
   return tmpdir();
 }
 
+/** How long {@link waitUntil} waits, and for what. */
+export interface ReadinessWait {
+  /** What is awaited, for the errors (e.g. `etcd /health reported healthy`). */
+  readonly description: string;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Polls `probe` until it returns true; fails fast when `proc` exits, and with its log tail on
+ * timeout.
+ */
 export async function waitUntil(
-  what: string,
   proc: ManagedProcess,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
+  { description: what, timeoutMs, signal }: ReadinessWait,
   probe: () => Promise<boolean>,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -92,12 +103,17 @@ export function b64(text: string): string {
   return Buffer.from(text).toString('base64');
 }
 
+/** The cluster a kubeconfig points at: its URL and the CA that signed its serving certificate. */
+export interface TestCluster {
+  readonly server: string;
+  readonly caPem: string;
+}
+
+/** A client-certificate kubeconfig for `user` of `cluster`. */
 export function kubeConfigFor(
-  server: string,
-  caPem: string,
+  { server, caPem }: TestCluster,
   user: string,
-  certPem: string,
-  keyPem: string,
+  { certPem, keyPem }: CertificatePair,
 ): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
@@ -109,12 +125,11 @@ export function kubeConfigFor(
   return kc;
 }
 
+/** {@link kubeConfigFor} as a kubeconfig file. */
 export function kubeconfigYaml(
-  server: string,
-  caPem: string,
+  { server, caPem }: TestCluster,
   user: string,
-  certPem: string,
-  keyPem: string,
+  { certPem, keyPem }: CertificatePair,
 ): string {
   return [
     'apiVersion: v1',

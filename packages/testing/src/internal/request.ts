@@ -9,17 +9,27 @@ export interface RawResponse {
   readonly json: unknown;
 }
 
+/** A raw API request: the verb, the path and what is sent. */
+export interface RawRequest {
+  /** The HTTP method, e.g. `GET`. */
+  readonly method: string;
+  /** The path, e.g. `/api/v1/namespaces`. */
+  readonly path: string;
+  /** Sent as is when a string, else as JSON. */
+  readonly body?: unknown;
+  /** Default `application/json`. */
+  readonly contentType?: string;
+  /** Default 30 s. */
+  readonly timeoutMs?: number;
+}
+
 /**
  * A raw JSON request to the apiserver with the credentials of `kubeConfig`. The harness uses
  * this rather than client-node's typed APIs so that objects go over the wire exactly as written.
  */
 export async function request(
   kubeConfig: KubeConfig,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-  timeoutMs = 30_000,
+  { method, path, body, contentType = 'application/json', timeoutMs = 30_000 }: RawRequest,
 ): Promise<RawResponse> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
