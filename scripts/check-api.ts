@@ -178,7 +178,6 @@ export function apiReports(root: string): ApiReport[] {
       types: ['node'],
     },
   });
-  const checker = program.getTypeChecker();
   const byPackage = new Map<string, { dir: string; sections: string[] }>();
   for (const entry of entries) {
     const section = renderEntry(entry, program, root);
