@@ -15,7 +15,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { type EntryPoint, entryPoints } from './check-exports.ts';
+import { type EntryPoint, entryPoints, sourceProgram } from './check-exports.ts';
 
 const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseSingleQuotesForStringLiteralType;
 
@@ -163,21 +163,10 @@ function packageDirOf(file: string, root: string): string | undefined {
 /** Renders the API report of every package under `root/packages`. */
 export function apiReports(root: string): ApiReport[] {
   const entries = entryPoints(root);
-  const program = ts.createProgram({
-    rootNames: entries.map((e) => e.file),
-    options: {
-      target: ts.ScriptTarget.ES2023,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      customConditions: ['@kubeloom/source'],
-      allowImportingTsExtensions: true,
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noEmit: true,
-      skipLibCheck: true,
-      types: ['node'],
-    },
-  });
+  const program = sourceProgram(
+    entries.map((e) => e.file),
+    { strict: true, exactOptionalPropertyTypes: true },
+  );
   const byPackage = new Map<string, { dir: string; sections: string[] }>();
   for (const entry of entries) {
     const section = renderEntry(entry, program, root);

@@ -23,7 +23,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { entryPoints } from './check-exports.ts';
+import { entryPoints, sourceProgram } from './check-exports.ts';
 
 /**
  * Entry points whose every exported function is a primitive needing an example: krt's collection
@@ -107,19 +107,7 @@ export function checkExamples(
   primitives: ReadonlySet<string> = PRIMITIVE_ENTRY_POINTS,
 ): ExampleReport {
   const entries = entryPoints(root);
-  const program = ts.createProgram({
-    rootNames: entries.map((e) => e.file),
-    options: {
-      target: ts.ScriptTarget.ES2023,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      customConditions: ['@kubeloom/source'],
-      allowImportingTsExtensions: true,
-      noEmit: true,
-      skipLibCheck: true,
-      types: ['node'],
-    },
-  });
+  const program = sourceProgram(entries.map((e) => e.file));
   const checker = program.getTypeChecker();
   const out: ExampleEntry[] = [];
   const problems: string[] = [];

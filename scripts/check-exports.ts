@@ -75,19 +75,7 @@ export function exportsOf(
   entries: readonly EntryPoint[],
   root: string,
 ): Map<EntryPoint, Map<string, string>> {
-  const program = ts.createProgram({
-    rootNames: entries.map((e) => e.file),
-    options: {
-      target: ts.ScriptTarget.ES2023,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      customConditions: ['@kubeloom/source'],
-      allowImportingTsExtensions: true,
-      noEmit: true,
-      skipLibCheck: true,
-      types: ['node'],
-    },
-  });
+  const program = sourceProgram(entries.map((e) => e.file));
   const checker = program.getTypeChecker();
   const result = new Map<EntryPoint, Map<string, string>>();
   for (const entry of entries) {
@@ -149,4 +137,25 @@ if (import.meta.main) {
     process.exit(1);
   }
   console.error(`no export collisions across ${entryPoints(root).length} entry points`);
+}
+
+/**
+ * One TypeScript program over the given source files as the workspace resolves them (the
+ * `@kubeloom/source` condition, `.ts` imports): the checks that read the packages' exports share it.
+ */
+export function sourceProgram(rootNames: readonly string[], extra: ts.CompilerOptions = {}): ts.Program {
+  return ts.createProgram({
+    rootNames,
+    options: {
+      target: ts.ScriptTarget.ES2023,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      customConditions: ['@kubeloom/source'],
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: ['node'],
+      ...extra,
+    },
+  });
 }

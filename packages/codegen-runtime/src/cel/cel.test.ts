@@ -44,6 +44,8 @@ describe('CEL', () => {
     expect(run('self.filter(x, x > 1).size() == 2 && self.map(x, x * 2)[0] == 2', [1n, 2n, 3n])).toBe(true);
     expect(run("duration(self) > duration('1s')", '1m30s')).toBe(true);
     expect(run('isIP(self)', '10.0.0.1')).toBe(true);
+    // cel-go's strings.quote: the control escapes, backslash and quote; other runes stay as they are.
+    expect(run('strings.quote(self)', 'a\tb\n"c\\ é')).toBe('"a\\tb\\n\\"c\\\\ é"');
   });
 
   it('absorbs errors like CEL: false && error is false', () => {

@@ -1,5 +1,5 @@
 // The standard CEL functions, the strings extension, and the dispatch to the Kubernetes libraries.
-import { goFormatG } from './go-format.ts';
+import { goFormatG, QUOTE_ESCAPES } from './go-format.ts';
 import { formatFunction } from './lib-format.ts';
 import { celRegex, listFunction } from './lib-lists.ts';
 import { listExtFunction } from './lib-lists-ext.ts';
@@ -212,18 +212,7 @@ function standardFunction(fn: string, target: CelValue | undefined, args: CelVal
 
 /** cel-go's `strings.quote`: a double-quoted string with escapes. */
 function quote(s: string): string {
-  const esc: Record<string, string> = {
-    '\x07': '\\a',
-    '\b': '\\b',
-    '\f': '\\f',
-    '\n': '\\n',
-    '\r': '\\r',
-    '\t': '\\t',
-    '\v': '\\v',
-    '\\': '\\\\',
-    '"': '\\"',
-  };
-  return `"${[...s].map((c) => esc[c] ?? c).join('')}"`;
+  return `"${[...s].map((c) => QUOTE_ESCAPES[c] ?? c).join('')}"`;
 }
 
 function floorDiv(a: bigint, b: bigint): bigint {

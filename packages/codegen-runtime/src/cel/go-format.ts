@@ -85,7 +85,8 @@ export function goFormatFixed(x: number, precision: number): string {
   return `${sign}${int}${precision > 0 ? `.${frac}` : ''}`;
 }
 
-const QUOTE_ESCAPES: Record<string, string> = {
+/** The escapes Go's `strconv.Quote` and cel-go's `strings.quote` share. */
+export const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a',
   '\b': '\\b',
   '\f': '\\f',
