@@ -20,6 +20,7 @@ import { parseAllDocuments } from 'yaml';
 import {
   createEgressController,
   type EgressController,
+  type EgressControllerOptions,
   type PoolSummaryMode,
 } from '../src/controller/egress-controller.ts';
 import { FINALIZER } from '../src/controller/processors.ts';
@@ -84,12 +85,13 @@ export interface RunningOperator extends AsyncDisposable {
 /** Starts an operator instance and waits until it reconciled what existed. */
 export async function startOperator(
   cluster: ScenarioCluster,
-  options: { readonly workers?: number; readonly poolSummary?: PoolSummaryMode } = {},
+  options: Pick<EgressControllerOptions, 'workers' | 'poolSummary' | 'rateLimiter'> = {},
 ): Promise<RunningOperator> {
   const kube = cluster.operatorClient();
   const controller = createEgressController(kube, {
     workers: options.workers ?? 2,
     poolSummary: options.poolSummary ?? cluster.poolSummary,
+    rateLimiter: options.rateLimiter,
   });
   const stop = new AbortController();
   if (!(await kube.runAndWait(stop.signal))) throw new Error('operator informers did not sync');

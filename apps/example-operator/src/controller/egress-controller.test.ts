@@ -1,3 +1,4 @@
+import { exponentialFailureRateLimiter } from '@kubeloom/controllers';
 import { builtins, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient, FakeCluster } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
@@ -27,11 +28,12 @@ import {
 import { FIELD_MANAGER } from './clients.ts';
 
 let cluster: ScenarioCluster;
+let fake: FakeCluster;
 let deployments: DeploymentSimulator;
 let stop: AbortController;
 
 beforeEach(async () => {
-  const fake = new FakeCluster({
+  fake = new FakeCluster({
     crds: operatorCrds(),
     objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }],
   });
@@ -215,6 +217,19 @@ describe.each(['krt', 'queue'] as const)(
       expect(corp?.status?.allocations?.map((a) => a.owner.name)).toEqual(['kept']);
       expect(corp?.status).toMatchObject({ capacity: 6, allocated: 1, free: 5 });
       expect(kept?.status?.egressIPs).toEqual(corp?.status?.allocations?.map((a) => a.ip));
+    });
+
+    it('keeps retrying a failing pool-summary pass past the retry budget, until it succeeds', async () => {
+      const pools = { group: IPAMPoolResource.group, plural: IPAMPoolResource.plural };
+      await createPool(pool('corp', { cidrs: ['192.0.2.0/29'] })); // no status yet: the pass writes it
+      const heal = fake.failAlways('update', { resource: pools });
+      // Retries 1 ms apart, so that the budget of a key (50 attempts) runs out within the test.
+      const rateLimiter = () => exponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1 });
+      await using _operator = await startOperator(cluster, { rateLimiter });
+      // Nothing else happens to the pool (its usage does not change): only a retry writes it.
+      await waitFor('the pass retried past 50 attempts', () => fake.requestCount('update', pools) > 60);
+      heal();
+      await waitFor('pool summarized', async () => (await getPool(cluster, 'corp'))?.status?.capacity === 6);
     });
 
     it('never adopts a Deployment it does not control (I9)', async () => {

@@ -14,6 +14,7 @@ import {
   extract,
   objectHandler,
   type Queue,
+  type RateLimiter,
   type Reconciler,
 } from '@kubeloom/controllers';
 import type { Collection } from '@kubeloom/krt';
@@ -72,6 +73,11 @@ export interface EgressControllerOptions {
    * shard's policies (see `src/controller/sharding.ts`). Default: every policy.
    */
   readonly shard?: ControllerShard | undefined;
+  /**
+   * Makes the rate limiter that delays the retries of one queue (called once per queue). Default:
+   * `defaultControllerRateLimiter` (5 ms doubling to 1000 s per key, 10 qps overall).
+   */
+  readonly rateLimiter?: (() => RateLimiter) | undefined;
 }
 
 /** A running-or-ready EgressGatewayPolicy controller. */
@@ -93,8 +99,15 @@ export interface EgressController {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Retries per key (rate-limited, up to the limiter's 1000 s cap: hours), then the next event requeues it. */
+/** Retries per policy (rate-limited, up to the limiter's 1000 s cap: hours), then the next event requeues it. */
 const MAX_ATTEMPTS = 50;
+
+/**
+ * A pool summary is never given up: with krt, the next event that enqueues a pool is a change of
+ * its usage, which a pool whose status write keeps failing may never see. Its retries stay at the
+ * rate limiter's cap (1000 s by default), as controller-runtime retries every failed key.
+ */
+const UNBOUNDED_ATTEMPTS = Number.MAX_SAFE_INTEGER;
 
 /** Builds the controller (phase 1: no I/O, nothing starts). */
 export function createEgressController(
@@ -105,11 +118,11 @@ export function createEgressController(
   const clients = createOperatorClients(kube, { namespace: options.namespace, shard });
   const logger = options.logger ?? noopLogger;
   const now = options.now ?? (() => new Date());
-  const common = {
-    maxAttempts: MAX_ATTEMPTS,
+  const common = () => ({
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
-  };
+    ...(options.rateLimiter ? { rateLimiter: options.rateLimiter() } : {}),
+  });
   const context = (signal: AbortSignal): ProcessorContext => ({ kube, clients, signal, now });
   const mode = options.poolSummary ?? 'krt';
   if (mode !== 'krt' && mode !== 'queue')
@@ -136,14 +149,16 @@ export function createEgressController(
     name: 'egressgatewaypolicy',
     workers: options.workers ?? 1,
     reconciler: (key, ctx) => policyReconciler(key, ctx),
-    ...common,
+    maxAttempts: MAX_ATTEMPTS,
+    ...common(),
   });
   const sharded = shard ? shardedParts({ kube, clients, shard, policyQueue, reconcile, logger }) : undefined;
   if (sharded) policyReconciler = sharded.reconciler;
   const poolQueue: Queue<string> = createQueue<string>({
     name: 'ipampool',
     reconciler: (name, ctx) => summarizePool(context(ctx.signal), { name, candidates }),
-    ...common,
+    maxAttempts: UNBOUNDED_ATTEMPTS,
+    ...common(),
   });
 
   const enqueuePoliciesOf = (pool: string, filter: (p: EgressGatewayPolicy) => boolean = () => true) => {
