@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
 import { type BenchMeasurement, reportBenchResults, startControlPlane } from '@kubeloom/testing';
+import { benchPod } from './bench-pod.ts';
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const N_CM = smoke ? 300 : 10_000;
@@ -50,84 +51,6 @@ function configMap(name: string, namespace: string, i: number) {
   return {
     metadata: { name, namespace, labels: { app: `a${i % 25}` } },
     data: { key: `value-${i}`, blob: 'z'.repeat(1000) },
-  };
-}
-
-/** A Deployment-made Pod as a controller would apply it: two containers, env, probes, resources. */
-function pod(name: string, namespace: string) {
-  const env = Array.from({ length: 40 }, (_, i) => ({
-    name: `ENV_VAR_NUMBER_${i}`,
-    value: `value-${i}-${'x'.repeat(40)}`,
-  }));
-  const probe = (p: string) => ({
-    httpGet: { path: p, port: 8080, scheme: 'HTTP' },
-    initialDelaySeconds: 5,
-    periodSeconds: 10,
-    timeoutSeconds: 1,
-    successThreshold: 1,
-    failureThreshold: 3,
-  });
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace,
-      labels: { app: `app-${name.length % 25}`, tier: 'backend', 'pod-template-hash': '5d8f7c9b4' },
-      annotations: { 'kubeloom.dev/bench': 'y'.repeat(600) },
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          name: 'service-5d8f7c9b4',
-          uid: '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
-    },
-    spec: {
-      containers: [
-        {
-          name: 'main',
-          image: 'registry.example.com/team/service:v1.2.3',
-          env,
-          ports: [
-            { containerPort: 8080, name: 'http', protocol: 'TCP' },
-            { containerPort: 9090, name: 'metrics', protocol: 'TCP' },
-          ],
-          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
-          livenessProbe: probe('/healthz'),
-          readinessProbe: probe('/readyz'),
-          volumeMounts: ['config', 'certs', 'cache', 'tokens'].map((v) => ({
-            name: v,
-            mountPath: `/etc/service/${v}`,
-            readOnly: true,
-          })),
-        },
-        {
-          name: 'sidecar',
-          image: 'registry.example.com/proxy:v9',
-          args: ['--port=15001', '--mode=sidecar'],
-          resources: { requests: { cpu: '50m', memory: '64Mi' } },
-        },
-      ],
-      volumes: [
-        { name: 'config', configMap: { name: 'service-config' } },
-        { name: 'certs', secret: { secretName: 'service-certs' } },
-        { name: 'cache', emptyDir: {} },
-        {
-          name: 'tokens',
-          downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] },
-        },
-      ],
-      tolerations: ['not-ready', 'unreachable', 'memory-pressure', 'disk-pressure'].map((t) => ({
-        key: `node.kubernetes.io/${t}`,
-        operator: 'Exists',
-        effect: 'NoExecute',
-        tolerationSeconds: 300,
-      })),
-    },
   };
 }
 
@@ -255,7 +178,7 @@ try {
     (i) =>
       k.api.patch(
         { resource: builtins.Pod, name: `pod-${i}`, namespace: 'bench-pod' },
-        pod(`pod-${i}`, 'bench-pod'),
+        benchPod(`pod-${i}`, 'bench-pod'),
         {
           type: 'apply',
           fieldManager: 'bench-deployer',
