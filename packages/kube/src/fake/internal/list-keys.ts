@@ -75,19 +75,37 @@ export function isSetList(field: string): boolean {
   return SET_LISTS.has(field);
 }
 
-/** The built-in kinds' shape at a field: the field-name table above, wherever the field sits. */
+const tableShapes = new Map<string, Shape>();
+
+/**
+ * The built-in kinds' shape at a field: the field-name table above, wherever the field sits.
+ * One object per field name, so a shape's identity says what it is (cached leaves are keyed by it).
+ */
 export function tableShape(fieldName = ''): Shape {
-  return {
-    list(items) {
-      if (isSetList(fieldName)) return { type: 'set' };
-      const keys = mergeKeysFor(fieldName, items);
-      return keys ? { type: 'map', keys } : { type: 'atomic' };
-    },
-    atomicMap: () => false,
-    field: (name) => tableShape(name),
-    item: () => tableShape(''),
-  };
+  let shape = tableShapes.get(fieldName);
+  if (shape === undefined) {
+    shape = {
+      list(items) {
+        if (isSetList(fieldName)) return { type: 'set' };
+        const keys = mergeKeysFor(fieldName, items);
+        return keys ? { type: 'map', keys } : { type: 'atomic' };
+      },
+      atomicMap: () => false,
+      field: (name) => tableShape(name),
+      item: () => tableShape(''),
+    };
+    tableShapes.set(fieldName, shape);
+  }
+  return shape;
 }
+
+/** One shape per schema object (and root flag), so a shape's identity says what it is. */
+interface SchemaShapes {
+  none: Shape | undefined;
+  readonly bySchema: WeakMap<JsonObject, Shape>;
+}
+const rootSchemaShapes: SchemaShapes = { none: undefined, bySchema: new WeakMap() };
+const schemaShapes: SchemaShapes = { none: undefined, bySchema: new WeakMap() };
 
 /**
  * The shape of a custom resource from its CRD's structural schema: `x-kubernetes-list-type`
@@ -97,8 +115,11 @@ export function tableShape(fieldName = ''): Shape {
  * (the built-in table).
  */
 export function schemaShape(schema: JsonObject | undefined, root = true): Shape {
+  const memo = root ? rootSchemaShapes : schemaShapes;
+  const cached = schema === undefined ? memo.none : memo.bySchema.get(schema);
+  if (cached !== undefined) return cached;
   const sub = (value: unknown): JsonObject | undefined => (isObject(value) ? value : undefined);
-  return {
+  const shape: Shape = {
     list() {
       const type = schema?.['x-kubernetes-list-type'];
       if (type === 'set') return { type: 'set' };
@@ -116,6 +137,9 @@ export function schemaShape(schema: JsonObject | undefined, root = true): Shape 
     },
     item: () => schemaShape(sub(schema?.items), false),
   };
+  if (schema === undefined) memo.none = shape;
+  else memo.bySchema.set(schema, shape);
+  return shape;
 }
 
 /** The values of an item's merge keys; `protocol` defaults to `TCP` as the apiserver defaults it. */

@@ -1,8 +1,8 @@
+import { type FieldPath, type FieldScope, hasLeaf, leafPaths, sectionsOf } from './field-leaves.ts';
 import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
 import { keyOfItem, type Shape, sameKey } from './list-keys.ts';
 
-/** A field path in `fieldsV1` notation: `f:spec`, `k:{"name":"x"}`, `v:"value"`. */
-export type FieldPath = readonly string[];
+export type { FieldScope } from './field-leaves.ts';
 
 /** One `metadata.managedFields` entry, with its fields as a set of leaf paths. */
 export interface ManagedEntry {
@@ -13,77 +13,16 @@ export interface ManagedEntry {
   /** Absent only in entries a client sent without one. */
   time?: string | undefined;
   fields: Map<string, FieldPath>;
+  /**
+   * The stored `fieldsV1` these `fields` were read from (frozen): written back as it is while
+   * `fields` is still that same map, instead of encoding an unchanged set again.
+   */
+  readonly encoded?:
+    | { readonly fields: ReadonlyMap<string, FieldPath>; readonly tree: JsonObject }
+    | undefined;
 }
-
-/** Which part of an object a write may touch: the main resource or the status subresource. */
-export type FieldScope = 'all' | 'main' | 'status';
 
 const pathKey = (p: FieldPath): string => JSON.stringify(p);
-
-function sortedKey(key: Record<string, unknown>): string {
-  const sorted: Record<string, unknown> = {};
-  for (const k of Object.keys(key).sort()) sorted[k] = key[k];
-  return JSON.stringify(sorted);
-}
-
-/**
- * The leaf field paths of an object, as server-side apply tracks them: maps are walked (unless
- * `shape` says they are atomic), lists merge by key or as sets where `shape` says so and are
- * leaves otherwise. Identity and system metadata are not tracked.
- */
-function leafPaths(obj: JsonObject, scope: FieldScope, shape: Shape): Map<string, FieldPath> {
-  const out = new Map<string, FieldPath>();
-  const add = (p: FieldPath) => out.set(pathKey(p), p);
-  const walk = (value: unknown, path: string[], here: Shape): void => {
-    if (isObject(value)) {
-      const keys = Object.keys(value).filter((k) => value[k] !== undefined && value[k] !== null);
-      if (keys.length === 0 || here.atomicMap()) {
-        add(path);
-        return;
-      }
-      for (const k of keys) walk(value[k], [...path, `f:${k}`], here.field(k));
-      return;
-    }
-    if (Array.isArray(value)) {
-      const kind = here.list(value);
-      if (kind.type === 'set') {
-        for (const v of value) add([...path, `v:${JSON.stringify(v)}`]);
-        if (value.length === 0) add(path);
-        return;
-      }
-      const itemKeys = kind.type === 'map' ? value.map((item) => keyOfItem(item, kind.keys)) : [];
-      if (kind.type === 'map' && value.length > 0 && itemKeys.every((k) => k !== undefined)) {
-        const itemShape = here.item();
-        value.forEach((item, i) => {
-          const itemPath = [...path, `k:${sortedKey(itemKeys[i]!)}`];
-          const fields = Object.keys(item as JsonObject);
-          if (fields.length === 0 || itemShape.atomicMap()) {
-            add(itemPath);
-            return;
-          }
-          for (const f of fields) walk((item as JsonObject)[f], [...itemPath, `f:${f}`], itemShape.field(f));
-        });
-        return;
-      }
-    }
-    add(path);
-  };
-  for (const [k, v] of Object.entries(obj)) {
-    if (v === undefined || v === null || k === 'apiVersion' || k === 'kind') continue;
-    if (k === 'metadata') {
-      if (scope === 'status' || !isObject(v)) continue;
-      const metaShape = shape.field('metadata');
-      for (const m of ['labels', 'annotations', 'finalizers', 'ownerReferences']) {
-        if (v[m] !== undefined && v[m] !== null) walk(v[m], ['f:metadata', `f:${m}`], metaShape.field(m));
-      }
-      continue;
-    }
-    if (scope === 'status' && k !== 'status') continue;
-    if (scope === 'main' && k === 'status') continue;
-    walk(v, [`f:${k}`], shape.field(k));
-  }
-  return out;
-}
 
 function step(value: unknown, seg: string): unknown {
   if (seg.startsWith('f:')) return isObject(value) ? value[seg.slice(2)] : undefined;
@@ -154,18 +93,37 @@ function encodeFieldsV1(fields: Iterable<FieldPath>): JsonObject {
   return root;
 }
 
-/** Reads `metadata.managedFields` of a stored object. */
+/**
+ * Entries of `managedFields` lists this module wrote or read frozen (stored): a stored object's
+ * entries never change, so the next write starts from them instead of decoding the list again.
+ */
+const entriesCache = new WeakMap<object, ManagedEntry[]>();
+
+/**
+ * Reads `metadata.managedFields` of an object. The entries of a stored (frozen) list are read
+ * once and shared: callers copy an entry (and its `fields`) before changing it.
+ */
 export function readManagedFields(obj: JsonObject): ManagedEntry[] {
   const meta = obj.metadata;
   if (!isObject(meta) || !Array.isArray(meta.managedFields)) return [];
-  return meta.managedFields.filter(isObject).map((e) => ({
-    manager: String(e.manager ?? ''),
-    operation: e.operation === 'Apply' ? 'Apply' : 'Update',
-    apiVersion: String(e.apiVersion ?? ''),
-    ...(typeof e.subresource === 'string' ? { subresource: e.subresource } : {}),
-    ...(typeof e.time === 'string' ? { time: e.time } : {}),
-    fields: decodeFieldsV1(e.fieldsV1),
-  }));
+  const list = meta.managedFields;
+  const hit = entriesCache.get(list);
+  if (hit !== undefined) return hit;
+  const frozen = Object.isFrozen(list);
+  const entries = list.filter(isObject).map((e): ManagedEntry => {
+    const fields = decodeFieldsV1(e.fieldsV1);
+    return {
+      manager: String(e.manager ?? ''),
+      operation: e.operation === 'Apply' ? 'Apply' : 'Update',
+      apiVersion: String(e.apiVersion ?? ''),
+      ...(typeof e.subresource === 'string' ? { subresource: e.subresource } : {}),
+      ...(typeof e.time === 'string' ? { time: e.time } : {}),
+      fields,
+      ...(frozen && isObject(e.fieldsV1) ? { encoded: { fields, tree: e.fieldsV1 } } : {}),
+    };
+  });
+  if (frozen) entriesCache.set(list, entries);
+  return entries;
 }
 
 /**
@@ -195,15 +153,22 @@ export function writeManagedFields(obj: JsonObject, entries: readonly ManagedEnt
     delete meta.managedFields;
     return;
   }
-  meta.managedFields = kept.map((e) => ({
-    manager: e.manager,
-    operation: e.operation,
-    apiVersion: e.apiVersion,
-    ...(e.time !== undefined ? { time: e.time } : {}),
-    fieldsType: 'FieldsV1',
-    fieldsV1: encodeFieldsV1(e.fields.values()),
-    ...(e.subresource ? { subresource: e.subresource } : {}),
-  }));
+  const read: ManagedEntry[] = [];
+  meta.managedFields = kept.map((e) => {
+    const tree = e.encoded?.fields === e.fields ? e.encoded.tree : encodeFieldsV1(e.fields.values());
+    read.push({ ...e, encoded: { fields: e.fields, tree } });
+    return {
+      manager: e.manager,
+      operation: e.operation,
+      apiVersion: e.apiVersion,
+      ...(e.time !== undefined ? { time: e.time } : {}),
+      fieldsType: 'FieldsV1',
+      fieldsV1: tree,
+      ...(e.subresource ? { subresource: e.subresource } : {}),
+    };
+  });
+  // The list is stored (and frozen) as written: the next write reads these entries back as they are.
+  entriesCache.set(meta.managedFields as object, read);
 }
 
 function sameEntry(
@@ -232,35 +197,49 @@ export function trackUpdate(
     shape: Shape;
   },
 ): ManagedEntry[] {
-  const oldLeaves = before ? leafPaths(before, 'all', shape) : new Map<string, FieldPath>();
-  const newLeaves = leafPaths(after, 'all', shape);
+  // Leaves by section: a section whose value the write kept (the same frozen subtree) changed
+  // nothing, and its leaves were walked when it was stored.
+  const oldSections = before ? sectionsOf(before, { scope: 'all', shape }) : undefined;
+  const newSections = sectionsOf(after, { scope: 'all', shape });
   const changed = new Map<string, FieldPath>();
-  for (const [k, p] of newLeaves) {
-    if (!oldLeaves.has(k) || !deepEqual(valueAt(before, p), valueAt(after, p))) changed.set(k, p);
-  }
-  const out = entries.map((e) => ({ ...e, fields: new Map(e.fields) }));
-  for (const e of out) {
-    for (const k of [...e.fields.keys()]) {
-      if (!newLeaves.has(k) || changed.has(k)) e.fields.delete(k);
+  for (const [id, s] of newSections) {
+    const o = oldSections?.get(id);
+    if (o !== undefined && o.value === s.value) continue;
+    for (const [k, p] of s.leaves.paths) {
+      if (
+        o === undefined ||
+        !o.leaves.values.has(k) ||
+        !deepEqual(o.leaves.values.get(k), s.leaves.values.get(k))
+      )
+        changed.set(k, p);
     }
   }
+  // An entry keeps its fields (and its encoded tree) unless the write removed or took one.
+  const out = entries.map((e): ManagedEntry => {
+    let fields: Map<string, FieldPath> | undefined;
+    for (const [k, p] of e.fields) {
+      if (hasLeaf(newSections, k, p) && !changed.has(k)) continue;
+      fields ??= new Map(e.fields);
+      fields.delete(k);
+    }
+    return fields === undefined ? e : { ...e, fields };
+  });
   if (changed.size > 0) {
-    let mine = out.find((e) =>
+    const i = out.findIndex((e) =>
       sameEntry(e, { manager: who.manager, operation: 'Update', subresource: who.subresource }),
     );
-    if (!mine) {
-      mine = {
+    const fields = new Map(i >= 0 ? out[i]!.fields : undefined);
+    for (const [k, p] of changed) fields.set(k, p);
+    if (i >= 0) out[i] = { ...out[i]!, fields, time: who.time };
+    else
+      out.push({
         manager: who.manager,
         operation: 'Update',
         apiVersion: who.apiVersion,
         subresource: who.subresource,
         time: who.time,
-        fields: new Map(),
-      };
-      out.push(mine);
-    }
-    for (const [k, p] of changed) mine.fields.set(k, p);
-    mine.time = who.time;
+        fields,
+      });
   }
   return out.filter((e) => e.fields.size > 0);
 }
@@ -334,7 +313,7 @@ export function serverSideApply(
   { scope, shape }: { scope: FieldScope; shape: Shape },
 ): ApplyResult {
   const entries = live ? readManagedFields(live).map((e) => ({ ...e, fields: new Map(e.fields) })) : [];
-  const applied = leafPaths(config, scope, shape);
+  const applied = leafPaths(config, { scope, shape });
   const conflicts: ApplyConflict[] = [];
   const mineIndex = entries.findIndex((e) =>
     sameEntry(e, { manager: who.manager, operation: 'Apply', subresource: who.subresource }),

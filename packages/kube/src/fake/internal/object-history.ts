@@ -137,8 +137,9 @@ export class ObjectHistory {
     }: { type: EventType; key: string; next: JsonObject; prev?: JsonObject | undefined },
   ): JsonObject {
     this.#rv++;
-    const stamped = clone(next);
-    meta(stamped).resourceVersion = String(this.#rv);
+    // `next` is the pipeline's own: its top level and metadata are copied (a DELETED event's
+    // `next` is the stored object), everything below is frozen in place, not copied.
+    const stamped: JsonObject = { ...next, metadata: { ...meta(next), resourceVersion: String(this.#rv) } };
     deepFreeze(stamped);
     const bucket = this.bucket(served.storageKey);
     if (type === 'DELETED') bucket.delete(key);

@@ -304,7 +304,8 @@ export class WritePipeline {
     const hasStatus = Boolean(d.subresources?.status);
     let next: JsonObject;
     if (subresource === 'status') {
-      next = clone(existing) as JsonObject;
+      // Only the top level and metadata change here: the rest stays shared with the frozen stored object.
+      next = { ...existing, metadata: { ...old } };
       if (incoming.status !== undefined) next.status = clone(incoming.status);
       else delete next.status;
     } else {
