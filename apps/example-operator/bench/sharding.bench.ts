@@ -13,9 +13,15 @@
  * memory and heap, the mean replica's, the total CPU, and the spread (largest share over an even
  * one).
  *
+ * Also, from the kube-apiserver's own metrics at convergence: the pool `/status` writes (each
+ * carries every allocation of that pool pending at once on that replica: group commit), the
+ * pool writes that failed with a conflict (replicas writing one pool at once), the apiserver's
+ * resident memory (its watch cache holds recent versions of every pool, whole) and its CPU.
+ *
  * EGRESS_SHARD_BENCH_POLICIES (default 3000), EGRESS_SHARD_BENCH_RUNS (fresh runs per cell,
- * default 5), EGRESS_SHARD_BENCH_REPLICAS (default `1,2,3`); KUBELOOM_BENCH_SMOKE=1 runs 30 policies
- * once per cell.
+ * default 5), EGRESS_SHARD_BENCH_REPLICAS (default `1,2,3`), EGRESS_SHARD_BENCH_CONCURRENCY
+ * (`--concurrency` of each replica, default 32: a pool write carries at most that many
+ * allocations); KUBELOOM_BENCH_SMOKE=1 runs 30 policies once per cell.
  */
 
 import { type BenchMeasurement, reportBenchResults, waitFor } from '@kubeloom/testing';
@@ -24,10 +30,13 @@ import { startShardCluster } from '../test/shard-cluster.ts';
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const POLICIES = smoke ? 30 : Number(process.env.EGRESS_SHARD_BENCH_POLICIES ?? 3000);
 const RUNS = smoke ? 1 : Number(process.env.EGRESS_SHARD_BENCH_RUNS ?? 5);
+const CONCURRENCY = Number(process.env.EGRESS_SHARD_BENCH_CONCURRENCY ?? 32);
 const CELLS = (process.env.EGRESS_SHARD_BENCH_REPLICAS ?? '1,2,3').split(',').map((v) => Number(v.trim()));
 for (const c of CELLS)
   if (!Number.isInteger(c) || c < 1 || c > 8)
     throw new Error(`EGRESS_SHARD_BENCH_REPLICAS: "${c}" is not a replica count from 1 to 8 (e.g. 1,2,3)`);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1 || CONCURRENCY > 64)
+  throw new Error(`EGRESS_SHARD_BENCH_CONCURRENCY: "${CONCURRENCY}" is not an integer from 1 to 64`);
 if (!Number.isInteger(POLICIES) || POLICIES < 1)
   throw new Error(`EGRESS_SHARD_BENCH_POLICIES: "${POLICIES}" is not a positive integer`);
 
@@ -39,10 +48,22 @@ interface ReplicaFigures {
   readonly cpuSeconds: number;
 }
 
+/** The apiserver's figures at convergence. */
+interface ApiServerFigures {
+  /** `PUT ipampools/status` requests. */
+  readonly poolWrites: number;
+  /** Of those, answered 409 Conflict. */
+  readonly poolConflicts: number;
+  readonly rssMiB: number;
+  /** CPU seconds since the plane started (the policies' creation included). */
+  readonly cpuSeconds: number;
+}
+
 interface RunResult {
   readonly replicas: number;
   readonly convergeSeconds: number;
   readonly perReplica: readonly ReplicaFigures[];
+  readonly apiServer: ApiServerFigures;
 }
 
 function sample(text: string, name: string): number {
@@ -51,9 +72,34 @@ function sample(text: string, name: string): number {
   return Number(m[1]);
 }
 
+/** The sum of every sample of `name` whose labels include each of `labels` (`key="value"`). */
+function total(text: string, name: string, labels: readonly string[]): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const close = line.lastIndexOf('}');
+    const set = line.slice(name.length + 1, close);
+    if (labels.every((l) => set.includes(l))) sum += Number(line.slice(close + 1).trim());
+  }
+  return sum;
+}
+
+function apiServerFigures(text: string): ApiServerFigures {
+  const pool = ['resource="ipampools"', 'subresource="status"', 'verb="PUT"'];
+  return {
+    poolWrites: total(text, 'apiserver_request_total', pool),
+    poolConflicts: total(text, 'apiserver_request_total', [...pool, 'code="409"']),
+    rssMiB: sample(text, 'process_resident_memory_bytes') / 2 ** 20,
+    cpuSeconds: sample(text, 'process_cpu_seconds_total'),
+  };
+}
+
 async function run(replicas: number): Promise<RunResult> {
   // try/finally: the bench runs on the Node the runner uses, with or without `await using`.
-  const cluster = await startShardCluster({ pools: 4, args: ['--log-level=info'] });
+  const cluster = await startShardCluster({
+    pools: 4,
+    args: ['--log-level=info', `--concurrency=${CONCURRENCY}`],
+  });
   try {
     const names = Array.from({ length: replicas }, (_, i) => `shard-${i}`);
     await Promise.all(names.map((n) => cluster.start(n)));
@@ -79,7 +125,7 @@ async function run(replicas: number): Promise<RunResult> {
         cpuSeconds: sample(text, 'process_cpu_seconds_total'),
       });
     }
-    return { replicas, convergeSeconds, perReplica };
+    return { replicas, convergeSeconds, perReplica, apiServer: apiServerFigures(cluster.apiServerMetrics()) };
   } finally {
     await cluster[Symbol.asyncDispose]();
   }
@@ -118,6 +164,10 @@ const rows: [string, string, string, (r: RunResult) => number, number][] = [
   ['RSS, mean replica', 'rss-mean', 'MiB', (r) => mean(r.perReplica.map((x) => x.rssMiB)), 0],
   ['heap used, largest replica', 'heap-max', 'MiB', (r) => max(r.perReplica.map((x) => x.heapMiB)), 0],
   ['CPU, all replicas', 'cpu-total', 's', (r) => r.perReplica.reduce((a, x) => a + x.cpuSeconds, 0), 1],
+  ['pool status writes', 'pool-writes', 'requests', (r) => r.apiServer.poolWrites, 0],
+  ['pool status writes answered 409', 'pool-conflicts', 'requests', (r) => r.apiServer.poolConflicts, 0],
+  ['kube-apiserver RSS', 'apiserver-rss', 'MiB', (r) => r.apiServer.rssMiB, 0],
+  ['kube-apiserver CPU', 'apiserver-cpu', 's', (r) => r.apiServer.cpuSeconds, 1],
 ];
 const of = (replicas: number, pick: (r: RunResult) => number) =>
   results.filter((r) => r.replicas === replicas).map(pick);
@@ -126,7 +176,7 @@ const summary = (values: number[], digits: number) => {
   return `${(s[Math.floor(s.length / 2)] ?? Number.NaN).toFixed(digits)} (${s[0]?.toFixed(digits)}–${s.at(-1)?.toFixed(digits)})`;
 };
 console.log(
-  `\n${POLICIES} policies over 4 pools, ${RUNS} run(s) per replica count in rotating order, fresh plane and operator processes each; median (range)\n`,
+  `\n${POLICIES} policies over 4 pools, --concurrency=${CONCURRENCY}, ${RUNS} run(s) per replica count in rotating order, fresh plane and operator processes each; median (range)\n`,
 );
 console.log(`| measure | ${CELLS.map((c) => `${c} replica${c > 1 ? 's' : ''}`).join(' | ')} |`);
 console.log(`|---|${CELLS.map(() => '---:|').join('')}`);

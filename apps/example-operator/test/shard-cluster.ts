@@ -80,6 +80,8 @@ export interface ShardCluster extends AsyncDisposable {
   cached(name: string): Promise<{ policies: number; deployments: number; pools: number }>;
   /** Every reconcile record of every replica so far; a killed replica's open ones end at its death. */
   reconciles(): ReconcileRecord[];
+  /** The kube-apiserver's own `/metrics` (Prometheus text), e.g. its requests per resource and verb. */
+  apiServerMetrics(): string;
 }
 
 /** Options of {@link startShardCluster}. */
@@ -88,23 +90,27 @@ export interface ShardClusterOptions {
   readonly pools?: number;
   /** Operator flags beside `--shard-ring`. */
   readonly args?: readonly string[];
+  /** Extra environment of every operator process (e.g. `NODE_OPTIONS` for a CPU profile). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Starts a plane (no workloads: gateways need not run for sharding), applies `deploy/`, creates the pools. */
 export async function startShardCluster(options: ShardClusterOptions = {}): Promise<ShardCluster> {
   const plane = await startControlPlane();
   const admin = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
+  const kubectl = (...args: string[]) => {
+    const r = spawnSync(findBinary('kubectl'), ['--kubeconfig', plane.kubeconfigPath, ...args], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 2 ** 20,
+    });
+    if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    return r.stdout;
+  };
   const replicas = new Map<string, OperatorProcess>();
   const deaths = new Map<string, number>();
   const namespace = 'tenants';
   const pools = options.pools ?? 4;
   try {
-    const kubectl = (...args: string[]) => {
-      const r = spawnSync(findBinary('kubectl'), ['--kubeconfig', plane.kubeconfigPath, ...args], {
-        encoding: 'utf8',
-      });
-      if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-    };
     kubectl('apply', '-k', DEPLOY);
     kubectl(
       'wait',
@@ -171,7 +177,12 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       const pod = await plane.inClusterEnv(SYSTEM, SA);
       const p = startOperatorProcess({
         name,
-        env: { ...pod.env, KUBELOOM_SERVICE_ACCOUNT_DIR: pod.serviceAccountDir, POD_NAMESPACE: SYSTEM },
+        env: {
+          ...pod.env,
+          KUBELOOM_SERVICE_ACCOUNT_DIR: pod.serviceAccountDir,
+          POD_NAMESPACE: SYSTEM,
+          ...options.env,
+        },
         args: [`--shard-ring=${RING}`, '--metrics-secure=false', '--concurrency=4', ...(options.args ?? [])],
       });
       replicas.set(name, p);
@@ -282,6 +293,7 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       }
       return out;
     },
+    apiServerMetrics: () => kubectl('get', '--raw', '/metrics'),
     async [Symbol.asyncDispose]() {
       await Promise.all([...replicas.values()].map((p) => p[Symbol.asyncDispose]()));
       await admin[Symbol.asyncDispose]();

@@ -28,6 +28,7 @@ import {
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { createOperatorClients, type OperatorClients } from './clients.ts';
 import { poolUsageCollection } from './pool-usage.ts';
+import { createPoolWriter } from './pool-writer.ts';
 import {
   allocate,
   convergeGateway,
@@ -123,7 +124,8 @@ export function createEgressController(
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.rateLimiter ? { rateLimiter: options.rateLimiter() } : {}),
   });
-  const context = (signal: AbortSignal): ProcessorContext => ({ kube, clients, signal, now });
+  const pools = createPoolWriter({ kube, clients, now });
+  const context = (signal: AbortSignal): ProcessorContext => ({ kube, clients, pools, signal, now });
   const mode = options.poolSummary ?? 'krt';
   if (mode !== 'krt' && mode !== 'queue')
     throw new TypeError(`egress controller: poolSummary "${String(mode)}": expected "krt" or "queue"`);

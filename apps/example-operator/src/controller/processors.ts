@@ -8,21 +8,19 @@
  */
 
 import type { ApplyConfiguration } from '@kubeloom/kclient';
-import { retryOnConflict } from '@kubeloom/kclient';
 import { builtins, ignoreNotFound, type KubeClient } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { type AllocationPlan, planAllocation, releaseAllocations } from '../domain/allocation.ts';
 import { isUpToDate, type Ownership, ownership, renderGateway } from '../domain/gateway.ts';
 import { desiredPolicyStatus, jsonEqual } from '../domain/policy-status.ts';
-import { type OrphanCandidate, poolStatus } from '../domain/pool-summary.ts';
+import type { OrphanCandidate } from '../domain/pool-summary.ts';
 import {
   type EgressGatewayPolicy,
   EgressGatewayPolicyResource,
   type IPAMPool,
-  IPAMPoolResource,
-  type IPAMPoolStatusAllocationsItem,
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { FIELD_MANAGER, type OperatorClients } from './clients.ts';
+import type { PoolWriter } from './pool-writer.ts';
 
 /** The finalizer that holds a policy until its addresses are back in the pool. */
 export const FINALIZER = 'egress.kubeloom.dev/release-ips';
@@ -31,47 +29,10 @@ export const FINALIZER = 'egress.kubeloom.dev/release-ips';
 export interface ProcessorContext {
   readonly kube: KubeClient;
   readonly clients: OperatorClients;
+  /** Every pool-status write goes through it (one write per pool for the changes pending at once). */
+  readonly pools: PoolWriter;
   readonly signal: AbortSignal;
   readonly now: () => Date;
-}
-
-/** Attempts of a pool-status write before the key is requeued with backoff. */
-const POOL_WRITE_ATTEMPTS = 5;
-
-/**
- * Writes the allocation table `decide` returns for the pool, with the counters and conditions
- * recomputed. The first attempt uses the cached pool; after a conflict the pool is read live and
- * `decide` runs again, at most {@link POOL_WRITE_ATTEMPTS} times, then the conflict is thrown
- * (the key is retried with backoff). Returns the pool as written (or as read, when nothing
- * changed), or `undefined` when the pool does not exist.
- */
-async function writePool(
-  ctx: ProcessorContext,
-  name: string,
-  decide: (pool: IPAMPool) => {
-    readonly allocations: IPAMPoolStatusAllocationsItem[];
-    readonly changed: boolean;
-  },
-): Promise<IPAMPool | undefined> {
-  let pool = ctx.clients.pools.get(name);
-  return retryOnConflict(
-    async (attempt) => {
-      if (attempt > 1)
-        pool = (await ignoreNotFound(
-          ctx.kube.api.get({ resource: IPAMPoolResource, name }, { signal: ctx.signal }),
-        )) as IPAMPool | undefined;
-      if (!pool) return undefined;
-      const { allocations, changed } = decide(pool);
-      const status = poolStatus({ ...pool, status: { ...pool.status, allocations } }, ctx.now());
-      if (!changed && summaryEqual(pool.status, status)) return pool;
-      return ctx.clients.pools.updateStatus({ ...pool, status }, { signal: ctx.signal });
-    },
-    { steps: POOL_WRITE_ATTEMPTS, initialDelayMs: 0, signal: ctx.signal },
-  );
-}
-
-function summaryEqual(stored: IPAMPool['status'], desired: IPAMPool['status']): boolean {
-  return jsonEqual(stored ?? {}, desired ?? {});
 }
 
 /** Adds the finalizer before anything is allocated; returns the policy as stored afterwards. */
@@ -92,7 +53,7 @@ export async function finalize(ctx: ProcessorContext, policy: EgressGatewayPolic
   const finalizers = policy.metadata?.finalizers ?? [];
   if (!finalizers.includes(FINALIZER)) return;
   const uid = policy.metadata?.uid ?? '';
-  await writePool(ctx, policy.spec.ipamPoolRef.name, (pool) => releaseAllocations(pool, uid));
+  await ctx.pools.write(policy.spec.ipamPoolRef.name, (pool) => releaseAllocations(pool, uid), ctx.signal);
   await ignoreNotFound(
     ctx.clients.policies.update(
       { ...policy, metadata: { ...policy.metadata, finalizers: finalizers.filter((f) => f !== FINALIZER) } },
@@ -111,10 +72,14 @@ export interface PoolOutcome {
 /** Allocates the policy's addresses in its pool (sticky, lowest free first; see `planAllocation`). */
 export async function allocate(ctx: ProcessorContext, policy: EgressGatewayPolicy): Promise<PoolOutcome> {
   let plan: AllocationPlan | undefined;
-  const written = await writePool(ctx, policy.spec.ipamPoolRef.name, (pool) => {
-    plan = planAllocation(pool, policy, ctx.now());
-    return plan;
-  });
+  const written = await ctx.pools.write(
+    policy.spec.ipamPoolRef.name,
+    (pool) => {
+      plan = planAllocation(pool, policy, ctx.now());
+      return plan;
+    },
+    ctx.signal,
+  );
   if (!written || !plan) return { poolFound: false, egressIPs: [] };
   return plan.failure
     ? { poolFound: true, egressIPs: plan.egressIPs, failure: plan.failure }
@@ -210,8 +175,12 @@ export async function summarizePool(ctx: ProcessorContext, request: PoolSummaryR
     )) as EgressGatewayPolicy | undefined;
     if (!live || live.metadata?.uid !== candidate.uid) orphans.add(candidate.uid);
   }
-  await writePool(ctx, name, (current) => {
-    const allocations = (current.status?.allocations ?? []).filter((a) => !orphans.has(a.owner.uid));
-    return { allocations, changed: allocations.length !== (current.status?.allocations ?? []).length };
-  });
+  await ctx.pools.write(
+    name,
+    (current) => {
+      const allocations = (current.status?.allocations ?? []).filter((a) => !orphans.has(a.owner.uid));
+      return { allocations, changed: allocations.length !== (current.status?.allocations ?? []).length };
+    },
+    ctx.signal,
+  );
 }

@@ -15,7 +15,7 @@ import type {
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { type AddressSpace, addressSpace, contains, lowestFree } from './address-space.ts';
 import { rfc3339 } from './conditions.ts';
-import { canonicalAddress, parseAddress } from './ip.ts';
+import { type Address, canonicalAddress, parseAddress } from './ip.ts';
 
 /** Why a policy does not hold all the addresses it asks for (the `IPAllocated=False` reasons). */
 export type AllocationFailure =
@@ -42,13 +42,30 @@ function ownerOf(policy: EgressGatewayPolicy): OwnerRef {
   return { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '' };
 }
 
+/** An address with its parse (`undefined`: not an address). */
+interface Keyed {
+  readonly text: string;
+  readonly parsed: Address | undefined;
+}
+
 /** Sorts addresses numerically (IPv4 before IPv6; unparsable last, by text). */
 function byAddress(a: string, b: string): number {
-  const x = parseAddress(a);
-  const y = parseAddress(b);
-  if (!x || !y) return x ? -1 : y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  return compareKeyed({ text: a, parsed: parseAddress(a) }, { text: b, parsed: parseAddress(b) });
+}
+
+function compareKeyed(l: Keyed, r: Keyed): number {
+  const x = l.parsed;
+  const y = r.parsed;
+  if (!x || !y) return x ? -1 : y ? 1 : l.text < r.text ? -1 : l.text > r.text ? 1 : 0;
   if (x.family !== y.family) return x.family === 'IPv4' ? -1 : 1;
   return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
+}
+
+/** Sorts a table by address, parsing each address once (tables hold thousands of records). */
+function sortByAddress(table: Allocation[]): Allocation[] {
+  const keyed = table.map((a) => ({ a, key: { text: a.ip, parsed: parseAddress(a.ip) } }));
+  keyed.sort((l, r) => compareKeyed(l.key, r.key));
+  return keyed.map((k) => k.a);
 }
 
 /**
@@ -139,9 +156,14 @@ function planInSpace({ pool, policy, space, now }: PlanInput): AllocationPlan {
 
   const allocatedAt = rfc3339(now);
   const mine: Allocation[] = [...keep].map((ip) => heldRecords.get(ip) ?? { ip, owner, allocatedAt });
-  const allocations = [...others, ...mine].sort((a, b) => byAddress(a.ip, b.ip));
+  // The other owners' records are the same objects on both sides: the table changed iff this
+  // policy's records did (as a set, the table's order aside).
+  const changed = !sameTable(
+    current.filter((a) => a.owner.uid === owner.uid),
+    mine,
+  );
+  const allocations = sortByAddress([...others, ...mine]);
   const egressIPs = [...keep].sort(byAddress);
-  const changed = !sameTable(current, allocations);
   return failure ? { allocations, changed, egressIPs, failure } : { allocations, changed, egressIPs };
 }
 

@@ -30,14 +30,14 @@ const BITS: Record<Family, number> = { IPv4: 32, IPv6: 128 };
 function parseIPv4(text: string): bigint | undefined {
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
-  let value = 0n;
+  let value = 0; // below 2^32: exact as a double, one BigInt at the end (allocation tables parse thousands)
   for (const part of parts) {
     if (!/^(0|[1-9][0-9]{0,2})$/.test(part)) return undefined;
     const octet = Number(part);
     if (octet > 255) return undefined;
-    value = (value << 8n) | BigInt(octet);
+    value = value * 256 + octet;
   }
-  return value;
+  return BigInt(value);
 }
 
 function parseIPv6(text: string): bigint | undefined {
@@ -70,8 +70,24 @@ function parseIPv6(text: string): bigint | undefined {
   return all.reduce((acc, g) => (acc << 16n) | g, 0n);
 }
 
-/** Parses an IPv4 or IPv6 address; `undefined` when `text` is not one. */
+/**
+ * Addresses parsed recently. A pool's allocation table is parsed again on every plan, summary
+ * and usage computation (thousands of records per pool); the records change little between two
+ * passes. Bounded: emptied when it reaches {@link PARSED_LIMIT} entries.
+ */
+const parsed = new Map<string, Address | undefined>();
+const PARSED_LIMIT = 65_536;
+
+/** Parses an IPv4 or IPv6 address; `undefined` when `text` is not one. The result is shared: never mutate it. */
 export function parseAddress(text: string): Address | undefined {
+  if (parsed.has(text)) return parsed.get(text);
+  if (parsed.size >= PARSED_LIMIT) parsed.clear();
+  const address = parseUncached(text);
+  parsed.set(text, address);
+  return address;
+}
+
+function parseUncached(text: string): Address | undefined {
   if (text.includes(':')) {
     const value = parseIPv6(text);
     return value === undefined ? undefined : { family: 'IPv6', value };
