@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FlagError, parseBindAddress, parseFlags } from './flags.ts';
+import { FlagError, parseBindAddress, parseDuration, parseFlags } from './flags.ts';
 
 describe('parseFlags', () => {
   it('has controller-runtime defaults', () => {
@@ -9,6 +9,7 @@ describe('parseFlags', () => {
       leaderElect: false,
       leaderElectionNamespace: undefined,
       leaderElectionId: 'kubeloom-egress-operator',
+      lease: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
       shardRing: undefined,
       shardIdentity: undefined,
       metricsBindAddress: { host: undefined, port: 8443 },
@@ -65,6 +66,25 @@ describe('parseFlags', () => {
     });
   });
 
+  it('reads the Lease timings as Go durations (leader and shard Leases)', () => {
+    expect(
+      parseFlags(
+        [
+          '--leader-elect-lease-duration=5s',
+          '--leader-elect-renew-deadline=3500ms',
+          '--leader-elect-retry-period',
+          '1s',
+        ],
+        { inCluster: true },
+      ).lease,
+    ).toEqual({ leaseDurationMs: 5000, renewDeadlineMs: 3500, retryPeriodMs: 1000 });
+    expect(
+      parseFlags(['--leader-elect-lease-duration=1m30s'], { inCluster: true }).lease.leaseDurationMs,
+    ).toBe(90_000);
+    expect(parseDuration('x', '1.5s')).toBe(1500);
+    expect(parseDuration('x', '1h2m3s4ms')).toBe(3_723_004);
+  });
+
   it('reads the shard ring and identity', () => {
     expect(parseFlags(['--shard-ring=egress', '--shard-identity=op-0'], { inCluster: true })).toMatchObject({
       leaderElect: false,
@@ -88,6 +108,22 @@ describe('parseFlags', () => {
       [['--leader-elect', '--shard-ring=egress'], /--leader-elect and --shard-ring exclude each other/],
       [['--shard-identity=a'], /--shard-identity needs --shard-ring/],
       [['--shard-ring='], /--shard-ring needs a value/],
+      [
+        ['--leader-elect-lease-duration=15'],
+        /--leader-elect-lease-duration=15: expected a positive duration/,
+      ],
+      [['--leader-elect-retry-period=0s'], /--leader-elect-retry-period=0s: expected a positive duration/],
+      [['--leader-elect-renew-deadline=-1s'], /expected a positive duration/],
+      [['--leader-elect-renew-deadline=10 s'], /expected a positive duration/],
+      [['--leader-elect-renew-deadline='], /expected a positive duration/],
+      [
+        ['--leader-elect-lease-duration=10s'],
+        /--leader-elect-lease-duration \(10000 ms\) must be greater than --leader-elect-renew-deadline \(10000 ms\)/,
+      ],
+      [
+        ['--leader-elect-renew-deadline=2400ms'],
+        /--leader-elect-renew-deadline \(2400 ms\) must be greater than 1.2 × --leader-elect-retry-period \(2000 ms\)/,
+      ],
     ];
     for (const [argv, message] of cases) {
       expect(() => parseFlags(argv, { inCluster: false }), argv.join(' ')).toThrow(FlagError);

@@ -24,6 +24,14 @@ export interface OperatorFlags {
   readonly leaderElectionNamespace: string | undefined;
   readonly leaderElectionId: string;
   /**
+   * Lease timings (`--leader-elect-lease-duration`, `--leader-elect-renew-deadline`,
+   * `--leader-elect-retry-period`, as kube-controller-manager names them and controller-runtime's
+   * `LeaseDuration`, `RenewDeadline`, `RetryPeriod`): of the leader Lease, and with `--shard-ring`
+   * of every shard Lease and of the sharder's election. Validated as client-go does: duration >
+   * renew deadline > 1.2 × retry period > 0.
+   */
+  readonly lease: LeaseTimings;
+  /**
    * Run as one shard of this ring (`--shard-ring`): every replica holds its own Lease, the ring's
    * elected replica labels policies with their shard, each replica caches and reconciles only its
    * share. `undefined`: not sharded.
@@ -47,6 +55,13 @@ export interface OperatorFlags {
   readonly help: boolean;
 }
 
+/** Lease timings in milliseconds. */
+export interface LeaseTimings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
 /** A command line the operator cannot run with; the message says which flag and what to pass. */
 export class FlagError extends Error {
   override readonly name = 'FlagError';
@@ -60,6 +75,11 @@ export const USAGE = `Usage: kubeloom-egress-operator [flags]
   --leader-elect                       run workers only while holding the leader Lease (use with more than one replica)
   --leader-election-namespace <ns>     namespace of the Lease (default: the Pod's namespace, else "default")
   --leader-election-id <name>          name of the Lease (default: kubeloom-egress-operator)
+  --leader-elect-lease-duration <d>    how long a Lease holds without renewal, e.g. 15s (default: 15s); also the
+                                       shard Leases' with --shard-ring
+  --leader-elect-renew-deadline <d>    how long a holder retries renewing before it gives up (default: 10s)
+  --leader-elect-retry-period <d>      how often a Lease is tried and renewed (default: 2s); lease duration >
+                                       renew deadline > 1.2 x retry period
   --shard-ring <name>                  run as one shard of this ring instead of electing one leader: each replica
                                        holds its own Lease and caches and reconciles only its share of the policies
                                        (Leases in the leader-election namespace)
@@ -91,6 +111,55 @@ export function parseBindAddress(flag: string, text: string): BindAddress | unde
     );
   const host = m[1] ? m[1].replace(/^\[|\]$/g, '') : undefined;
   return { host, port };
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Parses a Go duration (`15s`, `1m30s`, `500ms`, `1.5s`) into milliseconds. */
+export function parseDuration(flag: string, text: string): number {
+  const parts = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)/;
+  let rest = text;
+  let ms = 0;
+  while (rest.length > 0) {
+    const m = parts.exec(rest);
+    if (!m) break;
+    const unit = /(ns|us|µs|ms|s|m|h)$/.exec(m[0])?.[1] ?? '';
+    ms += Number(m[0].slice(0, m[0].length - unit.length)) * (DURATION_UNITS[unit] ?? Number.NaN);
+    rest = rest.slice(m[0].length);
+  }
+  if (text === '' || rest.length > 0 || !Number.isFinite(ms) || ms <= 0)
+    throw new FlagError(`--${flag}=${text}: expected a positive duration such as 15s, 500ms or 1m30s`);
+  return ms;
+}
+
+/** The three Lease timings, checked against each other as client-go's leader elector does. */
+function leaseTimings(str: (k: string) => string | undefined): LeaseTimings {
+  const leaseDurationMs = parseDuration(
+    'leader-elect-lease-duration',
+    str('leader-elect-lease-duration') ?? '15s',
+  );
+  const renewDeadlineMs = parseDuration(
+    'leader-elect-renew-deadline',
+    str('leader-elect-renew-deadline') ?? '10s',
+  );
+  const retryPeriodMs = parseDuration('leader-elect-retry-period', str('leader-elect-retry-period') ?? '2s');
+  if (leaseDurationMs <= renewDeadlineMs)
+    throw new FlagError(
+      `--leader-elect-lease-duration (${leaseDurationMs} ms) must be greater than --leader-elect-renew-deadline (${renewDeadlineMs} ms)`,
+    );
+  if (renewDeadlineMs <= 1.2 * retryPeriodMs)
+    throw new FlagError(
+      `--leader-elect-renew-deadline (${renewDeadlineMs} ms) must be greater than 1.2 × --leader-elect-retry-period (${retryPeriodMs} ms)`,
+    );
+  return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -127,6 +196,9 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
         'leader-elect': { type: 'string' },
         'leader-election-namespace': { type: 'string' },
         'leader-election-id': { type: 'string' },
+        'leader-elect-lease-duration': { type: 'string' },
+        'leader-elect-renew-deadline': { type: 'string' },
+        'leader-elect-retry-period': { type: 'string' },
         'shard-ring': { type: 'string' },
         'shard-identity': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
@@ -172,6 +244,7 @@ export function parseFlags(argv: readonly string[], options: { readonly inCluste
     leaderElect,
     leaderElectionNamespace: str('leader-election-namespace'),
     leaderElectionId: str('leader-election-id') ?? 'kubeloom-egress-operator',
+    lease: leaseTimings(str),
     shardRing: str('shard-ring'),
     shardIdentity: str('shard-identity'),
     metricsBindAddress: parseBindAddress('metrics-bind-address', str('metrics-bind-address') ?? ':8443'),

@@ -49,9 +49,6 @@ export interface OperatorIO {
   readonly signal: AbortSignal;
 }
 
-/** Lease timings (design §2.7.5): duration > renew deadline > 1.2 × retry period. */
-const LEASE = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } as const;
-
 /** Runs the operator until `io.signal` aborts; resolves to the process exit code. */
 export async function runOperator(io: OperatorIO): Promise<number> {
   const saDir = io.env.KUBELOOM_SERVICE_ACCOUNT_DIR ?? SERVICE_ACCOUNT_DIR;
@@ -212,7 +209,7 @@ async function serve({
       identity: sharding.identity,
       namespace: sharding.namespace,
       watchNamespace: flags.namespace,
-      timings: LEASE,
+      timings: flags.lease,
       logger,
       metrics,
       signal: io.signal,
@@ -227,7 +224,7 @@ async function serve({
     api: kube.api,
     lease: { namespace, name: flags.leaderElectionId },
     identity: `${io.env.POD_NAME ?? hostname()}_${randomUUID()}`,
-    ...LEASE,
+    ...flags.lease,
     releaseOnCancel: true,
     logger,
     metrics,

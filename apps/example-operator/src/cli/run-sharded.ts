@@ -21,13 +21,7 @@ import { builtins, type KubeClient, type Logger } from '@kubeloom/kube';
 import { GATEWAY_SELECTOR } from '../controller/clients.ts';
 import type { EgressController } from '../controller/egress-controller.ts';
 import { EgressGatewayPolicyResource } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
-
-/** Lease timings of the shard Leases and of the sharder's election. */
-interface ShardTimings {
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
-}
+import type { LeaseTimings } from './flags.ts';
 
 /** What {@link runShard} needs. */
 export interface ShardRunOptions {
@@ -44,7 +38,8 @@ export interface ShardRunOptions {
   readonly namespace: string;
   /** Shard only policies (and Deployments) of this namespace; all when undefined. */
   readonly watchNamespace: string | undefined;
-  readonly timings: ShardTimings;
+  /** Lease timings of the shard Leases and of the sharder's election (`--leader-elect-*`). */
+  readonly timings: LeaseTimings;
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;
   readonly signal: AbortSignal;
