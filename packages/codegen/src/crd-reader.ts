@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, type Node, parseAllDocuments, type YAMLMap } from 'yaml';
 import { CodegenError } from './codegen-error.ts';
 import { readSchemaNode } from './crd-schema-reader.ts';
+import { ruleCostIssues } from './internal/cel-cost/resource-costs.ts';
 import { YamlContext } from './internal/yaml-context.ts';
 import { getMap, getValue, js, onlyKeys, str, stringRecord } from './internal/yaml-read.ts';
 import type { PrinterColumn, ResourceModel, VersionModel } from './ir.ts';
@@ -244,6 +245,8 @@ export function readCrds(text: string, file: string, options: ReadCrdsOptions = 
   }
   if (ctx.issues.length === 0 && !options.skipStructuralChecks) {
     for (const r of out) ctx.issues.push(...checkResource(r));
+    // a CRD kube-apiserver would reject for its rules' estimated cost
+    if (ctx.issues.length === 0) for (const r of out) ctx.issues.push(...ruleCostIssues(r));
   }
   if (ctx.issues.length > 0) throw new CodegenError(ctx.issues);
   return out;

@@ -247,7 +247,7 @@ function applyMarker(
     case 'immutable':
       node.validations = [
         ...(node.validations ?? []),
-        { rule: 'self == oldSelf', message: 'field is immutable' },
+        ctx.celRule(doc, tag, { rule: 'self == oldSelf', message: 'field is immutable' }),
       ];
       break;
     case 'validation': {
@@ -306,7 +306,10 @@ function applyMarker(
             : ['>= 1', 'at least one'];
       node.validations = [
         ...(node.validations ?? []),
-        { rule: `${list} ${op}`, message: `${what} of the fields in [${fields.join(' ')}] must be set` },
+        ctx.celRule(doc, tag, {
+          rule: `${list} ${op}`,
+          message: `${what} of the fields in [${fields.join(' ')}] must be set`,
+        }),
       ];
       break;
     }

@@ -30,6 +30,8 @@ export class ReadContext {
   readonly issues: CodegenIssue[] = [];
   /** Schema nodes waiting for a marker their type needs. */
   readonly pending = new WeakMap<SchemaNode, Pending>();
+  /** Where each CEL rule's marker is (for issues about the rule found after reading). */
+  readonly ruleLocations = new WeakMap<CelRule, SourceLocation>();
   /** The declarations being mapped, outermost first. */
   readonly stack: ts.Declaration[] = [];
   /** The program's type checker. */
@@ -149,6 +151,7 @@ export class ReadContext {
 
   /** `rule`, after reporting a CEL expression that does not parse. */
   celRule(doc: Doc, tag: DocTag, rule: CelRule): CelRule {
+    this.ruleLocations.set(rule, this.tagLoc(doc, tag));
     try {
       parseCel(rule.rule);
     } catch (e) {
