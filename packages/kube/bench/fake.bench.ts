@@ -13,7 +13,8 @@
  *   `fake` variant has events (the podIP changed before each, so nothing can be reused).
  *
  * Per event: wall and process CPU time (user + system) of the timed region over the events.
- * `KUBELOOM_BENCH_ROUNDS` sets the processes per variant (default 5); `KUBELOOM_BENCH_SMOKE=1`
+ * `KUBELOOM_BENCH_ROUNDS` sets the processes per variant (default 5), `KUBELOOM_BENCH_UPDATE_ROUNDS`
+ * the update rounds per process (ROUNDS_PER, default 5); `KUBELOOM_BENCH_SMOKE=1`
  * uses tiny sizes and one round; `KUBELOOM_BENCH_CPU_PROF=<dir>` writes a `--cpu-prof` profile
  * of each child there.
  */
@@ -27,7 +28,7 @@ import { benchPod } from './bench-pod.ts';
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const PODS = smoke ? 50 : 1_000;
-const ROUNDS_PER = smoke ? 2 : 5;
+const ROUNDS_PER = smoke ? 2 : Number(process.env.KUBELOOM_BENCH_UPDATE_ROUNDS ?? 5);
 const ROUNDS = smoke ? 1 : Number(process.env.KUBELOOM_BENCH_ROUNDS ?? 5);
 const VARIANTS = ['roundtrip', 'fake'] as const;
 type Variant = (typeof VARIANTS)[number];

@@ -7,6 +7,7 @@
 
 import type { ApiClient } from './api.ts';
 import { ApiError } from './errors.ts';
+import { type FrozenWatch, frozenWatchOf, WATCH_FROZEN } from './internal/frozen-watch.ts';
 import { batchedWatchOf, WATCH_BATCHES, type WatchBatches } from './internal/watch-batches.ts';
 import type { ResourceDescriptor } from './resource.ts';
 
@@ -87,6 +88,7 @@ export function observedApiClient(api: ApiClient, observer: RequestObserver): Ap
     delete: (ref, opts) => timed('delete', ref.resource, () => api.delete(ref, opts)),
     watch: (resource, opts) => observedWatch(api.watch(resource, opts), resourceName(resource), report),
     ...batchedWatch(api, report),
+    ...frozenWatch(api, report),
     async request(req) {
       const start = process.hrtime.bigint();
       const base = { verb: 'request' as const, method: req.method ?? 'GET', resource: '' };
@@ -113,6 +115,16 @@ function batchedWatch(api: ApiClient, report: Report): { [WATCH_BATCHES]?: Watch
   return {
     [WATCH_BATCHES]: ((resource, opts) =>
       observedWatch(batched(resource, opts), resourceName(resource), report)) as WatchBatches,
+  };
+}
+
+/** The inner client's frozen watch (see {@link WATCH_FROZEN}), observed, if it has one. */
+function frozenWatch(api: ApiClient, report: Report): { [WATCH_FROZEN]?: FrozenWatch } {
+  const frozen = frozenWatchOf(api);
+  if (!frozen) return {};
+  return {
+    [WATCH_FROZEN]: ((resource, opts) =>
+      observedWatch(frozen(resource, opts), resourceName(resource), report)) as FrozenWatch,
   };
 }
 

@@ -18,6 +18,7 @@ import type {
   TransformFunc,
 } from './informer.ts';
 import { Backoff } from './internal/backoff.ts';
+import { frozenWatchOf } from './internal/frozen-watch.ts';
 import { HandlerSet } from './internal/handler-set.ts';
 import { type ResolvedTuning, resolveTuning } from './internal/informer-tuning.ts';
 import { cacheKey, ingestObject, type ListItemType, rawResourceVersion } from './internal/ingest.ts';
@@ -43,6 +44,8 @@ export const stripManagedFields: TransformFunc = (obj) => {
     // A copy without the field, not `delete`: deleting turns V8's metadata object into a
     // dictionary-mode one, ~450 more bytes per cached object and slower to read.
     const { managedFields, ...rest } = metadata;
+    // A frozen object (a frozen watch's: shared with the server) is left alone: a shallow copy.
+    if (Object.isFrozen(obj)) return { ...obj, metadata: rest };
     obj.metadata = rest;
   }
   return obj;
@@ -495,7 +498,10 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
       }
       return 'closed';
     }
-    for await (const event of this.#api.watch<T>(resource, opts)) {
+    // An in-memory server can hand over its frozen objects when the transform leaves them alone.
+    const frozen = this.#transform === stripManagedFields ? frozenWatchOf(this.#api) : undefined;
+    const events = frozen ? frozen<T>(resource, opts) : this.#api.watch<T>(resource, opts);
+    for await (const event of events) {
       this.#lastEventMs = Date.now();
       const outcome = this.#handleEvent(event);
       if (outcome) return outcome;

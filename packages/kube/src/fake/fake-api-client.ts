@@ -1,6 +1,8 @@
 import type { ApiClient } from '../api.ts';
+import { type FrozenWatch, WATCH_FROZEN } from '../internal/frozen-watch.ts';
 import { FakeCluster } from './fake-cluster.ts';
 import type { FakeClusterOptions } from './fake-cluster-options.ts';
+import { frozenWatchOptions } from './internal/frozen-watches.ts';
 
 /** An `ApiClient` backed by a {@link FakeCluster}, with the cluster at hand for test controls. */
 export interface FakeApiClient extends ApiClient {
@@ -34,5 +36,10 @@ export function createFakeApiClient(cluster: FakeCluster | FakeClusterOptions = 
     close: () => c.closeWatchesOf(owner),
     [Symbol.asyncDispose]: async () => c.closeWatchesOf(owner),
   };
+  // The informer's watch: the stored objects themselves (frozen), no copy per event. Not
+  // enumerable, so a wrapper spreading this client (`{ ...api, watch }`) does not inherit it.
+  const frozenWatch: FrozenWatch = (resource, opts) =>
+    c.watch(resource, frozenWatchOptions(opts), owner) as never;
+  Object.defineProperty(api, WATCH_FROZEN, { value: frozenWatch });
   return api;
 }

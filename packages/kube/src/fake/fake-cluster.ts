@@ -24,6 +24,7 @@ import type {
 } from './fake-cluster-options.ts';
 import { invalidSubject } from './internal/admission.ts';
 import { FaultInjection } from './internal/fault-injection.ts';
+import { isFrozenWatch } from './internal/frozen-watches.ts';
 import { type JsonObject, toJson } from './internal/json.ts';
 import { ObjectHistory } from './internal/object-history.ts';
 import { type RouteTarget, routeRequest } from './internal/request-router.ts';
@@ -431,6 +432,6 @@ export class FakeCluster {
     );
     const served = servedResource(this.#table, resource);
     const { matches } = selectionOf(served, opts);
-    return this.#history.openWatch(served, opts, { matches, owner });
+    return this.#history.openWatch(served, opts, { matches, owner, frozen: isFrozenWatch(opts) });
   }
 }

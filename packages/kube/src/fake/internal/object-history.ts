@@ -8,12 +8,12 @@ import {
 import { deepFreeze, type KubeObject } from '../../object.ts';
 import { apiVersionOf } from '../../resource.ts';
 import type { ResourceMatcher } from '../fake-cluster-options.ts';
-import { clone, isObject, type JsonObject } from './json.ts';
+import { isObject, type JsonObject } from './json.ts';
 import type { Selection } from './request-target.ts';
 import { type ServedResource, storageKeyOf } from './resource-table.ts';
 import type { ObjectPredicate } from './selectors.ts';
 import * as S from './status.ts';
-import { meta, outputOf } from './stored-object.ts';
+import { frozenOutputOf, meta, outputOf } from './stored-object.ts';
 import { WatchChannel } from './watch-channel.ts';
 
 /** The types of stored events. */
@@ -37,6 +37,8 @@ interface Watcher {
   readonly bookmarks: boolean;
   readonly channel: WatchChannel;
   readonly owner: object | undefined;
+  /** Events carry the stored (frozen) objects, not copies (see `WATCH_FROZEN`). */
+  readonly frozen: boolean;
   /** Events at or below this resourceVersion are not delivered (a watch from a future resourceVersion). */
   readonly since: number;
   touch(): void;
@@ -269,7 +271,11 @@ export class ObjectHistory {
   openWatch(
     served: ServedResource,
     opts: WatchOptions,
-    { matches, owner }: { readonly matches: ObjectPredicate; readonly owner: object | undefined },
+    {
+      matches,
+      owner,
+      frozen,
+    }: { readonly matches: ObjectPredicate; readonly owner: object | undefined; readonly frozen: boolean },
   ): WatchChannel {
     const rvText = opts.resourceVersion;
     if (rvText && !/^\d+$/.test(rvText))
@@ -285,6 +291,7 @@ export class ObjectHistory {
       matches,
       bookmarks: opts.allowWatchBookmarks === true,
       owner,
+      frozen,
       since: from > this.#rv ? from : 0,
       channel: new WatchChannel(() => {
         this.#watchers.delete(watcher);
@@ -313,7 +320,7 @@ export class ObjectHistory {
         a < b ? -1 : a > b ? 1 : 0,
       );
       for (const [, o] of current)
-        if (matches(o)) channel.push({ type: 'ADDED', object: outputOf(served, o) });
+        if (matches(o)) channel.push({ type: 'ADDED', object: this.#output(watcher, o) });
       if (watcher.bookmarks) channel.push(this.#bookmark(served, true));
     } else if (from < this.#compacted) {
       channel.push({
@@ -354,11 +361,16 @@ export class ObjectHistory {
     let object = e.object;
     if (e.type === 'MODIFIED' && type === 'DELETED') {
       // Leaving the selection: the apiserver sends the last state that matched, at the new resourceVersion.
-      object = clone(e.prev!);
-      meta(object).resourceVersion = String(e.rv);
+      const prev = e.prev!;
+      object = deepFreeze({ ...prev, metadata: { ...meta(prev), resourceVersion: String(e.rv) } });
     }
-    w.channel.push({ type, object: outputOf(w.served, object) });
+    w.channel.push({ type, object: this.#output(w, object) });
     w.touch();
+  }
+
+  /** What a watch gets of a stored object: a copy, or the frozen object itself. */
+  #output(w: Watcher, obj: JsonObject): KubeObject {
+    return w.frozen ? frozenOutputOf(w.served, obj) : outputOf(w.served, obj);
   }
 
   /** A BOOKMARK at the current resourceVersion (marking the end of the initial events when asked). */

@@ -28,3 +28,14 @@ export function outputOf(served: ServedResource, obj: JsonObject): KubeObject {
     ...rest,
   } as KubeObject;
 }
+
+/**
+ * The stored (deep-frozen) object itself for a consumer that does not change it, with the served
+ * version's apiVersion and kind (a frozen shallow copy when they differ).
+ */
+export function frozenOutputOf(served: ServedResource, obj: JsonObject): KubeObject {
+  const apiVersion = apiVersionOf(served.descriptor);
+  const kind = served.descriptor.kind;
+  if (obj.apiVersion === apiVersion && obj.kind === kind) return obj as KubeObject;
+  return Object.freeze({ ...obj, kind, apiVersion }) as KubeObject;
+}
