@@ -4,8 +4,11 @@ import {
   isNotFound,
   type KubeObject,
   keyOf,
+  type Logger,
+  noopLogger,
   type ObjectKey,
   type ResourceEventHandler,
+  serializeError,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
 import type { KeySink, Reconciler } from './queue.ts';
@@ -30,6 +33,16 @@ export interface ShardedReconcilerOptions<T extends KubeObject> {
   readonly reconciler: Reconciler<ObjectKey>;
   /** The field manager of the acknowledgement patch. Default `kubeloom-shard`. */
   readonly fieldManager?: string;
+  /**
+   * When an acknowledgement fails (other than a conflict or not-found), retry it after this many
+   * milliseconds. Default 1000. The key is requeued with this fixed delay rather than failing into
+   * the queue's backoff: a key that failed before (its reconciles, or earlier acknowledgements)
+   * would otherwise wait out an exponentially grown delay — or be dropped with its retry budget —
+   * and an object with no further events would stay draining, its move stuck, for that long.
+   */
+  readonly ackRetryMs?: number;
+  /** Where a failed acknowledgement is logged (it is retried, not thrown). Default: nowhere. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -39,7 +52,8 @@ export interface ShardedReconcilerOptions<T extends KubeObject> {
  * - labelled `shard.kubeloom.dev/<ring>=<identity>` without the drain label: the reconciler runs;
  * - carrying `drain.kubeloom.dev/<ring>`: the reconciler does **not** run; the shard acknowledges
  *   the drain by removing both labels with a merge patch conditioned on the cached
- *   resourceVersion. The queue never runs one key twice at once, so this runs only after an
+ *   resourceVersion (a failure other than a conflict is retried after `ackRetryMs`, never
+ *   thrown into the key's backoff). The queue never runs one key twice at once, so this runs only after an
  *   in-flight reconcile of the key finished; and every later reconcile of the key sees the drain
  *   label or no object at all, so this shard never touches the object again until the sharder
  *   assigns it back. The sharder writes the new owner only after it saw the labels gone;
@@ -63,6 +77,10 @@ export function shardedReconciler<T extends KubeObject>(
   /** Keys reconciled as this shard's own and not handed over since (bounded by the share). */
   const owned = new Set<string>();
   const fieldManager = opts.fieldManager ?? 'kubeloom-shard';
+  const ackRetryMs = opts.ackRetryMs ?? 1000;
+  if (!Number.isFinite(ackRetryMs) || ackRetryMs < 0)
+    throw new RangeError(`shardedReconciler: ackRetryMs must be a finite number ≥ 0, got ${ackRetryMs}`);
+  const logger = opts.logger ?? noopLogger;
   return async (key, ctx) => {
     const obj = opts.get(key);
     const k = keyOf(key);
@@ -94,7 +112,14 @@ export function shardedReconciler<T extends KubeObject>(
     } catch (err) {
       // The object changed (or went) since the cache saw it: its next event enqueues it again.
       if (isConflict(err) || isNotFound(err)) return;
-      throw err;
+      if (ctx.signal.aborted) throw err;
+      // Retried on a fixed delay, not thrown into the key's backoff (see ackRetryMs).
+      logger.warn('drain acknowledgement failed; retrying', {
+        key: k,
+        retryAfterMs: ackRetryMs,
+        err: serializeError(err),
+      });
+      return { requeueAfterMs: ackRetryMs };
     }
   };
 }

@@ -1,7 +1,8 @@
-import { builtins, type KubeObject, noopLogger } from '@kubeloom/kube';
+import { builtins, type KubeObject, noopLogger, type ObjectKey } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
+import { createQueue } from './create-queue.ts';
 import { createShardMember } from './create-shard-member.ts';
 import { createShardRing } from './create-shard-ring.ts';
 import { createSharder } from './create-sharder.ts';
@@ -169,6 +170,55 @@ describe('shardedReconciler', () => {
     // A stale cached state (changed since) makes the acknowledgement a no-op 409, not an error.
     cache.set('stale', { ...draining, metadata: { ...draining.metadata, name: 'draining' } });
     await reconcile({ namespace: 'default', name: 'stale' }, ctx);
+  });
+});
+
+describe('shardedReconciler: a failed drain acknowledgement', () => {
+  it("is retried on a fixed delay, outside the key's backoff and retry budget, until it lands", async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    const draining = await kube.api.create(
+      builtins.ConfigMap,
+      configMap('draining', { [L.shard]: 'web-0', [L.drain]: 'true' }),
+    );
+    const reconcile = shardedReconciler({
+      ring: 'web',
+      identity: 'web-0',
+      api: kube.api,
+      resource: builtins.ConfigMap,
+      get: (key) => (key.name === 'draining' ? draining : undefined),
+      reconciler: () => {},
+      ackRetryMs: 0,
+    });
+    // A budget of 2 attempts: thrown into the queue's retries, the second failure would drop the
+    // key, and nothing else would enqueue it again (the object does not change).
+    const queue = createQueue<ObjectKey>({
+      name: 'q',
+      reconciler: reconcile,
+      maxAttempts: 2,
+      logger: noopLogger,
+    });
+    kube.cluster.failNext('patch', 3, { code: 503, resource: builtins.ConfigMap });
+    const stop = new AbortController();
+    const running = queue.run(stop.signal);
+    queue.add({ namespace: 'default', name: 'draining' });
+    await waitFor('the drain acknowledged', async () => {
+      const cm = await kube.api.get({ resource: builtins.ConfigMap, name: 'draining', namespace: 'default' });
+      return cm.metadata?.labels?.[L.shard] === undefined && cm.metadata?.labels?.[L.drain] === undefined;
+    });
+    expect(kube.cluster.requestCount('patch', builtins.ConfigMap)).toBe(4);
+    stop.abort();
+    await running;
+    expect(() =>
+      shardedReconciler({
+        ring: 'web',
+        identity: 'web-0',
+        api: kube.api,
+        resource: builtins.ConfigMap,
+        get: () => undefined,
+        reconciler: () => {},
+        ackRetryMs: -1,
+      }),
+    ).toThrow(RangeError);
   });
 });
 

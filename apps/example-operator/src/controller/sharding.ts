@@ -84,6 +84,7 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
     get: (key) => clients.policies.get(key.name, key.namespace),
     reconciler: logged,
     fieldManager: FIELD_MANAGER,
+    logger,
   });
   // A gateway Deployment is written only by its policy's reconcile, which never touches the shard
   // labels (server-side apply of the rendered fields): acknowledging its drain needs no ordering
@@ -99,6 +100,7 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
       get: (key) => clients.deployments.get(key.name, key.namespace),
       reconciler: () => {},
       fieldManager: FIELD_MANAGER,
+      logger,
     }),
   });
   const registrations = [
