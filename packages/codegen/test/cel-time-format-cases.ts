@@ -62,6 +62,15 @@ export const CEL_TIME_FORMAT_CASES: readonly CelLibraryCase[] = [
     values: TIMES,
   },
   {
+    // the zone Local is the evaluating process's (the apiserver's, and the validator's: one host, one TZ)
+    library: 'timestamp',
+    schema: dateTime,
+    rule: "self.getHours('Local') < 12",
+    messageExpression:
+      "'%d:%d local time, day %d'.format([self.getHours('Local'), self.getMinutes('Local'), self.getDayOfWeek('Local')])",
+    values: TIMES,
+  },
+  {
     library: 'timestamp',
     schema: dateTime,
     rule: "self.getDate('+05:30') == self.getDate('-08:00')",

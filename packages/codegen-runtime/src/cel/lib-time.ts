@@ -170,12 +170,31 @@ export function formatDuration(d: CelDuration): string {
 let zoneNames: Set<string> | undefined;
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
+/**
+ * The zone Go's `time.Local` is for a process with this environment: `TZ` unset is the system's
+ * zone (`/etc/localtime`, which is also what the JavaScript runtime uses then), `TZ=""` is UTC,
+ * `TZ=[:]name` is that zone, or UTC when there is no such zone. cel-go evaluates the zone `Local`
+ * as `time.Local`: the evaluating process's own, which is the apiserver's when the apiserver
+ * evaluates, and this process's here (the same when both run with one `TZ` on one host).
+ */
+export function localZoneName(
+  env: Readonly<Record<string, string | undefined>> = globalThis.process?.env ?? {},
+): string {
+  const tz = env.TZ;
+  if (tz === undefined) return Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+  const name = tz.startsWith(':') ? tz.slice(1) : tz;
+  if (name === '' || name === 'UTC') return 'UTC';
+  try {
+    zoneFormat(name);
+    return name;
+  } catch {
+    return 'UTC';
+  }
+}
+
 function zoneFormat(name: string): Intl.DateTimeFormat {
   let f = zoneFormats.get(name);
   if (f) return f;
-  if (name === 'Local') {
-    throw new CelUnsupportedError('the time zone Local (the apiserver host’s own) is not known client-side');
-  }
   if (name.includes('..') || name.startsWith('/') || name.startsWith('\\')) {
     throw new CelEvalError('time: invalid location name');
   }
@@ -194,7 +213,8 @@ function zoneFormat(name: string): Intl.DateTimeFormat {
 }
 
 /** Seconds east of UTC of the zone `name` at the instant, as Go's `time.LoadLocation` + `t.In`. */
-function zoneOffset(nanos: bigint, name: string): number {
+function zoneOffset(nanos: bigint, zone: string): number {
+  const name = zone === 'Local' ? localZoneName() : zone;
   if (name === '' || name === 'UTC') return 0;
   const part = zoneFormat(name)
     .formatToParts(new Date(Number(floorDiv(nanos, 1_000_000n))))

@@ -38,7 +38,7 @@ export interface CallEstimate {
 }
 
 /** Looks a schema path's size up (the apiserver's size estimator). */
-export type PathSizer = (path: readonly string[] | undefined) => Range | undefined;
+type PathSizer = (path: readonly string[] | undefined) => Range | undefined;
 
 /** A call to estimate: the function (namespaced ones as `sets.contains`), its target and arguments. */
 export interface LibraryCall {
