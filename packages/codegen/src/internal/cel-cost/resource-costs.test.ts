@@ -1,11 +1,12 @@
 // Both directions report a rule kube-apiserver would reject for its estimated cost: TypeScript
 // at the rule's marker, a CRD file at the schema node (the wording is the apiserver's, checked
 // against it in cel-cost.integration.test.ts).
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { testOutputDir } from '../../../test/helpers.ts';
+import { runCli } from '../../cli-main.ts';
 import { CodegenError } from '../../codegen-error.ts';
 import { readCrds } from '../../crd-reader.ts';
 import { readTypeScript } from '../../ts-reader.ts';
@@ -147,5 +148,27 @@ export type Port = number;
     );
     expect(issue.location?.file).toBe('thing.yaml');
     expect(issue.location?.line).toBeGreaterThan(1);
+  });
+
+  it('the CLI reports it with file and line, writes no CRD and exits 1', () => {
+    tsIssues(
+      'cli',
+      `export interface Spec {
+  /** @validation rule="self.all(x, self.exists(y, x == y))" */
+  names: string[];
+}
+`,
+    );
+    let err = '';
+    const code = runCli(['crd', 'cli.ts', '--out', 'cli-out'], {
+      out: () => {},
+      err: (l) => (err += l),
+      cwd: dir,
+    });
+    expect(code).toBe(1);
+    expect(err).toContain(
+      'cli.ts:12:7: kube-apiserver would reject CustomResourceDefinition things.example.dev: spec.validation.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget',
+    );
+    expect(existsSync(path.join(dir, 'cli-out', 'example.dev_things.yaml'))).toBe(false);
   });
 });
