@@ -107,4 +107,40 @@ describe('CEL cost estimation against kube-apiserver', () => {
     expect(rejected).toBeGreaterThan(10);
     expect(cases.length - rejected).toBeGreaterThan(10);
   });
+
+  it('checks each version apart when the versions have different schemas, as the apiserver does', async () => {
+    const costly = {
+      type: 'array',
+      items: { type: 'integer' },
+      'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x == y))' }],
+    };
+    const schemas = [
+      root({ type: 'object', properties: { xs: { type: 'array', items: { type: 'integer' } } } }),
+      root({ type: 'object', properties: { xs: costly } }),
+    ];
+    const two: CRDObject = {
+      ...crd(999, {}),
+      spec: {
+        ...crd(999, {}).spec,
+        versions: schemas.map((schema, i) => ({
+          name: `v${i + 1}`,
+          served: true,
+          storage: i === 0,
+          schema: { openAPIV3Schema: schema as never },
+        })),
+      },
+    };
+    let server: string[] = [];
+    try {
+      await kube.api.create(builtins.CustomResourceDefinition, two as never, { dryRun: 'All' });
+    } catch (e) {
+      server = ((e as ApiError).causes ?? []).map((c) => `${c.field}: ${c.message}`).sort();
+    }
+    const ours = schemas
+      .flatMap((schema, i) => checkRuleCosts(schema, { base: `spec.versions[${i}].schema.openAPIV3Schema` }))
+      .map((i) => `${i.field}: Forbidden: ${i.message}`)
+      .sort();
+    expect(server.length).toBeGreaterThan(0);
+    expect(ours).toEqual(server);
+  });
 });
