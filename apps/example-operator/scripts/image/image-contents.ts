@@ -2,11 +2,12 @@
  * What the operator's image must not hold, checked on its mounted root filesystem: no TypeScript
  * compiler anywhere, none of the operator's devDependencies (one that a production dependency
  * needs in its own right, e.g. `yaml` for `@kubeloom/krt`, is allowed below node_modules/.pnpm,
- * and reported), and no test, benchmark or script file of ours. Test files that third-party
- * packages publish are counted, not failed: they are those packages' contents.
+ * and reported), no test, benchmark or script file of ours, and nothing below /app that the
+ * operator's user could change (every file root's, none writable by others). Test files that
+ * third-party packages publish are counted, not failed: they are those packages' contents.
  */
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The findings; `problems` empty means the image passed. */
@@ -67,6 +68,15 @@ export function checkImageContents(root: string, devDependencies: readonly strin
   for (const entry of OURS_NOT_SHIPPED)
     if (existsSync(path.join(app, entry))) problems.push(`/app/${entry} (not part of the program)`);
   if (!existsSync(path.join(app, 'dist/main.js'))) problems.push('/app/dist/main.js missing');
+  const dirs = new Set(files.map((f) => path.dirname(f)).filter((d) => d.startsWith(app)));
+  const writable = [...dirs, ...files].filter((f) => {
+    const st = lstatSync(f);
+    return st.uid !== 0 || (!st.isSymbolicLink() && (st.mode & 0o002) !== 0);
+  });
+  if (writable.length > 0)
+    problems.push(
+      `${writable.length} paths below /app not root's or writable by others, e.g. /${path.relative(root, writable[0] ?? '')}`,
+    );
   return { problems, transitive, thirdPartyTestFiles, appFiles: files.length };
 }
 
