@@ -2,18 +2,23 @@
  * buildah and podman for `image:check`, both on one private container storage inside the run's
  * temporary directory (never the machine's `/var/lib/containers`): everything the check makes —
  * the stand-in base, the build's layers, the operator image, containers — lives there, and
- * {@link ContainerEngine.dispose} removes it all. Builds use chroot isolation (no runtime needed,
+ * {@link ContainerEngine.dispose} removes it all (and podman's lock file in /dev/shm, unless it
+ * was there before). Builds use chroot isolation (no runtime needed,
  * the host's network); containers run with runc and cgroupfs.
  */
 
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type RunOptions, type RunResult, run } from './commands.ts';
+
+const PODMAN_LOCK = '/dev/shm/libpod_lock';
 
 /** buildah and podman on one private storage. */
 export class ContainerEngine {
   readonly #storage: string[];
   readonly #dir: string;
+  /** podman's lock file in shared memory, removed at the end when podman created it for this run. */
+  readonly #lockFileWasThere = existsSync(PODMAN_LOCK);
 
   /** @param dir an empty directory this engine owns (removed by {@link ContainerEngine.dispose}) */
   constructor(dir: string, driver: 'overlay' | 'vfs') {
@@ -92,5 +97,6 @@ export class ContainerEngine {
       .sort((a, b) => b.length - a.length);
     for (const m of mounts) await run('umount', ['-l', m], quiet).catch(() => undefined);
     rmSync(this.#dir, { recursive: true, force: true });
+    if (!this.#lockFileWasThere) rmSync(PODMAN_LOCK, { force: true });
   }
 }
