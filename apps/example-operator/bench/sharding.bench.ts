@@ -105,14 +105,23 @@ async function run(replicas: number): Promise<RunResult> {
     await Promise.all(names.map((n) => cluster.start(n)));
     const started = process.hrtime.bigint();
     await cluster.createPolicies(POLICIES);
-    await waitFor(
-      `${POLICIES} policies over ${replicas} replicas to converge`,
-      () => cluster.converged(names),
-      {
+    // A replica that exits (e.g. its Lease lost) ends the run at once, with its last words.
+    const died = names.map((n) => {
+      const p = cluster.replicas.get(n)!;
+      return p.exited.then((e) => {
+        const last = p.logs.filter((r) => r.level !== 'debug').slice(-8);
+        throw new Error(
+          `replica ${n} exited (${JSON.stringify(e)}) before convergence:\n${last.map((r) => JSON.stringify(r).slice(0, 400)).join('\n')}`,
+        );
+      });
+    });
+    await Promise.race([
+      waitFor(`${POLICIES} policies over ${replicas} replicas to converge`, () => cluster.converged(names), {
         timeoutMs: 60 * 60_000,
         intervalMs: 2000,
-      },
-    );
+      }),
+      ...died,
+    ]);
     const convergeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const perReplica: ReplicaFigures[] = [];
     for (const n of names) {

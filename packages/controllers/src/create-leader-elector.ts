@@ -210,9 +210,11 @@ class Elector implements LeaderElector {
       if (wait > 0) await sleep(clock, wait, loopSignal);
       if (loopSignal.aborted) break;
       lastStart = clock.now();
-      // Each attempt gets one retry period: a request hung on a dead connection must not hold
-      // back the retries that could still renew within the deadline.
-      const request = timeoutSignal(clock, retry, loopSignal);
+      // Each attempt gets half the time left before the renew deadline, and at least one retry
+      // period: a request hung on a dead connection must not hold back the retries that could
+      // still renew within the deadline, while a slow but answering apiserver (a saturated one
+      // answers a read and a write in more than a retry period) still gets to renew.
+      const request = timeoutSignal(clock, attemptTimeoutMs(this.#validUntil - lastStart, retry), loopSignal);
       let attempt: Attempt;
       try {
         attempt = await this.#tryAcquireOrRenew(request.signal, true);
@@ -226,7 +228,9 @@ class Elector implements LeaderElector {
       } else if (attempt.outcome === 'lost') {
         lose(attempt.reason);
       } else if (request.signal.aborted) {
-        this.#logger.warn(`renewing the Lease timed out after ${retry} ms; retrying`);
+        this.#logger.warn(
+          `renewing the Lease timed out after ${Math.round(clock.now() - lastStart)} ms; retrying`,
+        );
       }
     }
     if (deadline !== undefined) clock.clearTimeout(deadline);
@@ -476,4 +480,9 @@ function withSpec(
 function timeText(value: string | Date | null | undefined): string | undefined {
   if (value instanceof Date) return microTime(value);
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The time one renewal attempt gets: half of what is left before the renew deadline, at least one retry period. */
+function attemptTimeoutMs(leftMs: number, retryPeriodMs: number): number {
+  return Math.max(retryPeriodMs, leftMs / 2);
 }

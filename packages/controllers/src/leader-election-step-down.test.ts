@@ -90,9 +90,10 @@ describe('createLeaderElector: after stepping down', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     expect(a.isLeader()).toBe(true);
 
-    // Reads come back in 1.5 s, so each renewal's write is sent and lands; its response would
-    // come 1.5 s later, past the attempt's timeout of one retry period.
-    linkA.slowMs = 1_500;
+    // Reads come back in 3 s, so each renewal's write is sent and lands; its response would come
+    // 3 s later, past the attempt's timeout (half the time left before the renew deadline: at
+    // most 5 s, less on every later attempt).
+    linkA.slowMs = 3_000;
     linkA.link = 'slow';
     const slowFrom = now();
     const stopped = await advanceUntil('a to step down', () => stoppedAt, 20_000);

@@ -247,7 +247,7 @@ describe('createLeaderElector: one elector', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('gives each renewal one retry period, so a hung request does not cost the leadership', async () => {
+  it('gives each renewal half the time left (at least a retry period), so a hung request does not cost the leadership', async () => {
     const logger = recordingLogger();
     const started = deferred<AbortSignal>();
     const e = createLeaderElector(
@@ -269,14 +269,33 @@ describe('createLeaderElector: one elector', () => {
     heal();
     await vi.advanceTimersByTimeAsync(27_000);
     unobserve();
-    // The hung read is abandoned at 4 s and retried at once; later renewals keep the period.
-    expect(reads.slice(0, 4)).toEqual([2000, 4000, 6000, 8000]);
+    // The read sent at 2 s, 8 s before the deadline, gets 4 s: abandoned at 6 s and retried at
+    // once, which renews; later renewals keep the period.
+    expect(reads.slice(0, 4)).toEqual([2000, 6000, 8000, 10_000]);
     expect(signal.aborted).toBe(false);
     expect(e.isLeader()).toBe(true);
     expect(logger.records.map((r) => r.message)).toContain(
-      'renewing the Lease timed out after 2000 ms; retrying',
+      'renewing the Lease timed out after 4000 ms; retrying',
     );
     expect((await readLease()).spec?.holderIdentity).toBe('a');
+    ac.abort();
+    await run;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('keeps leading through an apiserver that answers every read slower than a retry period', async () => {
+    const started = deferred<AbortSignal>();
+    const e = createLeaderElector(base({ identity: 'a', onStartedLeading: (s) => started.resolve(s) }));
+    const ac = new AbortController();
+    const run = e.run(ac.signal);
+    const signal = await started.promise;
+    // A saturated apiserver: every read takes 2.5 s (a read and a write: more than the 2 s retry
+    // period). An attempt cut at one retry period would never renew, and leadership would end at 10 s.
+    const heal = api.cluster.delay(2500, { verbs: ['get'] });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(signal.aborted).toBe(false);
+    expect(e.isLeader()).toBe(true);
+    heal();
     ac.abort();
     await run;
     expect(vi.getTimerCount()).toBe(0);
