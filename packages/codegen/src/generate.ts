@@ -3,7 +3,9 @@ import path from 'node:path';
 import { CodegenError, type CodegenIssue } from './codegen-error.ts';
 import { type ReadCrdsOptions, readCrds } from './crd-reader.ts';
 import { crdsToYaml, resourceToCrd, type SchemaJsonOptions } from './crd-writer.ts';
+import { ruleCostIssues } from './internal/cel-cost/resource-costs.ts';
 import { compareVersions } from './internal/compare-versions.ts';
+import { ruleLocation } from './internal/read-context.ts';
 import { duplicateModuleIssue, versionIndexFiles } from './internal/version-index.ts';
 import type { ApiModel, ResourceModel, VersionModel } from './ir.ts';
 import { PartialGenerationError } from './partial-generation-error.ts';
@@ -52,23 +54,40 @@ export interface GenerateCrdsResult {
   readonly files: GeneratedFile[];
 }
 
-/** TypeScript files with markers → CRD YAML files (+ a ClusterRole from `@rbac` markers). */
+/**
+ * TypeScript files with markers → CRD YAML files (+ a ClusterRole from `@rbac` markers).
+ *
+ * @throws {@link CodegenError} for problems in the sources (nothing is generated).
+ * @throws {@link PartialGenerationError} when resources have CEL rules kube-apiserver would
+ *   reject for their estimated cost: each such rule is an issue at its marker, those CRDs are not
+ *   generated, and `result` carries the other CRDs and the role.
+ */
 export function generateCrds(
   files: readonly string[],
   options: GenerateCrdsOptions = {},
 ): GenerateCrdsResult {
   const model = readTypeScript(files, options);
-  const out: GeneratedFile[] = model.resources.map((r) => ({
-    path: `${r.group}_${r.plural}.yaml`,
-    content: crdsToYaml([resourceToCrd(r, options)]),
-  }));
+  const issues: CodegenIssue[] = [];
+  const failed: string[] = [];
+  const out: GeneratedFile[] = [];
+  for (const r of model.resources) {
+    const costs = ruleCostIssues(r, ruleLocation);
+    if (costs.length > 0) {
+      issues.push(...costs);
+      failed.push(`${r.plural}.${r.group}`);
+      continue;
+    }
+    out.push({ path: `${r.group}_${r.plural}.yaml`, content: crdsToYaml([resourceToCrd(r, options)]) });
+  }
   if (model.permissions.length > 0) {
     out.push({
       path: 'role.yaml',
       content: clusterRoleToYaml(permissionsToClusterRole(model.permissions, options.roleName)),
     });
   }
-  return { model, files: out.sort((a, b) => (a.path < b.path ? -1 : 1)) };
+  const result = { model, files: out.sort((a, b) => (a.path < b.path ? -1 : 1)) };
+  if (issues.length > 0) throw new PartialGenerationError(issues, result, failed.sort());
+  return result;
 }
 
 /** Options for {@link generateTypes}. */

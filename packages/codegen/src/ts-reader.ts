@@ -1,7 +1,6 @@
 import path from 'node:path';
 import ts from 'typescript';
 import { CodegenError, type CodegenIssue } from './codegen-error.ts';
-import { ruleCostIssues } from './internal/cel-cost/resource-costs.ts';
 import { IGNORED_TAGS, MARKERS_BY_NAME } from './internal/marker-lookup.ts';
 import { ReadContext } from './internal/read-context.ts';
 import type { ApiModel, PolicyRuleModel } from './ir.ts';
@@ -100,13 +99,7 @@ export function readTypeScript(files: readonly string[], options: ReadTypeScript
     }
   }
   const resources = mergeResources(found, ctx.issues);
-  if (ctx.issues.length === 0) {
-    for (const r of resources) ctx.issues.push(...checkResource(r));
-    // rules kube-apiserver would reject for their estimated cost, at their markers
-    if (ctx.issues.length === 0) {
-      for (const r of resources) ctx.issues.push(...ruleCostIssues(r, (rule) => ctx.ruleLocations.get(rule)));
-    }
-  }
+  if (ctx.issues.length === 0) for (const r of resources) ctx.issues.push(...checkResource(r));
   if (ctx.issues.length > 0) throw new CodegenError(dedupe(ctx.issues));
   return { resources, permissions };
 }

@@ -20,6 +20,13 @@ export interface Doc {
   readonly file: string;
 }
 
+const RULE_LOCATIONS = new WeakMap<CelRule, SourceLocation>();
+
+/** Where a CEL rule read from TypeScript was written (its marker), for issues found after reading. */
+export function ruleLocation(rule: CelRule): SourceLocation | undefined {
+  return RULE_LOCATIONS.get(rule);
+}
+
 /**
  * The state one read of TypeScript sources shares: the type checker, the issues found so far,
  * the schema nodes waiting for a marker, the declarations being mapped (to catch recursion), and
@@ -30,8 +37,6 @@ export class ReadContext {
   readonly issues: CodegenIssue[] = [];
   /** Schema nodes waiting for a marker their type needs. */
   readonly pending = new WeakMap<SchemaNode, Pending>();
-  /** Where each CEL rule's marker is (for issues about the rule found after reading). */
-  readonly ruleLocations = new WeakMap<CelRule, SourceLocation>();
   /** The declarations being mapped, outermost first. */
   readonly stack: ts.Declaration[] = [];
   /** The program's type checker. */
@@ -151,7 +156,7 @@ export class ReadContext {
 
   /** `rule`, after reporting a CEL expression that does not parse. */
   celRule(doc: Doc, tag: DocTag, rule: CelRule): CelRule {
-    this.ruleLocations.set(rule, this.tagLoc(doc, tag));
+    RULE_LOCATIONS.set(rule, this.tagLoc(doc, tag));
     try {
       parseCel(rule.rule);
     } catch (e) {

@@ -9,22 +9,26 @@ import { testOutputDir } from '../../../test/helpers.ts';
 import { runCli } from '../../cli-main.ts';
 import { CodegenError } from '../../codegen-error.ts';
 import { readCrds } from '../../crd-reader.ts';
-import { readTypeScript } from '../../ts-reader.ts';
+import { generateCrds } from '../../generate.ts';
+import { PartialGenerationError } from '../../partial-generation-error.ts';
 
 const dir = testOutputDir('resource-costs');
 
-function tsIssues(name: string, spec: string): CodegenError | undefined {
+function tsIssues(
+  name: string,
+  spec: string,
+): PartialGenerationError<ReturnType<typeof generateCrds>> | undefined {
   const file = path.join(dir, `${name}.ts`);
   writeFileSync(
     file,
     `/**\n * @group example.dev\n * @version v1\n */\nexport interface Thing {\n  apiVersion?: string;\n  kind?: string;\n  metadata?: object;\n  spec: Spec;\n}\n${spec}`,
   );
   try {
-    readTypeScript([file], { baseDir: dir });
+    generateCrds([file], { baseDir: dir });
     return undefined;
   } catch (e) {
-    expect(e).toBeInstanceOf(CodegenError);
-    return e as CodegenError;
+    expect(e).toBeInstanceOf(PartialGenerationError);
+    return e as PartialGenerationError<ReturnType<typeof generateCrds>>;
   }
 }
 
@@ -63,6 +67,8 @@ export type Port = number;
       ],
     ]);
     expect(e?.issues[0]?.location?.file).toBe('unbounded.ts');
+    expect(e?.failedInputs).toEqual(['things.example.dev']);
+    expect(e?.result.files).toEqual([]);
   });
 
   it('TypeScript: maxItems brings the same rule under the limit', () => {
@@ -150,11 +156,22 @@ export type Port = number;
     expect(issue.location?.line).toBeGreaterThan(1);
   });
 
-  it('the CLI reports it with file and line, writes no CRD and exits 1', () => {
+  it('the CLI reports it with file and line, writes the other CRDs but not this one, and exits 1', () => {
     tsIssues(
       'cli',
       `export interface Spec {
   /** @validation rule="self.all(x, self.exists(y, x == y))" */
+  names: string[];
+}
+/**
+ * @group example.dev
+ * @version v1
+ */
+export interface Other {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: object;
+  /** @validation rule="self.size() < 10" */
   names: string[];
 }
 `,
@@ -170,5 +187,7 @@ export type Port = number;
       'cli.ts:12:7: kube-apiserver would reject CustomResourceDefinition things.example.dev: spec.validation.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget',
     );
     expect(existsSync(path.join(dir, 'cli-out', 'example.dev_things.yaml'))).toBe(false);
+    expect(existsSync(path.join(dir, 'cli-out', 'example.dev_others.yaml'))).toBe(true);
+    expect(err).toContain('things.example.dev not generated; the other files were written');
   });
 });
