@@ -122,6 +122,11 @@ function sectionLeaves(value: unknown, path: string[], here: Shape): Leaves {
   return leaves;
 }
 
+/** Drops the leaves kept for a frozen value (a part of a replaced version). */
+export function forgetLeaves(value: unknown): void {
+  if (typeof value === 'object' && value !== null) cache.delete(value);
+}
+
 /**
  * The tracked sections of an object in `scope`, by {@link sectionIdOf} id: maps are walked
  * (unless `shape` says they are atomic), lists merge by key or as sets where `shape` says so and

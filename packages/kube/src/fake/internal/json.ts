@@ -76,7 +76,8 @@ function jsonTree(value: unknown, depth: number): unknown {
     case 'boolean':
       return value;
     case 'number':
-      return Number.isFinite(value) ? value : null;
+      // JSON has no -0, NaN or Infinity.
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
     case 'object':
       break;
     default:

@@ -1,4 +1,11 @@
-import { type FieldPath, type FieldScope, hasLeaf, leafPaths, sectionsOf } from './field-leaves.ts';
+import {
+  type FieldPath,
+  type FieldScope,
+  forgetLeaves,
+  hasLeaf,
+  leafPaths,
+  sectionsOf,
+} from './field-leaves.ts';
 import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
 import { keyOfItem, type Shape, sameKey } from './list-keys.ts';
 
@@ -126,6 +133,12 @@ export function readManagedFields(obj: JsonObject): ManagedEntry[] {
   return entries;
 }
 
+/** Drops what was kept of a stored version's `managedFields` entries once it is replaced (history only). */
+export function forgetManagedFields(obj: JsonObject): void {
+  const meta = obj.metadata;
+  if (isObject(meta) && Array.isArray(meta.managedFields)) entriesCache.delete(meta.managedFields);
+}
+
 /**
  * What a non-apply write asks for with its own `metadata.managedFields`, as the apiserver reads
  * it: `undefined` when absent or equal to the stored list (keep tracking as usual); `'reset'`
@@ -202,6 +215,9 @@ export function trackUpdate(
   const oldSections = before ? sectionsOf(before, { scope: 'all', shape }) : undefined;
   const newSections = sectionsOf(after, { scope: 'all', shape });
   const changed = new Map<string, FieldPath>();
+  // The leaves of replaced parts are not needed again (the old version is history).
+  if (oldSections !== undefined)
+    for (const [id, o] of oldSections) if (newSections.get(id)?.value !== o.value) forgetLeaves(o.value);
   for (const [id, s] of newSections) {
     const o = oldSections?.get(id);
     if (o !== undefined && o.value === s.value) continue;

@@ -14,10 +14,11 @@ import {
   validateCreate,
 } from './admission.ts';
 import { applyConflictStatus } from './apply-conflict.ts';
-import { clone, deepEqual, isObject, type JsonObject, toJson } from './json.ts';
+import { deepEqual, isObject, type JsonObject, toJson } from './json.ts';
 import { type Shape, schemaShape, tableShape } from './list-keys.ts';
 import {
   type FieldScope,
+  forgetManagedFields,
   type ManagedEntry,
   readManagedFields,
   requestedManagedFields,
@@ -306,12 +307,15 @@ export class WritePipeline {
     if (subresource === 'status') {
       // Only the top level and metadata change here: the rest stays shared with the frozen stored object.
       next = { ...existing, metadata: { ...old } };
-      if (incoming.status !== undefined) next.status = clone(incoming.status);
+      // `incoming` is the request's own copy (toJson, or a patch of a copy): stored as it is.
+      if (incoming.status !== undefined) next.status = incoming.status;
       else delete next.status;
     } else {
-      next = clone(incoming);
+      // Only the top level and metadata change below; deeper parts are the request's own copy
+      // (toJson, or a patch of a copy), stored as they are.
+      next = { ...incoming, metadata: { ...meta(incoming) } };
       if (hasStatus) {
-        if (existing.status !== undefined) next.status = clone(existing.status);
+        if (existing.status !== undefined) next.status = existing.status;
         else delete next.status;
       }
       const m = meta(next);
@@ -325,7 +329,7 @@ export class WritePipeline {
         'generation',
         'managedFields',
       ]) {
-        if (old[k] !== undefined) m[k] = clone(old[k]);
+        if (old[k] !== undefined) m[k] = old[k];
         else delete m[k];
       }
       delete m.selfLink;
@@ -392,7 +396,10 @@ export class WritePipeline {
       return outputOf(served, next);
     }
     if (ctx.dryRun) return outputOf(served, next);
-    return outputOf(served, this.#history.commit(served, { type: 'MODIFIED', key, next, prev: existing }));
+    const stored = this.#history.commit(served, { type: 'MODIFIED', key, next, prev: existing });
+    // The replaced version is history now: no write starts from it again.
+    forgetManagedFields(existing);
+    return outputOf(served, stored);
   }
 
   /** Server-side apply: creates the object or merges the configuration into it, owning its fields for the manager. */
@@ -449,7 +456,8 @@ export class WritePipeline {
       ) {
         return outputOf(served, existing);
       }
-      const next = clone(existing);
+      // Only the top level and metadata change: the rest stays shared with the frozen stored object.
+      const next: JsonObject = { ...existing, metadata: { ...old } };
       const m = meta(next);
       m.finalizers = finalizers;
       if (!m.deletionTimestamp) {
