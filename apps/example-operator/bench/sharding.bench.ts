@@ -20,7 +20,7 @@
  *
  * EGRESS_SHARD_BENCH_POLICIES (default 3000), EGRESS_SHARD_BENCH_RUNS (fresh runs per cell,
  * default 5), EGRESS_SHARD_BENCH_REPLICAS (default `1,2,3`), EGRESS_SHARD_BENCH_CONCURRENCY
- * (`--concurrency` of each replica, default 32: a pool write carries at most that many
+ * (`--concurrency` of each replica, default 16: a pool write carries at most that many
  * allocations); KUBELOOM_BENCH_SMOKE=1 runs 30 policies once per cell.
  */
 
@@ -30,7 +30,7 @@ import { startShardCluster } from '../test/shard-cluster.ts';
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const POLICIES = smoke ? 30 : Number(process.env.EGRESS_SHARD_BENCH_POLICIES ?? 3000);
 const RUNS = smoke ? 1 : Number(process.env.EGRESS_SHARD_BENCH_RUNS ?? 5);
-const CONCURRENCY = Number(process.env.EGRESS_SHARD_BENCH_CONCURRENCY ?? 32);
+const CONCURRENCY = Number(process.env.EGRESS_SHARD_BENCH_CONCURRENCY ?? 16);
 const CELLS = (process.env.EGRESS_SHARD_BENCH_REPLICAS ?? '1,2,3').split(',').map((v) => Number(v.trim()));
 for (const c of CELLS)
   if (!Number.isInteger(c) || c < 1 || c > 8)
@@ -109,7 +109,9 @@ async function run(replicas: number): Promise<RunResult> {
     const died = names.map((n) => {
       const p = cluster.replicas.get(n)!;
       return p.exited.then((e) => {
-        const last = p.logs.filter((r) => r.level !== 'debug').slice(-8);
+        const last = p.logs
+          .filter((r) => r.level !== 'debug' && !String(r.msg).includes('while the queue was stopping'))
+          .slice(-12);
         throw new Error(
           `replica ${n} exited (${JSON.stringify(e)}) before convergence:\n${last.map((r) => JSON.stringify(r).slice(0, 400)).join('\n')}`,
         );
