@@ -3,7 +3,9 @@ import { createFakeKubeClient, FakeCluster, type FakeKubeClient } from '@kubeloo
 import { describe, expect, it } from 'vitest';
 import { type ReconcileRecord, type RingEnv, shardScenario } from '../test/shard-harness.ts';
 
-const TIMINGS = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 400 };
+// Short enough for a fast test, long enough that a replica starved of CPU for a second (a loaded
+// CI machine) still renews: a lost Lease would move objects the scenario does not expect to move.
+const TIMINGS = { leaseDurationMs: 6000, renewDeadlineMs: 4500, retryPeriodMs: 1000 };
 
 describe('sharding on the fake cluster', () => {
   it('spreads, moves ≈ 1/N on a join, reassigns a dead shard after its Lease expired, never reconciles one object twice at once', async () => {
