@@ -94,12 +94,21 @@ describe('the release workflow', () => {
       cwd: root,
       timeout: 600_000,
     }).then(
-      (r) => ({ code: 0, out: r.stdout + r.stderr }),
+      (r) => ({ code: 0, out: r.stdout + withoutDownloads(r.stderr) }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({
         code: e.code ?? 1,
-        out: `${e.stdout ?? ''}${e.stderr ?? ''}`,
+        out: `${e.stdout ?? ''}${withoutDownloads(e.stderr ?? '')}`,
       }),
     );
     expect(lint).toEqual({ code: 0, out: '' });
   }, 600_000);
 });
+
+/** Go's own progress on a cold module cache (`go: downloading <module> <version>`), not actionlint's findings. */
+function withoutDownloads(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => !/^go: downloading \S+ \S+$/.test(line))
+    .join('\n')
+    .trim();
+}
