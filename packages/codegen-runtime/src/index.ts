@@ -22,6 +22,7 @@ export {
 } from './cel/evaluator.ts';
 export { parseCel } from './cel/parser.ts';
 export { compileRe2, type Re2, Re2SyntaxError } from './cel/re2.ts';
+export { TYPE_IDENTIFIERS } from './cel/values.ts';
 export type { UnevaluatedRule } from './cel-rules.ts';
 export { applyDefaults, prune, pruneNulls } from './defaults.ts';
 export { formatChecker, KUBERNETES_FORMATS } from './formats.ts';

@@ -2,7 +2,7 @@
 // macros expanded into the comprehensions cel-go's parser makes of them, the types cel-go's
 // checker would give each node (enough to choose overloads), and the apiserver's schema-derived
 // size estimator (`sizeEstimator` in apiextensions-apiserver/pkg/apiserver/schema/cel).
-import type { CelExpr } from '@kubeloom/codegen-runtime';
+import { type CelExpr, TYPE_IDENTIFIERS } from '@kubeloom/codegen-runtime';
 import {
   BOOL,
   type CelType,
@@ -52,18 +52,6 @@ interface LocalVar {
 
 const ACCU = '@result';
 const NAMESPACES = new Set(['sets', 'optional', 'strings', 'format', 'ip', 'lists', 'math']);
-const TYPE_NAMES = new Set([
-  'int',
-  'uint',
-  'double',
-  'bool',
-  'string',
-  'bytes',
-  'list',
-  'map',
-  'null_type',
-  'type',
-]);
 const ident = (name: string): CelExpr => ({ kind: 'ident', name });
 const lit = (value: boolean | bigint): CelExpr => ({ kind: 'literal', value });
 const call = (fn: string, ...args: CelExpr[]): CelExpr => ({ kind: 'call', fn, args });
@@ -250,7 +238,7 @@ class Coster {
     if (name === 'self') type = this.selfType;
     else if (name === 'oldSelf')
       type = this.scope.optionalOldSelf ? optionalOf(this.selfType) : this.selfType;
-    else if (TYPE_NAMES.has(name)) type = { k: 'type' };
+    else if (TYPE_IDENTIFIERS.has(name)) type = { k: 'type' };
     return [fixed(COST.selectAndIdent), type];
   }
 
