@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { hashRing, shardLabels } from '@kubeloom/controllers';
+import { createClient } from '@kubeloom/kclient';
 import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
 import { type ControlPlane, findBinary, startControlPlane, waitFor } from '@kubeloom/testing';
 import type { V1Deployment } from '@kubernetes/client-node';
@@ -73,7 +74,9 @@ export interface ShardCluster extends AsyncDisposable {
   /**
    * The placement once every policy and its gateway sit on the shard the ring of `members` gives
    * the policy, none is draining, every policy holds its address, and each member's cache holds
-   * exactly its share; otherwise throws what is missing (for `waitFor`).
+   * exactly its share; otherwise throws what is missing (for `waitFor`). Checked first against the
+   * harness's own watch caches (a poll costs no list of thousands of objects, which on a small
+   * machine would compete with the operators for the apiserver), then confirmed by a live list.
    */
   converged(members: readonly string[]): Promise<Placement>;
   /** What `name` caches, from its `egress_cached_objects` gauge. */
@@ -110,6 +113,14 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
   const deaths = new Map<string, number>();
   const namespace = 'tenants';
   const pools = options.pools ?? 4;
+  // The harness's watch caches of policies and gateways, what `converged` polls (stopped with `admin`).
+  const watched = {
+    policies: createClient<EgressGatewayPolicy>(admin, EgressGatewayPolicyResource, { namespace }),
+    gateways: createClient<V1Deployment>(admin, builtins.Deployment, {
+      namespace,
+      labelSelector: GATEWAY_SELECTOR,
+    }),
+  };
   try {
     kubectl('apply', '-k', DEPLOY);
     kubectl(
@@ -129,6 +140,9 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
           spec: { cidrs: [`10.${p}.0.0/20`] },
         }),
       );
+    // Runs until `admin` is disposed.
+    if (!(await admin.runAndWait(new AbortController().signal)))
+      throw new Error('the harness caches of policies and gateways did not sync');
   } catch (error) {
     await admin[Symbol.asyncDispose]();
     await plane[Symbol.asyncDispose]();
@@ -153,6 +167,13 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
     const gateways = (
       await admin.api.list(builtins.Deployment, { namespace, labelSelector: GATEWAY_SELECTOR })
     ).items as V1Deployment[];
+    return placementOf(policies, gateways);
+  };
+  const cachedPlacement = (): Placement => placementOf(watched.policies.list(), watched.gateways.list());
+  const placementOf = (
+    policies: readonly EgressGatewayPolicy[],
+    gateways: readonly V1Deployment[],
+  ): Placement => {
     const owner = new Map<string, string>();
     const spread = new Map<string, number>();
     for (const p of policies) {
@@ -166,6 +187,48 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       perShard.set(shard, (perShard.get(shard) ?? 0) + 1);
     }
     return { owner, spread, gateways: perShard, policies, deployments: gateways };
+  };
+
+  /** Throws what keeps `p` from being converged on the ring of `members` (see `converged`). */
+  const check = async (p: Placement, members: readonly string[]): Promise<Placement> => {
+    const ring = hashRing(members);
+    const counts = JSON.stringify(Object.fromEntries(p.spread));
+    const byUid = new Map(p.policies.map((x) => [x.metadata?.uid ?? '', x]));
+    for (const pol of p.policies) {
+      const key = `${namespace}/${pol.metadata?.name}`;
+      const labels = pol.metadata?.labels ?? {};
+      if (labels[LABELS.drain] !== undefined)
+        throw new Error(`${key} is draining; policies per shard ${counts}`);
+      if (labels[LABELS.shard] !== ring.shardFor(key))
+        throw new Error(
+          `${key} on ${labels[LABELS.shard] || 'no shard'}, not ${ring.shardFor(key)}; ${counts}`,
+        );
+      if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True')
+        throw new Error(`${key} holds no address yet; policies per shard ${counts}`);
+    }
+    // Without a garbage collector a deleted policy's gateway stays: only live policies' count.
+    let live = 0;
+    for (const d of p.deployments) {
+      const owner = byUid.get(d.metadata?.ownerReferences?.find((r) => r.controller)?.uid ?? '');
+      if (!owner) continue;
+      live++;
+      const shard = owner.metadata?.labels?.[LABELS.shard];
+      const labels = d.metadata?.labels ?? {};
+      if (labels[LABELS.drain] !== undefined || labels[LABELS.shard] !== shard)
+        throw new Error(
+          `gateway ${d.metadata?.name} on ${labels[LABELS.shard] || 'no shard'}, its policy on ${shard}`,
+        );
+    }
+    if (live !== p.policies.length) throw new Error(`${live} gateways for ${p.policies.length} policies`);
+    for (const m of members) {
+      const text = await scrape(m);
+      const own = p.spread.get(m) ?? 0;
+      const policies = gauge(text, 'egressgatewaypolicies');
+      const deployments = gauge(text, 'deployments');
+      if (policies !== own || deployments !== (p.gateways.get(m) ?? 0))
+        throw new Error(`${m} caches ${policies} policies and ${deployments} gateways, owns ${own}`);
+    }
+    return p;
   };
 
   return {
@@ -227,45 +290,8 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
     },
     placement,
     async converged(members) {
-      const p = await placement();
-      const ring = hashRing(members);
-      const counts = JSON.stringify(Object.fromEntries(p.spread));
-      const byUid = new Map(p.policies.map((x) => [x.metadata?.uid ?? '', x]));
-      for (const pol of p.policies) {
-        const key = `${namespace}/${pol.metadata?.name}`;
-        const labels = pol.metadata?.labels ?? {};
-        if (labels[LABELS.drain] !== undefined)
-          throw new Error(`${key} is draining; policies per shard ${counts}`);
-        if (labels[LABELS.shard] !== ring.shardFor(key))
-          throw new Error(
-            `${key} on ${labels[LABELS.shard] || 'no shard'}, not ${ring.shardFor(key)}; ${counts}`,
-          );
-        if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True')
-          throw new Error(`${key} holds no address yet; policies per shard ${counts}`);
-      }
-      // Without a garbage collector a deleted policy's gateway stays: only live policies' count.
-      let live = 0;
-      for (const d of p.deployments) {
-        const owner = byUid.get(d.metadata?.ownerReferences?.find((r) => r.controller)?.uid ?? '');
-        if (!owner) continue;
-        live++;
-        const shard = owner.metadata?.labels?.[LABELS.shard];
-        const labels = d.metadata?.labels ?? {};
-        if (labels[LABELS.drain] !== undefined || labels[LABELS.shard] !== shard)
-          throw new Error(
-            `gateway ${d.metadata?.name} on ${labels[LABELS.shard] || 'no shard'}, its policy on ${shard}`,
-          );
-      }
-      if (live !== p.policies.length) throw new Error(`${live} gateways for ${p.policies.length} policies`);
-      for (const m of members) {
-        const text = await scrape(m);
-        const own = p.spread.get(m) ?? 0;
-        const policies = gauge(text, 'egressgatewaypolicies');
-        const deployments = gauge(text, 'deployments');
-        if (policies !== own || deployments !== (p.gateways.get(m) ?? 0))
-          throw new Error(`${m} caches ${policies} policies and ${deployments} gateways, owns ${own}`);
-      }
-      return p;
+      await check(cachedPlacement(), members);
+      return check(await placement(), members);
     },
     async cached(name) {
       const text = await scrape(name);
