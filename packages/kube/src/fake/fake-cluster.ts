@@ -25,7 +25,7 @@ import type {
 import { invalidSubject } from './internal/admission.ts';
 import { FaultInjection } from './internal/fault-injection.ts';
 import { isFrozenWatch } from './internal/frozen-watches.ts';
-import { type JsonObject, toJson } from './internal/json.ts';
+import { isObject, type JsonObject, toJson, toJsonSharing } from './internal/json.ts';
 import { ObjectHistory } from './internal/object-history.ts';
 import { type RouteTarget, routeRequest } from './internal/request-router.ts';
 import { checkSubresource, requestKey, selectionOf, servedResource } from './internal/request-target.ts';
@@ -308,7 +308,8 @@ export class FakeCluster {
     input: KubeObject,
     opts: WriteOptions & { readonly subresource?: string | undefined } = {},
   ): Promise<KubeObject> {
-    const obj = toJson(input) as JsonObject;
+    // The request's own copy, sharing with the stored object the parts it does not change.
+    const obj = toJsonSharing(input, this.#storedFor(resource, input)) as JsonObject;
     const m = meta(obj);
     const name = str(m.name) ?? '';
     const namespace = str(m.namespace);
@@ -342,6 +343,20 @@ export class FakeCluster {
       { existing, incoming: obj },
       { subresource: opts.subresource, ctx: this.#writes.context(opts) },
     );
+  }
+
+  /**
+   * The stored object `input` names, if any (looked up without the request's checks and errors:
+   * only what a write may share with its copy of `input`).
+   */
+  #storedFor(resource: ResourceDescriptor, input: KubeObject): JsonObject | undefined {
+    const m: unknown = input.metadata;
+    if (!isObject(m) || typeof m.name !== 'string') return undefined;
+    const served = this.#table.lookup(resource.group, resource.version, resource.plural);
+    if (!served) return undefined;
+    const namespace = served.descriptor.namespaced ? str(m.namespace) : undefined;
+    if (served.descriptor.namespaced && namespace === undefined) return undefined;
+    return this.#history.bucket(served.storageKey).get(objectKeyOf(namespace, m.name));
   }
 
   /**

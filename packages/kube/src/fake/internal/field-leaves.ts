@@ -171,7 +171,49 @@ export function leafPaths(
   return out;
 }
 
-/** True when `key` (of `path`) is a leaf of the sections. */
-export function hasLeaf(sections: ReadonlyMap<string, Section>, key: string, path: FieldPath): boolean {
-  return sections.get(sectionIdOf(path))?.leaves.paths.has(key) ?? false;
+/**
+ * The fields of one managed-fields entry under one {@link Section}: their keys and paths, and
+ * the last leaves (of a frozen section) every one of them was found among.
+ */
+export interface FieldGroup {
+  /** The fields, by key. */
+  readonly fields: ReadonlyArray<readonly [string, FieldPath]>;
+  /** Leaves that hold every field of the group (checked once per frozen section value). */
+  verified: Leaves | undefined;
+}
+
+/** Field groups of the entries' `fields` maps, which are never changed once built. */
+const groupCache = new WeakMap<ReadonlyMap<string, FieldPath>, ReadonlyMap<string, FieldGroup>>();
+
+/**
+ * The fields of an entry grouped by {@link Section} id. `fields` must not change afterwards
+ * (entries copy their map before changing it), since the grouping is kept with it.
+ */
+export function fieldGroupsOf(fields: ReadonlyMap<string, FieldPath>): ReadonlyMap<string, FieldGroup> {
+  const hit = groupCache.get(fields);
+  if (hit !== undefined) return hit;
+  const byId = new Map<string, Array<readonly [string, FieldPath]>>();
+  for (const [k, p] of fields) {
+    const id = sectionIdOf(p);
+    const list = byId.get(id);
+    if (list === undefined) byId.set(id, [[k, p]]);
+    else list.push([k, p]);
+  }
+  const groups = new Map<string, FieldGroup>();
+  for (const [id, list] of byId) groups.set(id, { fields: list, verified: undefined });
+  groupCache.set(fields, groups);
+  return groups;
+}
+
+/**
+ * True when every field of `group` is a leaf of `section`, a frozen value whose leaves are
+ * kept: then it stays true for as long as the section keeps that value, and is not checked
+ * again. (An unfrozen value's leaves are walked anew each time and never marked.)
+ */
+export function allLeaves(group: FieldGroup, section: Section): boolean {
+  if (group.verified === section.leaves) return true;
+  for (const [k] of group.fields) if (!section.leaves.paths.has(k)) return false;
+  if (typeof section.value === 'object' && section.value !== null && Object.isFrozen(section.value))
+    group.verified = section.leaves;
+  return true;
 }

@@ -1,8 +1,9 @@
 import {
+  allLeaves,
   type FieldPath,
   type FieldScope,
+  fieldGroupsOf,
   forgetLeaves,
-  hasLeaf,
   leafPaths,
   sectionsOf,
 } from './field-leaves.ts';
@@ -230,13 +231,19 @@ export function trackUpdate(
         changed.set(k, p);
     }
   }
-  // An entry keeps its fields (and its encoded tree) unless the write removed or took one.
+  // An entry keeps its fields (and its encoded tree) unless the write removed or took one. A
+  // section the write kept (the same frozen value) took nothing; a field of it that is one of its
+  // leaves still is.
   const out = entries.map((e): ManagedEntry => {
     let fields: Map<string, FieldPath> | undefined;
-    for (const [k, p] of e.fields) {
-      if (hasLeaf(newSections, k, p) && !changed.has(k)) continue;
-      fields ??= new Map(e.fields);
-      fields.delete(k);
+    for (const [id, group] of fieldGroupsOf(e.fields)) {
+      const s = newSections.get(id);
+      if (s !== undefined && oldSections?.get(id)?.value === s.value && allLeaves(group, s)) continue;
+      for (const [k] of group.fields) {
+        if (s?.leaves.paths.has(k) && !changed.has(k)) continue;
+        fields ??= new Map(e.fields);
+        fields.delete(k);
+      }
     }
     return fields === undefined ? e : { ...e, fields };
   });

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../object.ts';
 import { apiVersionOf } from '../../resource.ts';
-import { clone, isObject, type JsonObject } from './json.ts';
+import { copyJson, isObject, type JsonObject } from './json.ts';
 import type { ServedResource } from './resource-table.ts';
 
 /** An object's metadata, created empty when absent. */
@@ -21,12 +21,21 @@ export function objectKeyOf(namespace: string | undefined, name: string): string
 
 /** A copy for the caller, with the served version's apiVersion and kind. */
 export function outputOf(served: ServedResource, obj: JsonObject): KubeObject {
-  const { apiVersion: _a, kind: _k, ...rest } = clone(obj);
-  return {
-    kind: served.descriptor.kind,
-    apiVersion: apiVersionOf(served.descriptor),
-    ...rest,
-  } as KubeObject;
+  const out: JsonObject = { kind: served.descriptor.kind, apiVersion: apiVersionOf(served.descriptor) };
+  for (const k of Object.keys(obj)) {
+    if (k === 'apiVersion' || k === 'kind') continue;
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (k === '__proto__')
+      Object.defineProperty(out, k, {
+        value: copyJson(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[k] = copyJson(v);
+  }
+  return out as KubeObject;
 }
 
 /**

@@ -124,6 +124,9 @@ export class WritePipeline {
   readonly #strictNamespaces: boolean;
   readonly #defaultManager: string;
   readonly #now: () => Date;
+  /** The last {@link WritePipeline.timestamp} and its second since the epoch. */
+  #stamp = '';
+  #stampSecond = Number.NaN;
 
   /** A pipeline committing to `options.history`. */
   constructor(options: WritePipelineOptions) {
@@ -136,9 +139,13 @@ export class WritePipeline {
 
   /** The current time as the apiserver writes it (seconds precision). */
   timestamp(): string {
-    return this.#now()
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z');
+    const now = this.#now();
+    const second = Math.floor(now.getTime() / 1000);
+    if (second !== this.#stampSecond) {
+      this.#stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+      this.#stampSecond = second;
+    }
+    return this.#stamp;
   }
 
   /** The write context of a request's options. */
@@ -307,12 +314,14 @@ export class WritePipeline {
     if (subresource === 'status') {
       // Only the top level and metadata change here: the rest stays shared with the frozen stored object.
       next = { ...existing, metadata: { ...old } };
-      // `incoming` is the request's own copy (toJson, or a patch of a copy): stored as it is.
+      // `incoming` is the request's own copy (its unchanged parts the stored object's frozen
+      // ones, see toJsonSharing), or a patch of a copy: stored as it is.
       if (incoming.status !== undefined) next.status = incoming.status;
       else delete next.status;
     } else {
       // Only the top level and metadata change below; deeper parts are the request's own copy
-      // (toJson, or a patch of a copy), stored as they are.
+      // (sharing the stored object's frozen parts it does not change), or a patch of a copy,
+      // stored as they are.
       next = { ...incoming, metadata: { ...meta(incoming) } };
       if (hasStatus) {
         if (existing.status !== undefined) next.status = existing.status;
