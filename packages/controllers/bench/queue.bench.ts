@@ -14,11 +14,12 @@
  * idle machine the two agree, while on a shared one the wall clock mostly measures how long the
  * neighbours kept the process off the CPU.
  *
- * Every measurement runs in a fresh Node process (one warm-up run, then one measured run), so the
- * two implementations never share JIT state (a call site made polymorphic by one slows the other).
- * Each cell runs ROUNDS processes per variant, baseline and kubeloom interleaved with the order
- * rotated every round, and reports the median and the range (min–max) of CPU and wall time per
- * key; a ratio's range is over the per-round pairs.
+ * Every measurement runs in a fresh Node process (one warm-up run, then RUNS_PER_PROCESS measured
+ * runs whose median the process reports), so the two implementations never share JIT state (a
+ * call site made polymorphic by one slows the other). Each cell runs ROUNDS processes per variant,
+ * baseline and kubeloom interleaved with the order rotated every round, and reports the median and
+ * the range (min–max) over the processes of CPU and wall time per key; a ratio's range is over the
+ * per-round pairs. The header prints the machine's load average before and after.
  *
  * Two feeds: `live` (batches while the workers drain) and `backlog` (all adds before the workers
  * start, as on a controller's startup; dedupe 10×).
@@ -26,6 +27,7 @@
  * `KUBELOOM_BENCH_SMOKE=1`: 20,000 adds over 2,000 keys, one round.
  */
 import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { setImmediate as tick } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { noopLogger } from '@kubeloom/kube';
@@ -37,6 +39,8 @@ const ADDS = smoke ? 20_000 : 1_000_000;
 const KEYS = smoke ? 2_000 : 100_000;
 const BATCH = 1_000;
 const ROUNDS = smoke ? 1 : 5;
+/** Measured runs in each process (after one warm-up run); the process reports their median. */
+const RUNS_PER_PROCESS = 5;
 /** The target: the worst cell's median CPU time per key, as a multiple of the baseline's. */
 const TARGET = 1.3;
 
@@ -200,7 +204,7 @@ function cpuNsPerKey(r: Result): number {
   return (r.cpuMs * 1e6) / r.processed;
 }
 
-/** The median of `xs` (ROUNDS is odd). */
+/** The median of `xs` (ROUNDS and RUNS_PER_PROCESS are odd). */
 function median(xs: readonly number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[(sorted.length - 1) >> 1]!;
@@ -217,11 +221,26 @@ function ratioRange(ofMedians: number, perRound: readonly number[]): string {
   return `${ratio(ofMedians)} (${ratio(Math.min(...perRound))}–${ratio(Math.max(...perRound))})`;
 }
 
-/** Child mode: one warm-up run, then one measured run, as JSON on stdout. */
+/**
+ * Child mode: one warm-up run, then {@link RUNS_PER_PROCESS} measured runs; writes the median CPU
+ * and the median wall time of the measured runs as JSON on stdout. One timed region is a few
+ * hundred milliseconds, so on a shared machine a single one is at the mercy of a neighbour's burst
+ * or a badly placed major GC; the median of several in one process is not, and the fresh processes
+ * still keep the two implementations' JIT states apart.
+ */
 async function child(cell: Cell): Promise<void> {
   const keys = keySequence();
   await runOnce(cell, keys);
-  process.stdout.write(JSON.stringify(await runOnce(cell, keys)));
+  const runs: Result[] = [];
+  for (let i = 0; i < RUNS_PER_PROCESS; i++) runs.push(await runOnce(cell, keys));
+  const processed = runs[0]!.processed;
+  if (runs.some((r) => r.processed !== processed)) throw new Error('runs processed different key counts');
+  const result: Result = {
+    ms: median(runs.map((r) => r.ms)),
+    cpuMs: median(runs.map((r) => r.cpuMs)),
+    processed,
+  };
+  process.stdout.write(JSON.stringify(result));
 }
 
 async function measure(cell: Cell): Promise<Result> {
@@ -245,6 +264,7 @@ async function measure(cell: Cell): Promise<Result> {
 }
 
 async function main(): Promise<void> {
+  const loadBefore = loadavg();
   const rows: string[] = [];
   let worst = 0;
   let worstWall = 0;
@@ -302,7 +322,9 @@ async function main(): Promise<void> {
   console.log(
     `Queue throughput: ${ADDS.toLocaleString('en-US')} adds over ${KEYS.toLocaleString('en-US')} keys, ` +
       `batches of ${BATCH}, ${ROUNDS} fresh process(es) per variant and cell (variant order rotated), ` +
-      `median (min–max), Node ${process.version}\n`,
+      `each the median of ${smoke ? 1 : RUNS_PER_PROCESS} measured run(s); median (min–max) over the processes, ` +
+      `Node ${process.version}, ${cpus().length} cores, load average (1 min) ${loadBefore[0]!.toFixed(1)} ` +
+      `before and ${loadavg()[0]!.toFixed(1)} after\n`,
   );
   console.log(
     '| adds | reconciler | workers | queue | dedupe (adds/processed) | CPU ns per key | CPU vs baseline | wall ns per key | wall vs baseline |',
