@@ -56,6 +56,7 @@ const processes: OperatorProcess[] = [];
 function kubectl(...args: string[]): string {
   const r = spawnSync(findBinary('kubectl'), ['--kubeconfig', plane.kubeconfigPath, ...args], {
     encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20, // the apiserver's /metrics is several MiB
   });
   if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
@@ -222,6 +223,29 @@ describe('the egress operator on a cluster that runs workloads', () => {
     await waitForCondition(cluster, 'search', { type: 'Ready', status: 'True' });
   });
 
+  it('renews its Lease at the leader-election priority level (deploy/flowschema.yaml)', async () => {
+    // The replicas of the test above hold and renew the Lease as the manifests' ServiceAccount.
+    const dispatched = await waitFor(
+      'Lease requests dispatched under the operator’s FlowSchema',
+      () => {
+        const n = dispatchedRequests(kubectl('get', '--raw', '/metrics'), 'kubeloom-egress-operator-leases');
+        return n.get('leader-election') ? n : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(dispatched.get('leader-election')).toBeGreaterThan(0);
+    // The priority level it names exists (a dangling schema's requests would fall to the catch-all).
+    expect(
+      kubectl(
+        'get',
+        'flowschema',
+        'kubeloom-egress-operator-leases',
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Dangling")].status}',
+      ),
+    ).toBe('False');
+  });
+
   it('serves metrics over HTTPS to authenticated, authorized scrapers only', async () => {
     const port = await (await leader()).port('serving metrics');
     expect((await scrape(port)).status).toBe(401);
@@ -334,3 +358,15 @@ describe('the egress operator on a cluster that runs workloads', () => {
     expect(holder === undefined || holder === '' || !holder.startsWith(`${l.name}_`)).toBe(true);
   });
 });
+
+/** `apiserver_flowcontrol_dispatched_requests_total` of one FlowSchema, summed per priority level. */
+function dispatchedRequests(metrics: string, flowSchema: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith('apiserver_flowcontrol_dispatched_requests_total{')) continue;
+    if (!line.includes(`flow_schema="${flowSchema}"`)) continue;
+    const level = /priority_level="([^"]*)"/.exec(line)?.[1] ?? '';
+    out.set(level, (out.get(level) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return out;
+}
