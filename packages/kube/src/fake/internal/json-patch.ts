@@ -1,4 +1,4 @@
-import { clone, deepEqual, isObject } from './json.ts';
+import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
 
 /** Thrown when a JSON patch is malformed (400) or does not apply (422). */
 export class JsonPatchError extends Error {
@@ -47,6 +47,33 @@ function parentOf(doc: unknown, tokens: readonly string[]): unknown {
   return cur;
 }
 
+/** A container this patch may change: `value` itself unless frozen (shared with the stored object), else a shallow copy. */
+function writable(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return value;
+  return Array.isArray(value) ? value.slice() : { ...(value as JsonObject) };
+}
+
+/**
+ * The parent of the place `tokens` names, made writable: every frozen container on the way
+ * (a part shared with the stored object) is replaced in its own parent by a shallow copy.
+ * `doc` itself must be writable.
+ */
+function writableParentOf(doc: unknown, tokens: readonly string[]): unknown {
+  let cur = doc;
+  for (const t of tokens.slice(0, -1)) {
+    if (Array.isArray(cur)) {
+      const i = arrayIndex(t, cur.length, false);
+      cur = cur[i] = writable(cur[i]);
+    } else if (isObject(cur) && Object.hasOwn(cur, t)) {
+      const next = writable(cur[t]);
+      if (next !== cur[t])
+        Object.defineProperty(cur, t, { value: next, enumerable: true, writable: true, configurable: true });
+      cur = next;
+    } else throw new JsonPatchError(`path ${tokens.join('/')} does not exist`, false);
+  }
+  return cur;
+}
+
 function get(doc: unknown, pointer: string): unknown {
   const tokens = parsePointer(pointer);
   if (tokens.length === 0) return doc;
@@ -60,7 +87,7 @@ function get(doc: unknown, pointer: string): unknown {
 function add(doc: unknown, pointer: string, value: unknown): unknown {
   const tokens = parsePointer(pointer);
   if (tokens.length === 0) return value;
-  const parent = parentOf(doc, tokens);
+  const parent = writableParentOf(doc, tokens);
   const last = tokens[tokens.length - 1]!;
   if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, true), 0, value);
   else if (isObject(parent)) parent[last] = value;
@@ -71,7 +98,7 @@ function add(doc: unknown, pointer: string, value: unknown): unknown {
 function remove(doc: unknown, pointer: string): unknown {
   const tokens = parsePointer(pointer);
   if (tokens.length === 0) throw new JsonPatchError('cannot remove the whole document', false);
-  const parent = parentOf(doc, tokens);
+  const parent = writableParentOf(doc, tokens);
   const last = tokens[tokens.length - 1]!;
   if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, false), 1);
   else if (isObject(parent) && Object.hasOwn(parent, last)) delete parent[last];
@@ -79,10 +106,14 @@ function remove(doc: unknown, pointer: string): unknown {
   return doc;
 }
 
-/** Applies a JSON patch (RFC 6902: add, remove, replace, move, copy, test) to a copy of `target`. @throws JsonPatchError */
+/**
+ * Applies a JSON patch (RFC 6902: add, remove, replace, move, copy, test) to `target`, which is
+ * not changed: what the patch changes is copied (a frozen part is shallow-copied before it is
+ * changed; see {@link writableParentOf}), the rest is `target`'s own. @throws JsonPatchError
+ */
 export function applyJsonPatch(target: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch)) throw new JsonPatchError('invalid JSON patch', true);
-  let doc = clone(target);
+  let doc = Object.isFrozen(target) ? writable(target) : clone(target);
   for (const raw of patch) {
     if (!isObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {
       throw new JsonPatchError('invalid JSON patch', true);

@@ -56,10 +56,41 @@ function valueAt(obj: unknown, path: FieldPath): unknown {
   return cur;
 }
 
-/** Removes the value at a field path (in place). */
+/** `value` itself unless frozen (a part shared with the stored object), else a shallow copy to change. */
+function writable(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return value;
+  return Array.isArray(value) ? value.slice() : { ...(value as JsonObject) };
+}
+
+/**
+ * The value at a field path, made writable: every frozen container on the way (a part shared
+ * with the stored object) is replaced in its parent by a shallow copy. `obj` must be writable.
+ */
+function writableAt(obj: unknown, path: FieldPath): unknown {
+  let cur = obj;
+  for (const seg of path) {
+    const child = step(cur, seg);
+    if (child === undefined) return undefined;
+    const copy = writable(child);
+    if (copy !== child) {
+      if (seg.startsWith('f:')) (cur as JsonObject)[seg.slice(2)] = copy;
+      else {
+        // A `v:` segment finds a value equal to the item, not the item: nothing to write to.
+        const list = cur as unknown[];
+        const index = list.indexOf(child);
+        if (index < 0) return undefined;
+        list[index] = copy;
+      }
+    }
+    cur = copy;
+  }
+  return cur;
+}
+
+/** Removes the value at a field path (in `obj`, copying the frozen parts it changes). */
 function deleteAt(obj: unknown, path: FieldPath): void {
   if (path.length === 0) return;
-  const parent = valueAt(obj, path.slice(0, -1));
+  const parent = writableAt(obj, path.slice(0, -1));
   const seg = path[path.length - 1]!;
   if (seg.startsWith('f:')) {
     if (isObject(parent)) delete parent[seg.slice(2)];
@@ -352,7 +383,9 @@ export function serverSideApply(
   }
   if (conflicts.length > 0) return { object: live ?? config, entries, conflicts };
   const previous = mineIndex >= 0 ? entries[mineIndex]!.fields : new Map<string, FieldPath>();
-  const result = mergeApplied(live ? clone(live) : {}, config, shape) as JsonObject;
+  // mergeApplied copies what it merges into; the parts of `live` it leaves alone stay shared
+  // (frozen), and deleteAt copies those it removes from.
+  const result = mergeApplied(live ?? {}, config, shape) as JsonObject;
   const others = entries.filter((_, i) => i !== mineIndex);
   const ownedElsewhere = (prefix: FieldPath): boolean => {
     const pre = JSON.stringify(prefix).slice(0, -1);

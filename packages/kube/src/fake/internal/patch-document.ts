@@ -2,7 +2,7 @@ import { loadYaml } from '@kubernetes/client-node';
 import type { PatchOptions, PatchType } from '../../api.ts';
 import type { ResourceDescriptor } from '../../resource.ts';
 import { apiVersionOf, parseApiVersion } from '../../resource.ts';
-import { clone, isObject, type JsonObject, toJson } from './json.ts';
+import { isObject, type JsonObject, toJson } from './json.ts';
 import { applyJsonPatch, JsonPatchError } from './json-patch.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import type { ServedResource } from './resource-table.ts';
@@ -53,17 +53,19 @@ export function parseBody(body: unknown, type: PatchType): unknown {
 }
 
 /**
- * `existing` (not modified) with a merge, strategic merge or JSON patch applied; 400 for a
- * malformed JSON patch, 422 when the patch does not apply or the result is not an object.
+ * `existing` (a stored, deep-frozen object, not modified) with a merge, strategic merge or JSON
+ * patch applied: the parts the patch does not change are `existing`'s own (frozen, shared), the
+ * rest is new. 400 for a malformed JSON patch, 422 when the patch does not apply or the result is
+ * not an object.
  */
 export function patchObject(existing: JsonObject, patch: unknown, type: PatchType): JsonObject {
-  const base = clone(existing);
   let patched: unknown;
-  if (type === 'merge') patched = applyMergePatch(base, patch);
-  else if (type === 'strategic') patched = applyStrategicMergePatch(base, patch);
+  // Merge and strategic merge patches build new maps and lists and never change their target.
+  if (type === 'merge') patched = applyMergePatch(existing, patch);
+  else if (type === 'strategic') patched = applyStrategicMergePatch(existing, patch);
   else {
     try {
-      patched = applyJsonPatch(base, patch);
+      patched = applyJsonPatch(existing, patch);
     } catch (err) {
       if (err instanceof JsonPatchError && err.malformed)
         throw S.toError(S.badRequest(`invalid JSON patch: ${err.message}`));
