@@ -95,6 +95,32 @@ describe('toJsonSharing', () => {
   });
 });
 
+describe('with enumerable members on Object.prototype', () => {
+  it('copies and shares only own members, as JSON does', () => {
+    const base = stored();
+    const input = structuredClone(base) as JsonObject;
+    // The assertions run after the prototype is clean again (the test framework walks objects with for…in).
+    let shared: JsonObject;
+    let copy: JsonObject;
+    Object.defineProperty(Object.prototype, 'polluted', {
+      value: { x: 1 },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    try {
+      shared = toJsonSharing(input, base);
+      copy = copyJson(base);
+    } finally {
+      delete (Object.prototype as { polluted?: unknown }).polluted;
+    }
+    expect(Object.keys(shared.spec as JsonObject)).not.toContain('polluted');
+    expect(JSON.stringify(shared)).toBe(JSON.stringify(input));
+    expect(Object.keys(copy.metadata as JsonObject)).not.toContain('polluted');
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(base));
+  });
+});
+
 describe('copyJson', () => {
   it('copies a frozen JSON value deeply, unfrozen, own __proto__ members included', () => {
     const base = deepFreeze(JSON.parse('{"a":{"b":[1,{"c":2}]},"__proto__":{"d":3}}') as JsonObject);

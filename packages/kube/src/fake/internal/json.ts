@@ -6,6 +6,8 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const PLAIN = Object.prototype;
+
 /** Sets `out[key]`, as an own property even for `__proto__` (which JSON.parse creates as one). */
 function put(out: JsonObject, key: string, value: unknown): void {
   if (key === '__proto__')
@@ -41,6 +43,15 @@ export function clone<T>(value: T): T {
   return cloneTree(value) as T;
 }
 
+/**
+ * True when `Object.prototype` has no enumerable members, so `for…in` over a plain object sees
+ * only its own (the fast walks below rely on it; a polluted prototype sends them to the general ones).
+ */
+function cleanPrototype(): boolean {
+  for (const _ in PLAIN) return false;
+  return true;
+}
+
 function copyTree(value: object): unknown {
   if (Array.isArray(value)) {
     const out: unknown[] = new Array(value.length);
@@ -66,7 +77,7 @@ function copyTree(value: object): unknown {
  */
 export function copyJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
-  return copyTree(value) as T;
+  return (cleanPrototype() ? copyTree(value) : cloneTree(value)) as T;
 }
 
 /** Structural equality of two JSON values; `undefined` members equal absent ones. */
@@ -93,7 +104,6 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return na === nb;
 }
 
-const PLAIN = Object.prototype;
 /** Deeper than this, {@link toJson} hands the value to JSON (which reports a cycle as JSON does). */
 const MAX_FAST_DEPTH = 200;
 
@@ -224,6 +234,7 @@ function sharedTree(value: unknown, base: unknown, depth: number): unknown {
  * `base`, the rest is new. The top level is always a new object.
  */
 export function toJsonSharing<T>(value: T, base: JsonObject | undefined): T {
+  if (!cleanPrototype()) return toJson(value);
   const out = sharedTree(value, base, 0);
   return (out === base ? { ...base } : out) as T;
 }
