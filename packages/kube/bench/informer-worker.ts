@@ -17,7 +17,8 @@
  * connection for both. CPU is `process.cpuUsage()` over the same span.
  *
  * `KUBELOOM_BENCH_PROFILE=<file.cpuprofile>` records a CPU profile of the timed span only (not of
- * the module loading before it); open it in Chrome DevTools or speedscope.
+ * the module loading before it), sampled every `KUBELOOM_BENCH_PROFILE_INTERVAL_US` µs (default
+ * 1000); open it in Chrome DevTools or speedscope.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -213,6 +214,9 @@ const session = profile ? new Session() : undefined;
 if (session) {
   session.connect();
   await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', {
+    interval: Number(process.env.KUBELOOM_BENCH_PROFILE_INTERVAL_US ?? 1000),
+  });
   await session.post('Profiler.start');
 }
 const result = mode === 'sync' ? await sync(Number(arg1)) : await watch(arg1, Number(arg2));

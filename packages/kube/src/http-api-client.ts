@@ -18,7 +18,6 @@ import {
   type WriteOptions,
 } from './api.ts';
 import { ApiError, apiErrorFromStatus, type Status } from './errors.ts';
-import { LineDecoder } from './internal/line-decoder.ts';
 import {
   buildQuery,
   checkPatchType,
@@ -27,8 +26,9 @@ import {
   requireNamespace,
   writeQuery,
 } from './internal/request-helpers.ts';
-import { WATCH_BATCHES } from './internal/watch-batches.ts';
-import { decodeWatchLine } from './internal/watch-events.ts';
+import { watchIterable } from './internal/watch-iterable.ts';
+import { WATCH_SINK, type WatchEventSink } from './internal/watch-sink.ts';
+import { streamWatch, type WatchStreamSink } from './internal/watch-stream.ts';
 import type { KubeObject } from './object.ts';
 import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } from './resource.ts';
 
@@ -262,33 +262,28 @@ export class HttpApiClient implements ApiClient {
     resource: TypedResourceDescriptor<T>,
     opts: WatchOptions = {},
   ): AsyncIterable<WatchEvent<T>> {
-    const batches = this.#watchBatches<T>(resource, opts);
-    return {
-      async *[Symbol.asyncIterator]() {
-        for await (const batch of batches) for (const event of batch) yield event;
-      },
-    };
+    return watchIterable<T>((sink, cancel) =>
+      this.#streamWatch(resource, {
+        opts: { ...opts, signal: opts.signal ? AbortSignal.any([opts.signal, cancel]) : cancel },
+        sink,
+      }),
+    );
   }
 
-  /** The events of {@link HttpApiClient.watch}, one array per network chunk (see {@link WATCH_BATCHES}). */
-  [WATCH_BATCHES]<T extends KubeObject = KubeObject>(
+  /** The events of {@link HttpApiClient.watch}, pushed to `sink` as they are decoded (see {@link WATCH_SINK}). */
+  [WATCH_SINK]<T extends KubeObject = KubeObject>(
     resource: TypedResourceDescriptor<T>,
-    opts: WatchOptions = {},
-  ): AsyncIterable<readonly WatchEvent<T>[]> {
-    return this.#watchBatches<T>(resource, opts);
+    opts: WatchOptions,
+    sink: WatchEventSink<T>,
+  ): Promise<void> {
+    return this.#streamWatch(resource, { opts, sink: { onEvent: sink } });
   }
 
-  #watchBatches<T extends KubeObject>(
+  async #streamWatch<T extends KubeObject>(
     resource: ResourceDescriptor,
-    opts: WatchOptions,
-  ): AsyncIterable<readonly WatchEvent<T>[]> {
-    return { [Symbol.asyncIterator]: () => this.#watch<T>(resource, opts) };
-  }
-
-  async *#watch<T extends KubeObject>(
-    resource: ResourceDescriptor,
-    opts: WatchOptions,
-  ): AsyncGenerator<WatchEvent<T>[]> {
+    watch: { readonly opts: WatchOptions; readonly sink: WatchStreamSink<T> },
+  ): Promise<void> {
+    const { opts, sink } = watch;
     const path = resourcePath(resource, { namespace: opts.namespace });
     const context = `watch ${describe({ resource, namespace: opts.namespace })}`;
     const { url, options } = await this.#prepare({
@@ -304,75 +299,18 @@ export class HttpApiClient implements ApiClient {
       },
       headers: { Accept: 'application/json' },
     });
-    opts.signal?.throwIfAborted();
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(opts.signal?.reason);
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const idleMs = opts.idleTimeoutMs;
-    let idleTimer: NodeJS.Timeout | undefined;
-    let res: IncomingMessage | undefined;
-    let streaming = false;
-    let events = 0;
-    // When data last arrived: stamped per chunk; the timer re-arms itself for the rest of the
-    // idle window (one timer per window, not a timer refresh per chunk).
-    let lastData = performance.now();
-    const req = https.request(url, { ...options, signal: controller.signal });
-    const onIdleTimer = (): void => {
-      const idle = performance.now() - lastData;
-      if (idleMs !== undefined && idle < idleMs) {
-        idleTimer = setTimeout(onIdleTimer, Math.max(1, Math.ceil(idleMs - idle)));
-        idleTimer.unref();
-        return;
-      }
-      const err = new WatchIdleTimeoutError(idleMs ?? 0);
-      if (res) res.destroy(err);
-      req.destroy(err);
-    };
-    try {
-      if (idleMs !== undefined) {
-        idleTimer = setTimeout(onIdleTimer, idleMs);
-        idleTimer.unref();
-      }
-      res = await new Promise<IncomingMessage>((resolve, reject) => {
-        req.once('response', resolve);
-        req.once('error', reject);
-        req.end();
-      });
-      lastData = performance.now();
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status >= 300) {
-        const chunks: Buffer[] = [];
-        for await (const c of res) chunks.push(c as Buffer);
-        throw this.#errorFrom(res, Buffer.concat(chunks).toString('utf8'), context);
-      }
-      streaming = true;
-      const decoder = new LineDecoder();
-      for await (const chunk of res) {
-        lastData = performance.now();
-        const lines = decoder.push(chunk as Buffer);
-        if (lines.length === 0) continue;
-        const batch = new Array<WatchEvent<T>>(lines.length);
-        for (let i = 0; i < lines.length; i++) batch[i] = decodeWatchLine<T>(lines[i]!);
-        events += lines.length;
-        yield batch;
-      }
-      const rest = decoder.end();
-      if (rest.length > 0) {
-        events += rest.length;
-        yield rest.map((line) => decodeWatchLine<T>(line));
-      }
-    } catch (err) {
-      if (opts.signal?.aborted) return;
-      // Once the stream is open, a transport error is a reset of that stream, not an unreachable server.
-      if (streaming && !(err instanceof WatchIdleTimeoutError) && (err as Error)?.name !== 'AbortError') {
-        throw new WatchResetError(context, err, events);
-      }
-      throw wrapTransport(err, this.#server.origin, context);
-    } finally {
-      if (idleTimer) clearTimeout(idleTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted && !res?.complete) controller.abort();
-    }
+    await streamWatch<T>(
+      {
+        url,
+        options,
+        context,
+        idleTimeoutMs: opts.idleTimeoutMs,
+        signal: opts.signal,
+        errorFrom: (res, body) => this.#errorFrom(res, body, context),
+        transportError: (err) => wrapTransport(err, this.#server.origin, context),
+      },
+      sink,
+    );
   }
 
   /** {@inheritDoc ApiClient.create} */

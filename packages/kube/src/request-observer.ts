@@ -8,7 +8,7 @@
 import type { ApiClient } from './api.ts';
 import { ApiError } from './errors.ts';
 import { type FrozenWatch, frozenWatchOf, WATCH_FROZEN } from './internal/frozen-watch.ts';
-import { batchedWatchOf, WATCH_BATCHES, type WatchBatches } from './internal/watch-batches.ts';
+import { type SinkWatch, sinkWatchOf, WATCH_SINK } from './internal/watch-sink.ts';
 import type { ResourceDescriptor } from './resource.ts';
 
 /** One finished request (for a watch: once the stream is established or failed). */
@@ -87,7 +87,7 @@ export function observedApiClient(api: ApiClient, observer: RequestObserver): Ap
     patch: (ref, data, opts) => timed('patch', ref.resource, () => api.patch(ref, data, opts)),
     delete: (ref, opts) => timed('delete', ref.resource, () => api.delete(ref, opts)),
     watch: (resource, opts) => observedWatch(api.watch(resource, opts), resourceName(resource), report),
-    ...batchedWatch(api, report),
+    ...pushWatch(api, report),
     ...frozenWatch(api, report),
     async request(req) {
       const start = process.hrtime.bigint();
@@ -108,14 +108,31 @@ export function observedApiClient(api: ApiClient, observer: RequestObserver): Ap
 
 type Report = (r: Omit<ObservedRequest, 'durationSeconds'>, start: bigint) => void;
 
-/** The inner client's batched watch (see {@link WATCH_BATCHES}), observed, if it has one. */
-function batchedWatch(api: ApiClient, report: Report): { [WATCH_BATCHES]?: WatchBatches } {
-  const batched = batchedWatchOf(api);
-  if (!batched) return {};
-  return {
-    [WATCH_BATCHES]: ((resource, opts) =>
-      observedWatch(batched(resource, opts), resourceName(resource), report)) as WatchBatches,
+/** The inner client's push watch (see {@link WATCH_SINK}), observed, if it has one. */
+function pushWatch(api: ApiClient, report: Report): { [WATCH_SINK]?: SinkWatch } {
+  const inner = sinkWatchOf(api);
+  if (!inner) return {};
+  const observed: SinkWatch = async (resource, opts, sink) => {
+    const start = process.hrtime.bigint();
+    const base = { verb: 'watch' as const, method: 'GET', resource: resourceName(resource) };
+    let reported = false;
+    const once = (code: number): void => {
+      if (reported) return;
+      reported = true;
+      report({ ...base, code }, start);
+    };
+    try {
+      await inner(resource, opts, (event) => {
+        once(200);
+        return sink(event);
+      });
+      once(200);
+    } catch (err) {
+      once(codeOf(err));
+      throw err;
+    }
   };
+  return { [WATCH_SINK]: observed };
 }
 
 /** The inner client's frozen watch (see {@link WATCH_FROZEN}), observed, if it has one. */

@@ -24,12 +24,13 @@ import { type ResolvedTuning, resolveTuning } from './internal/informer-tuning.t
 import { cacheKey, ingestObject, type ListItemType, rawResourceVersion } from './internal/ingest.ts';
 import { listAll } from './internal/list-pager.ts';
 import { sleep } from './internal/sleep.ts';
-import { batchedWatchOf } from './internal/watch-batches.ts';
+import { StringPool } from './internal/string-pool.ts';
 import {
   isServerWatchFailure,
   WATCH_FAILURES_BEFORE_RELIST,
   WatchFailures,
 } from './internal/watch-failures.ts';
+import { sinkWatchOf } from './internal/watch-sink.ts';
 import type { Logger } from './logger.ts';
 import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
@@ -87,6 +88,8 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
   readonly #tuning: ResolvedTuning;
   readonly #backoff: Backoff;
   readonly #store: ObjectStore<T>;
+  /** Shares repeated strings between the cached objects. */
+  readonly #strings = new StringPool();
   readonly #handlers: HandlerSet<T>;
   #syncWaiters: Array<(synced: boolean) => void> = [];
   #signal: AbortSignal | undefined;
@@ -407,7 +410,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
    */
   #ingest(raw: KubeObject, listItemType?: ListItemType): T | undefined {
     try {
-      return ingestObject<T>(raw, this.#transform, listItemType);
+      return ingestObject<T>(raw, { transform: this.#transform, pool: this.#strings, listItemType });
     } catch (err) {
       this.#rejected++;
       this.#errors++;
@@ -486,17 +489,17 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
       idleTimeoutMs: this.#tuning.idleTimeoutMs,
       signal,
     };
-    // One async step per network chunk when the transport batches; one per event otherwise.
-    const batched = batchedWatchOf(this.#api);
-    if (batched) {
-      for await (const batch of batched<T>(resource, opts)) {
+    // Pushed from the socket's data callback when the transport can: no async step per chunk.
+    const push = sinkWatchOf(this.#api);
+    if (push) {
+      let outcome: WatchOutcome | undefined;
+      await push<T>(resource, opts, (event) => {
+        if (signal.aborted) return true;
         this.#lastEventMs = Date.now();
-        for (let i = 0; i < batch.length; i++) {
-          const outcome = this.#handleEvent(batch[i]!);
-          if (outcome) return outcome;
-        }
-      }
-      return 'closed';
+        outcome = this.#handleEvent(event);
+        return outcome !== undefined;
+      });
+      return outcome ?? 'closed';
     }
     // An in-memory server can hand over its frozen objects when the transform leaves them alone.
     const frozen = this.#transform === stripManagedFields ? frozenWatchOf(this.#api) : undefined;

@@ -71,7 +71,12 @@ export class HandlerSet<T extends KubeObject> {
   added(key: string, obj: T, initial: boolean): void {
     if (!this.#visible(key, obj)) return;
     for (const reg of this.#registrations) {
-      if (reg.active) this.#call('onAdd', () => reg.handler.onAdd?.(obj, initial));
+      if (!reg.active || !reg.handler.onAdd) continue;
+      try {
+        reg.handler.onAdd(obj, initial);
+      } catch (err) {
+        this.#onError('onAdd', err);
+      }
     }
   }
 
@@ -80,11 +85,22 @@ export class HandlerSet<T extends KubeObject> {
     const was = this.#wasVisible(key);
     const now = this.#visible(key, obj);
     if (!was && !now) return;
+    if (!was || !now) {
+      for (const reg of this.#registrations) {
+        if (!reg.active) continue;
+        if (now) this.#call('onAdd', () => reg.handler.onAdd?.(obj, false));
+        else this.#call('onDelete', () => reg.handler.onDelete?.(old));
+      }
+      return;
+    }
+    // The common case, without a closure per handler and event.
     for (const reg of this.#registrations) {
-      if (!reg.active) continue;
-      if (was && now) this.#call('onUpdate', () => reg.handler.onUpdate?.(old, obj));
-      else if (now) this.#call('onAdd', () => reg.handler.onAdd?.(obj, false));
-      else this.#call('onDelete', () => reg.handler.onDelete?.(old));
+      if (!reg.active || !reg.handler.onUpdate) continue;
+      try {
+        reg.handler.onUpdate(old, obj);
+      } catch (err) {
+        this.#onError('onUpdate', err);
+      }
     }
   }
 
@@ -93,7 +109,12 @@ export class HandlerSet<T extends KubeObject> {
     if (!this.#wasVisible(key)) return;
     this.#visibleKeys.delete(key);
     for (const reg of this.#registrations) {
-      if (reg.active) this.#call('onDelete', () => reg.handler.onDelete?.(value));
+      if (!reg.active || !reg.handler.onDelete) continue;
+      try {
+        reg.handler.onDelete(value);
+      } catch (err) {
+        this.#onError('onDelete', err);
+      }
     }
   }
 

@@ -1,5 +1,7 @@
 import type { TransformFunc } from '../informer.ts';
-import { deepFreeze, type KubeObject } from '../object.ts';
+import type { KubeObject } from '../object.ts';
+import { deepFreezeShared } from './freeze-shared.ts';
+import type { StringPool } from './string-pool.ts';
 
 /** The type of the items of a list, which the server leaves out of each item. */
 export interface ListItemType {
@@ -9,17 +11,25 @@ export interface ListItemType {
   readonly kind: string;
 }
 
+/** How {@link ingestObject} prepares an object. */
+export interface IngestOptions {
+  /** Applied before freezing. */
+  readonly transform: TransformFunc;
+  /** Where the strings of cached objects are shared. */
+  readonly pool: StringPool;
+  /** The type of a list's items (absent for watch events, whose objects carry it). */
+  readonly listItemType?: ListItemType | undefined;
+}
+
 /**
  * Prepares one object from the server for the cache: checks that it is a Kubernetes object, fills
- * in `apiVersion` and `kind` on list items, applies the transform and deep-freezes the result.
+ * in `apiVersion` and `kind` on list items, applies the transform, and deep-freezes the result,
+ * sharing its strings with the other cached objects through the pool.
  * @throws TypeError when the object or the transform's result has no `metadata.name`, and
  * whatever the transform throws.
  */
-export function ingestObject<T extends KubeObject>(
-  raw: KubeObject,
-  transform: TransformFunc,
-  listItemType?: ListItemType,
-): T {
+export function ingestObject<T extends KubeObject>(raw: KubeObject, options: IngestOptions): T {
+  const { transform, listItemType } = options;
   if (typeof raw !== 'object' || raw === null || !raw.metadata?.name) {
     throw new TypeError('not a Kubernetes object with metadata.name');
   }
@@ -31,7 +41,7 @@ export function ingestObject<T extends KubeObject>(
   if (typeof out !== 'object' || out === null || !out.metadata?.name) {
     throw new TypeError('the transform did not return a Kubernetes object with metadata.name');
   }
-  return deepFreeze(out) as T;
+  return deepFreezeShared(out, options.pool) as T;
 }
 
 /** The cache key of an object: `namespace/name`, or `name` for a cluster-scoped object. */

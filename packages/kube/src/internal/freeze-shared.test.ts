@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { deepFreezeShared } from './freeze-shared.ts';
+import { StringPool } from './string-pool.ts';
+
+describe('deepFreezeShared', () => {
+  it('freezes every object and array and leaves every value equal', () => {
+    const pool = new StringPool();
+    const json = JSON.stringify({
+      metadata: { name: 'a-long-object-name', uid: '0f0e0d0c-0b0a', labels: { app: 'frontend-application' } },
+      spec: { containers: [{ image: 'registry.example.com/app:v1', args: ['--flag=value-one', 'x'] }] },
+      data: { n: 1, t: true, z: null, long: 'y'.repeat(300) },
+    });
+    const a = deepFreezeShared(JSON.parse(json), pool);
+    const b = deepFreezeShared(JSON.parse(json), pool);
+    for (const obj of [a, b]) {
+      expect(obj).toEqual(JSON.parse(json));
+      expect(Object.isFrozen(obj)).toBe(true);
+      expect(Object.isFrozen(obj.metadata.labels)).toBe(true);
+      expect(Object.isFrozen(obj.spec.containers[0].args)).toBe(true);
+      expect(Object.isFrozen(obj.data)).toBe(true);
+    }
+  });
+
+  it('leaves frozen parts (shared with someone else) as they are', () => {
+    const shared = Object.freeze({ image: 'registry.example.com/app:v1', mutable: { x: 'not-frozen-here' } });
+    const obj = deepFreezeShared({ metadata: { name: 'n' }, spec: shared }, new StringPool());
+    expect(obj.spec).toBe(shared);
+    expect(Object.isFrozen(shared.mutable)).toBe(false);
+  });
+
+  it('returns what is not an unfrozen object unchanged', () => {
+    const pool = new StringPool();
+    expect(deepFreezeShared('a string of some length', pool)).toBe('a string of some length');
+    expect(deepFreezeShared(null, pool)).toBe(null);
+  });
+});
+
+describe('StringPool', () => {
+  it('returns an equal string, for any number of distinct strings (bounded generations)', () => {
+    const pool = new StringPool();
+    for (let i = 0; i < 50_000; i++) {
+      const s = `value-number-${i % 40_000}`;
+      expect(pool.intern(s)).toBe(s);
+    }
+  });
+});

@@ -1,0 +1,40 @@
+/** Strings shorter than this are left alone: V8's `JSON.parse` already shares (internalizes) them. */
+const MIN_LENGTH = 10;
+/**
+ * Longer strings are left alone: they are seldom repeated (certificates, scripts, blobs), and a
+ * lookup hashes and compares the whole string (measured: ~1.4 µs for 1,000 characters, more than
+ * the rest of a ConfigMap's freeze and share together).
+ */
+const MAX_LENGTH = 256;
+/** Entries per generation: the pool holds at most two generations. */
+const GENERATION_SIZE = 16_384;
+
+/**
+ * Shares repeated string values between cached objects: each object parsed from JSON has its own
+ * copy of every string, though most values repeat across objects (namespace, label values, owner
+ * names and uids, images, env values, …). `intern` returns the first copy seen of an equal string,
+ * so the cache retains one.
+ *
+ * Bounded: two generations of at most {@link GENERATION_SIZE} entries; when the young one fills up
+ * it becomes the old one and the previous old one is dropped. A string seen again is carried into
+ * the young generation, so repeated strings stay while one-off ones (names, uids,
+ * resourceVersions) age out instead of accumulating.
+ */
+export class StringPool {
+  #young = new Map<string, string>();
+  #old = new Map<string, string>();
+
+  /** The pooled copy of `s` (`s` itself when it is new or out of the pooled length range). */
+  intern(s: string): string {
+    if (s.length < MIN_LENGTH || s.length > MAX_LENGTH) return s;
+    const young = this.#young.get(s);
+    if (young !== undefined) return young;
+    const shared = this.#old.get(s) ?? s;
+    if (this.#young.size >= GENERATION_SIZE) {
+      this.#old = this.#young;
+      this.#young = new Map();
+    }
+    this.#young.set(shared, shared);
+    return shared;
+  }
+}
