@@ -28,6 +28,22 @@ describe('deepFreezeShared', () => {
     expect(Object.isFrozen(shared.mutable)).toBe(false);
   });
 
+  it('only freezes, adding no own property, when Object.prototype has an enumerable member', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.inheritedValue = 'an inherited string value';
+    try {
+      const obj = deepFreezeShared(
+        JSON.parse('{"metadata":{"name":"n"},"data":{"k":"some value here"}}'),
+        new StringPool(),
+      );
+      expect(Object.isFrozen(obj.data)).toBe(true);
+      expect(Object.hasOwn(obj, 'inheritedValue')).toBe(false);
+      expect(Object.hasOwn(obj.data, 'inheritedValue')).toBe(false);
+    } finally {
+      delete proto.inheritedValue;
+    }
+  });
+
   it('returns what is not an unfrozen object unchanged', () => {
     const pool = new StringPool();
     expect(deepFreezeShared('a string of some length', pool)).toBe('a string of some length');

@@ -1,19 +1,28 @@
+import { deepFreeze } from '../object.ts';
 import type { StringPool } from './string-pool.ts';
 
 /**
  * Deep-freezes a JSON value in place, like `deepFreeze`, and on the way replaces each string
  * value with its copy in `pool` (see {@link StringPool}), so equal strings of many cached objects
  * are retained once. One walk does both; frozen subtrees (shared with someone else) are skipped
- * and left as they are. Returns `value`.
+ * and left as they are. Returns `value`. When `Object.prototype` has enumerable members, `for…in`
+ * would see them as the object's own, so it only freezes (`deepFreeze`), sharing nothing.
  */
 export function deepFreezeShared<T>(value: T, pool: StringPool): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (prototypeHasEnumerables()) return deepFreeze(value);
   const metadata = (value as { metadata?: unknown }).metadata;
   if (metadata !== null && typeof metadata === 'object' && !Object.isFrozen(metadata)) {
     walkMetadata(metadata as Record<string, unknown>, pool);
   }
   walk(value, pool);
   return value;
+}
+
+/** Whether `Object.prototype` has an enumerable member (someone added one). */
+function prototypeHasEnumerables(): boolean {
+  for (const _ in Object.prototype) return true;
+  return false;
 }
 
 /**
