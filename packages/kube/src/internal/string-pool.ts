@@ -6,8 +6,12 @@ const MIN_LENGTH = 10;
  * the rest of a ConfigMap's freeze and share together).
  */
 const MAX_LENGTH = 256;
-/** Entries per generation: the pool holds at most two generations. */
-const GENERATION_SIZE = 16_384;
+/**
+ * Entries per generation: the pool holds at most two generations. Small, because the entries of
+ * one-off strings are pure overhead (measured on 10,000 ConfigMaps: ~48 bytes per object at
+ * 16,384, ~20 at 4,096), while a value repeated across objects recurs long before it ages out.
+ */
+const GENERATION_SIZE = 4096;
 
 /**
  * Shares repeated string values between cached objects: each object parsed from JSON has its own
