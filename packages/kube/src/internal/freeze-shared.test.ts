@@ -52,11 +52,19 @@ describe('deepFreezeShared', () => {
 });
 
 describe('StringPool', () => {
-  it('returns an equal string, for any number of distinct strings (bounded generations)', () => {
+  it('hands out an equal string seen before and nothing for a new one; one-off strings age out', () => {
     const pool = new StringPool();
-    for (let i = 0; i < 50_000; i++) {
-      const s = `value-number-${i % 40_000}`;
-      expect(pool.intern(s)).toBe(s);
+    for (let i = 0; i < 50_000; i++) expect(pool.share(`one-off-value-${i}`)).toBeUndefined();
+    expect(pool.share('one-off-value-0')).toBeUndefined();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 3_000; i++) {
+        const s = `repeated-value-${i}`;
+        expect(pool.share(s)).toBe(round === 0 ? undefined : s);
+      }
     }
+    expect(pool.share('short')).toBeUndefined();
+    expect(pool.share('short')).toBeUndefined();
+    expect(pool.share('long'.repeat(100))).toBeUndefined();
+    expect(pool.share('long'.repeat(100))).toBeUndefined();
   });
 });

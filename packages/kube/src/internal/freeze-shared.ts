@@ -36,7 +36,8 @@ function walkMetadata(metadata: Record<string, unknown>, pool: StringPool): void
   for (const key in metadata) {
     const child = metadata[key];
     if (typeof child === 'string') {
-      if (!UNIQUE_METADATA.has(key)) metadata[key] = pool.intern(child);
+      const shared = UNIQUE_METADATA.has(key) ? undefined : pool.share(child);
+      if (shared !== undefined) metadata[key] = shared;
     } else if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) walk(child, pool);
   }
   Object.freeze(metadata);
@@ -47,16 +48,19 @@ function walk(value: object, pool: StringPool): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const child: unknown = value[i];
-      // Stored unconditionally: `===` compares strings by content, not identity.
-      if (typeof child === 'string') value[i] = pool.intern(child);
-      else if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) walk(child, pool);
+      if (typeof child === 'string') {
+        const shared = pool.share(child);
+        if (shared !== undefined) value[i] = shared;
+      } else if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) walk(child, pool);
     }
   } else {
     const record = value as Record<string, unknown>;
     for (const key in record) {
       const child = record[key];
-      if (typeof child === 'string') record[key] = pool.intern(child);
-      else if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) walk(child, pool);
+      if (typeof child === 'string') {
+        const shared = pool.share(child);
+        if (shared !== undefined) record[key] = shared;
+      } else if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) walk(child, pool);
     }
   }
   Object.freeze(value);

@@ -16,8 +16,8 @@ const GENERATION_SIZE = 4096;
 /**
  * Shares repeated string values between cached objects: each object parsed from JSON has its own
  * copy of every string, though most values repeat across objects (namespace, label values, owner
- * names and uids, images, env values, …). `intern` returns the first copy seen of an equal string,
- * so the cache retains one.
+ * names and uids, images, env values, …). `share` hands out the first copy seen of an equal
+ * string, so the cache retains one.
  *
  * Bounded: two generations of at most {@link GENERATION_SIZE} entries; when the young one fills up
  * it becomes the old one and the previous old one is dropped. A string seen again is carried into
@@ -28,17 +28,21 @@ export class StringPool {
   #young = new Map<string, string>();
   #old = new Map<string, string>();
 
-  /** The pooled copy of `s` (`s` itself when it is new or out of the pooled length range). */
-  intern(s: string): string {
-    if (s.length < MIN_LENGTH || s.length > MAX_LENGTH) return s;
+  /**
+   * The pooled copy of a string equal to `s` seen before, or undefined when there is none (`s` is
+   * new, now pooled, or out of the pooled length range): the caller replaces its string only
+   * then, so a miss costs no store.
+   */
+  share(s: string): string | undefined {
+    if (s.length < MIN_LENGTH || s.length > MAX_LENGTH) return undefined;
     const young = this.#young.get(s);
     if (young !== undefined) return young;
-    const shared = this.#old.get(s) ?? s;
+    const old = this.#old.get(s);
     if (this.#young.size >= GENERATION_SIZE) {
       this.#old = this.#young;
       this.#young = new Map();
     }
-    this.#young.set(shared, shared);
-    return shared;
+    this.#young.set(old ?? s, old ?? s);
+    return old;
   }
 }
