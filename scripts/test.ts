@@ -37,7 +37,7 @@ interface JsonReport {
     status: string;
     message?: string;
     name: string;
-    assertionResults: Array<{ status: string }>;
+    assertionResults: Array<{ status: string; fullName: string; failureMessages?: string[] }>;
   }>;
 }
 
@@ -51,6 +51,20 @@ if (existsSync(report)) {
   const brokenFiles = json.testResults.filter((r) => r.status === 'failed' && r.message).length;
   failed = json.numFailedTests + brokenFiles;
   skipped = json.numPendingTests + json.numTodoTests;
+  // Vitest's own report names a failure far above the last lines of a long run's output: name
+  // each one again here, file, test and the first line of its error, so the tail of a CI log
+  // (often all that is kept) says what failed.
+  for (const file of json.testResults) {
+    const relative = path.relative(root, file.name);
+    if (file.status === 'failed' && file.message) {
+      console.log(`FAILED ${relative}: ${firstLine(file.message)}`);
+    }
+    for (const a of file.assertionResults) {
+      if (a.status === 'failed') {
+        console.log(`FAILED ${relative} > ${a.fullName}: ${firstLine(a.failureMessages?.[0] ?? '')}`);
+      }
+    }
+  }
   const integration = json.testResults
     .filter((r) => r.name.endsWith('.integration.test.ts'))
     .flatMap((r) => r.assertionResults)
@@ -72,6 +86,12 @@ if (existsSync(report)) {
   console.error('vitest wrote no JSON report: the run did not complete');
 }
 if (skipped > 0) console.error(`${skipped} tests were skipped or todo: kubeloom allows none`);
+/** The first non-empty line of an error message, cut to 300 characters. */
+function firstLine(message: string): string {
+  const line = message.split('\n').find((l) => l.trim() !== '') ?? '(no message)';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
 const ok = result.status === 0 && failed === 0 && skipped === 0 && passed > 0;
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(ok ? 0 : 1);
