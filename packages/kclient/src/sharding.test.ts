@@ -31,7 +31,9 @@ describe('sharding on the fake cluster', () => {
       // ≈ 1/4 of 300 move to the fourth replica.
       expect(result.joinMoves).toBeGreaterThan(300 / 4 / 2);
       expect(result.joinMoves).toBeLessThan((300 / 4) * 1.5);
-      expect(result.killToConvergedMs).toBeGreaterThan(TIMINGS.leaseDurationMs - TIMINGS.retryPeriodMs);
+      // The dead replica's objects cannot move before its Lease expired: a lease duration after its
+      // last renewal as written in the Lease (a few ms allowed for the wall and monotonic clocks).
+      expect(result.expiryToConvergedMs).toBeGreaterThanOrEqual(-25);
     } finally {
       for (const c of clients) await c[Symbol.asyncDispose]();
     }

@@ -24,7 +24,7 @@ import {
   type ObjectKey,
 } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import type { Client } from '../src/interfaces.ts';
 import { createShardedClient } from '../src/sharded-client.ts';
@@ -257,6 +257,12 @@ export interface ScenarioResult {
   readonly joinMoves: number;
   /** Milliseconds from the kill to convergence without the killed replica. */
   readonly killToConvergedMs: number;
+  /**
+   * Milliseconds from the dead replica's Lease expiry (its last renewal, read from the Lease after
+   * the kill, plus the lease duration) to convergence without it: never negative when no object
+   * moved before the Lease expired.
+   */
+  readonly expiryToConvergedMs: number;
   /** Objects that moved when a replica died (all of its objects). */
   readonly deathMoves: number;
   /** Reconciles logged. */
@@ -336,8 +342,18 @@ export async function shardScenario(
     replicas.delete('shard-b');
     const killedAt = performance.now();
     await victim.kill();
+    // Its last renewal, as written (by its own clock, this process's): the expiry the guarantee is about.
+    const lease = (await api.get({
+      resource: builtins.Lease,
+      name: 'shard-b',
+      namespace: env.leaseNamespace,
+    })) as V1Lease;
+    expect(lease.spec?.holderIdentity).toBe('shard-b');
+    const lastRenewal = new Date(lease.spec?.renewTime as unknown as string).getTime();
+    expect(Number.isFinite(lastRenewal)).toBe(true);
     const after = await converge('the dead replica’s objects to move');
     const killToConvergedMs = performance.now() - killedAt;
+    const expiryToConvergedMs = Date.now() - (lastRenewal + env.timings.leaseDurationMs);
     let deathMoves = 0;
     for (const [key, owner] of after.owner) {
       if (owner !== four.owner.get(key)) {
@@ -361,7 +377,14 @@ export async function shardScenario(
     const identities = new Set(env.log.map((r) => r.identity));
     expect(identities).toEqual(new Set(['shard-a', 'shard-b', 'shard-c', 'shard-d']));
     expect(env.log.every((r) => r.end !== undefined)).toBe(true);
-    return { spread3, joinMoves, killToConvergedMs, deathMoves, reconciles: env.log.length };
+    return {
+      spread3,
+      joinMoves,
+      killToConvergedMs,
+      expiryToConvergedMs,
+      deathMoves,
+      reconciles: env.log.length,
+    };
   } finally {
     churn.abort();
     await churning;
