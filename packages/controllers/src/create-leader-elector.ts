@@ -74,6 +74,8 @@ class Elector implements LeaderElector {
   #observedHolder = '';
   /** When (on our clock) the record last changed. */
   #observedTime = 0;
+  /** When the record last seen held by another may be taken over, unless it changes first. */
+  #heldUntil = 0;
   /** The Lease vanished after we saw it held: wait a lease duration before creating it. */
   #absentAfterHeld = false;
   /**
@@ -154,7 +156,12 @@ class Elector implements LeaderElector {
           await this.#lead(signal, attempt.sentAt, metrics);
           return;
         }
-        await sleep(this.#clock, this.#t.retryPeriodMs, signal);
+        // Held by another: try again after a retry period, or at the moment the record would have
+        // stayed unchanged for a lease duration if that comes first, so a dead holder's Lease is
+        // taken over as soon as the rules allow, not up to a retry period later.
+        const untilExpiry =
+          attempt === HELD ? Math.max(0, this.#heldUntil - this.#clock.now()) : Number.POSITIVE_INFINITY;
+        await sleep(this.#clock, Math.min(this.#t.retryPeriodMs, untilExpiry), signal);
       }
     } finally {
       metrics?.close();
@@ -272,8 +279,10 @@ class Elector implements LeaderElector {
     if (lease === undefined) {
       this.#observe(null);
       if (leading) return { outcome: 'lost', reason: 'the Lease was deleted' };
-      if (this.#absentAfterHeld && this.#clock.now() < this.#observedTime + this.#t.leaseDurationMs)
+      if (this.#absentAfterHeld && this.#clock.now() < this.#observedTime + this.#t.leaseDurationMs) {
+        this.#heldUntil = this.#observedTime + this.#t.leaseDurationMs;
         return HELD;
+      }
       const sentAt = this.#clock.now();
       const now = microTime(this.#wallClock());
       try {
@@ -322,7 +331,10 @@ class Elector implements LeaderElector {
     const mine = holder === this.identity && (leading || !this.#steppedDown);
     if (holder !== '' && !mine) {
       const wait = Math.max(recordLeaseDurationMs(spec), this.#t.leaseDurationMs);
-      if (this.#clock.now() < this.#observedTime + wait) return HELD;
+      if (this.#clock.now() < this.#observedTime + wait) {
+        this.#heldUntil = this.#observedTime + wait;
+        return HELD;
+      }
       this.#logger.info('taking over the Lease: its record did not change for a full lease duration', {
         holder,
       });
