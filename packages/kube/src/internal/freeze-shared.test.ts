@@ -21,6 +21,30 @@ describe('deepFreezeShared', () => {
     }
   });
 
+  it("pools no value of the payload (a ConfigMap's or Secret's data, binaryData), but everything else", () => {
+    const pool = new StringPool();
+    const obj = deepFreezeShared(
+      JSON.parse(
+        JSON.stringify({
+          metadata: { name: 'n', labels: { app: 'frontend-application' } },
+          spec: { nested: { data: 'a nested data value' } },
+          data: { key: 'a data value of some length', list: ['a data value in a list'] },
+          binaryData: { bin: 'YmluYXJ5IGRhdGEgdmFsdWU=' },
+        }),
+      ),
+      pool,
+    );
+    expect(Object.isFrozen(obj.data)).toBe(true);
+    expect(Object.isFrozen(obj.data.list)).toBe(true);
+    expect(Object.isFrozen(obj.binaryData)).toBe(true);
+    // A string the walk pooled is a hit now; one it left alone is new to the pool.
+    expect(pool.share('frontend-application')).toBe('frontend-application');
+    expect(pool.share('a nested data value')).toBe('a nested data value');
+    expect(pool.share('a data value of some length')).toBeUndefined();
+    expect(pool.share('a data value in a list')).toBeUndefined();
+    expect(pool.share('YmluYXJ5IGRhdGEgdmFsdWU=')).toBeUndefined();
+  });
+
   it('leaves frozen parts (shared with someone else) as they are', () => {
     const shared = Object.freeze({ image: 'registry.example.com/app:v1', mutable: { x: 'not-frozen-here' } });
     const obj = deepFreezeShared({ metadata: { name: 'n' }, spec: shared }, new StringPool());
