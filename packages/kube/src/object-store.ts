@@ -17,6 +17,8 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
   readonly #indices = new Map<string, Map<string, Set<string>>>();
   readonly #visible: ((obj: T) => boolean) | undefined;
   readonly #onIndexError: IndexErrorHandler | undefined;
+  /** The built-in namespace index (also in {@link ObjectStore.#indices}), which `set` maintains inline. */
+  readonly #namespaces: Map<string, Set<string>>;
   #indexErrors = 0;
 
   /**
@@ -28,6 +30,7 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
     this.#visible = visible;
     this.#onIndexError = onIndexError;
     this.addIndexer(NAMESPACE_INDEX, (obj) => [obj.metadata?.namespace ?? '']);
+    this.#namespaces = this.#indices.get(NAMESPACE_INDEX)!;
   }
 
   /** How many times an index function failed on an object being stored (that object is left out of that index). */
@@ -127,14 +130,25 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
   set(key: string, obj: T): T | undefined {
     const old = this.#items.get(key);
     this.#items.set(key, obj);
+    // The built-in namespace index inline (no array of values, no lookups by index name); an
+    // update within a namespace leaves it alone.
+    const namespace = obj.metadata?.namespace ?? '';
+    if (old === undefined) addKey(this.#namespaces, namespace, key);
+    else {
+      const was = old.metadata?.namespace ?? '';
+      if (was !== namespace) {
+        removeKey(this.#namespaces, was, key);
+        addKey(this.#namespaces, namespace, key);
+      }
+    }
+    if (this.#indexers.size > 1) this.#setIndexed(key, obj, old);
+    return old;
+  }
+
+  /** Updates the indexes other than the namespace index for a stored object. */
+  #setIndexed(key: string, obj: T, old: T | undefined): void {
     for (const [name, fn] of this.#indexers) {
-      // The built-in namespace index: an update within a namespace leaves it alone (no arrays built).
-      if (
-        name === NAMESPACE_INDEX &&
-        old !== undefined &&
-        old.metadata?.namespace === obj.metadata?.namespace
-      )
-        continue;
+      if (name === NAMESPACE_INDEX) continue;
       const index = this.#indices.get(name)!;
       const values = this.#valuesOf(name, key, obj);
       if (old === undefined) {
@@ -142,13 +156,12 @@ export class ObjectStore<T extends KubeObject = KubeObject> implements Store<T> 
         continue;
       }
       const before = valuesOrUndefined(fn, old);
-      // Most updates leave index values alone (same namespace, same labels): skip the churn.
+      // Most updates leave index values alone (same labels): skip the churn.
       if (before && values && sameValues(before, values)) continue;
       if (before) removeFrom(index, before, key);
       else removeEverywhere(index, key);
       if (values) addTo(index, values, key);
     }
-    return old;
   }
 
   /** Removes an object; returns it. */
@@ -233,23 +246,27 @@ function sameValues(a: readonly string[], b: readonly string[]): boolean {
 }
 
 function removeFrom(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
-  for (const value of values) {
-    const keys = index.get(value);
-    if (!keys) continue;
-    keys.delete(key);
-    if (keys.size === 0) index.delete(value);
-  }
+  for (const value of values) removeKey(index, value, key);
 }
 
 function addTo(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
-  for (const value of values) {
-    let keys = index.get(value);
-    if (!keys) {
-      keys = new Set();
-      index.set(value, keys);
-    }
-    keys.add(key);
+  for (const value of values) addKey(index, value, key);
+}
+
+function addKey(index: Map<string, Set<string>>, value: string, key: string): void {
+  let keys = index.get(value);
+  if (!keys) {
+    keys = new Set();
+    index.set(value, keys);
   }
+  keys.add(key);
+}
+
+function removeKey(index: Map<string, Set<string>>, value: string, key: string): void {
+  const keys = index.get(value);
+  if (!keys) return;
+  keys.delete(key);
+  if (keys.size === 0) index.delete(value);
 }
 
 function keyFor(obj: KubeObject): string {
