@@ -44,6 +44,19 @@ const SCAN_RUNNING_UP_TO = 8;
 
 type State = 'new' | 'running' | 'closed';
 
+/** What a worker waits for after a run of synchronous reconciles ({@link WorkQueue.#runKeys}). */
+const Next = {
+  /** The FIFO is empty: wait for an add. */
+  Idle: 0,
+  /** A reconcile returned a promise: await it. */
+  Reconcile: 1,
+  /** {@link YIELD_EVERY} reconciles in a row: let the event loop run. */
+  Yield: 2,
+  /** The queue is shutting down: exit. */
+  Stop: 3,
+} as const;
+type Next = (typeof Next)[keyof typeof Next];
+
 /**
  * Creates a {@link Queue}. Construction does no I/O and starts nothing; call
  * {@link Queue.run} once the informers feeding it have synced.
@@ -104,6 +117,12 @@ class WorkQueue<K> implements Queue<K> {
   readonly #running: Array<string | undefined>;
   /** When each worker's current reconcile started (by worker index); only with metrics. */
   readonly #runningSince: number[] | undefined;
+  /** Reconciles each worker (by index) has run since it last yielded to the event loop. */
+  readonly #streaks: number[];
+  /** The promise of each worker's reconcile in flight (by index), while the worker awaits it. */
+  readonly #pending: Array<PromiseLike<unknown> | undefined>;
+  /** The value that reconcile was called with (by worker index). */
+  readonly #pendingValues: Array<K | undefined>;
   /** How many workers are processing a key. */
   #runningCount = 0;
   /** The running keys, kept only above {@link SCAN_RUNNING_UP_TO} workers. */
@@ -148,6 +167,9 @@ class WorkQueue<K> implements Queue<K> {
     this.#resolveClosed = resolve;
     this.#addedAt = opts.metrics ? new Map() : undefined;
     this.#running = new Array<string | undefined>(this.#workerCount).fill(undefined);
+    this.#streaks = new Array<number>(this.#workerCount).fill(0);
+    this.#pending = new Array<PromiseLike<unknown> | undefined>(this.#workerCount).fill(undefined);
+    this.#pendingValues = new Array<K | undefined>(this.#workerCount).fill(undefined);
     this.#runningSince = opts.metrics ? new Array<number>(this.#workerCount).fill(0) : undefined;
     this.#runningSet = this.#workerCount > SCAN_RUNNING_UP_TO ? new Set() : undefined;
     this.#metrics = opts.metrics?.queue(this.name, {
@@ -172,14 +194,22 @@ class WorkQueue<K> implements Queue<K> {
   }
 
   add(value: K): void {
-    if (this.#shuttingDown) return;
-    const key = this.#stringKeys && typeof value === 'string' ? value : this.#keyFunc(value);
-    // The latest value wins.
-    if ((value as unknown) !== key) this.#values.set(key, value);
-    else if (this.#values.size !== 0) this.#values.delete(key);
+    let key: string;
+    if (typeof value === 'string' && this.#stringKeys) {
+      // A string key is its own value: only a value stored for it earlier (an object key) goes.
+      key = value;
+      if (this.#values.size !== 0) this.#values.delete(key);
+    } else {
+      if (this.#shuttingDown) return;
+      key = this.#keyFunc(value);
+      // The latest value wins.
+      if ((value as unknown) !== key) this.#values.set(key, value);
+      else if (this.#values.size !== 0) this.#values.delete(key);
+    }
     // `has` first: a duplicate (most adds of a backlog) then costs one lookup that the JIT inlines,
     // where `add` is always a call; a new key pays a second lookup on an entry already in cache.
-    if (this.#dirty.has(key)) return; // already waiting (or already re-added)
+    // The dirty set is empty once the queue stops, so the stop is checked after it.
+    if (this.#dirty.has(key) || this.#shuttingDown) return;
     this.#dirty.add(key);
     this.#metrics?.add();
     if (this.#runningCount !== 0 && this.#isRunning(key)) {
@@ -286,89 +316,171 @@ class WorkQueue<K> implements Queue<K> {
     return false;
   }
 
-  /** Worker `slot` (0 … workers − 1) processes keys until the queue shuts down. */
+  /**
+   * Worker `slot` (0 … workers − 1) processes keys until the queue shuts down. The keys themselves
+   * run in {@link WorkQueue.#runKeys}, a plain function: V8 optimizes it as a whole, where an async
+   * function's loop resumed after every yield would re-enter its optimized code through on-stack
+   * replacement, running the first keys after each resume unoptimized. This function only waits.
+   */
   async #worker(slot: number): Promise<void> {
-    let streak = 0;
+    for (;;) {
+      const next = this.#runKeys(slot);
+      if (next === Next.Stop) return;
+      if (next === Next.Idle) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+      else if (next === Next.Yield) await yieldToEventLoop();
+      else {
+        const pending = this.#pending[slot]!;
+        const value = this.#pendingValues[slot] as K;
+        this.#pending[slot] = undefined;
+        this.#pendingValues[slot] = undefined;
+        let result: unknown;
+        let failed = false;
+        let error: unknown;
+        try {
+          result = await pending;
+        } catch (err) {
+          failed = true;
+          error = err;
+        }
+        if (failed) this.#fail(slot, value, error);
+        else this.#complete(slot, value, result);
+        // Counted for async reconcilers too: one whose promise is already settled (a cache hit, a
+        // no-op) resumes the worker in a microtask, and microtasks alone never let timers or I/O run.
+        if (++this.#streaks[slot]! >= YIELD_EVERY) {
+          this.#streaks[slot] = 0;
+          await yieldToEventLoop();
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs keys on worker `slot` for as long as their reconciles return synchronously; returns what
+   * the worker waits for next. A reconcile that returns a promise is left in flight in the slot
+   * ({@link WorkQueue.#pending}) for the worker to await.
+   */
+  #runKeys(slot: number): Next {
+    // The fields every key touches, read once: none of them is reassigned while the queue runs.
+    const fifo = this.#fifo;
+    const dirty = this.#dirty;
+    const values = this.#values;
+    const limited = this.#limited;
+    const running = this.#running;
+    const reconciler = this.#reconciler;
+    const firstAttempt = this.#firstAttempt!;
+    const metrics = this.#metrics;
+    let streak = this.#streaks[slot]!;
     while (!this.#shuttingDown) {
-      const key = this.#fifo.shift();
+      const key = fifo.shift();
       if (key === undefined) {
-        await new Promise<void>((resolve) => this.#waiters.push(resolve));
-        continue;
+        this.#streaks[slot] = streak;
+        return Next.Idle;
       }
       if (key === SYNC) {
         this.#syncQueued = false;
         this.#onSyncMarker();
         continue;
       }
-      this.#dirty.delete(key);
+      dirty.delete(key);
       let value = key as K;
-      if (this.#values.size !== 0) {
-        const stored = this.#values.get(key);
-        if (stored !== undefined || this.#values.has(key)) {
+      if (values.size !== 0) {
+        const stored = values.get(key);
+        if (stored !== undefined || values.has(key)) {
           value = stored as K;
-          this.#values.delete(key);
+          values.delete(key);
         }
       }
       let start = 0;
-      if (this.#metrics) {
+      if (metrics !== undefined) {
         start = this.#clock.now();
         const addedAt = this.#addedAt!.get(key);
         this.#addedAt!.delete(key);
-        if (addedAt !== undefined) this.#metrics.observeQueueDuration((start - addedAt) / 1000);
+        if (addedAt !== undefined) metrics.observeQueueDuration((start - addedAt) / 1000);
+        this.#runningSince![slot] = start;
       }
-      this.#running[slot] = key;
+      running[slot] = key;
       this.#runningCount++;
       this.#runningSet?.add(key);
-      if (this.#runningSince !== undefined) this.#runningSince[slot] = start;
       let result: unknown;
-      let failed = false;
-      let error: unknown;
+      let threw = false;
       try {
-        result = this.#reconciler(
+        result = reconciler(
           value,
-          this.#limited.size !== 0 && this.#limited.has(key)
+          limited.size !== 0 && limited.has(key)
             ? { signal: this.#signal!, attempt: this.#limiter.requeues(key) + 1, queue: this.name }
-            : this.#firstAttempt!,
+            : firstAttempt,
         );
-        // Await only real promises: a synchronous reconciler costs no microtask hop.
-        if (
-          result !== null &&
-          typeof result === 'object' &&
-          typeof (result as Promise<unknown>).then === 'function'
-        ) {
-          result = await result;
-        }
       } catch (err) {
-        failed = true;
-        error = err;
+        threw = true;
+        result = err;
       }
-      try {
-        if (failed) this.#onError(key, value, error);
-        else this.#onSuccess(key, value, result as ReconcileResult | undefined);
-      } catch (err) {
-        // A throwing rate limiter or keyFunc must not wedge the key as running.
-        this.#logger.error('queue bookkeeping failed after reconcile', {
-          key: logKey(key),
-          err: serializeError(err),
-        });
-      }
-      if (this.#metrics !== undefined) {
-        // One clock read for both the reconcile and the work duration.
-        const seconds = (this.#clock.now() - start) / 1000;
-        if (this.#metrics.reconcile) {
-          const requeued = !failed && (result as ReconcileResult | undefined)?.requeueAfterMs !== undefined;
-          this.#metrics.reconcile(failed ? 'error' : requeued ? 'requeue_after' : 'success', seconds);
-        }
-        this.#metrics.observeWorkDuration(seconds);
-      }
-      this.#done(key, slot);
-      // Counted for async reconcilers too: one whose promise is already settled (a cache hit, a
-      // no-op) resumes the worker in a microtask, and microtasks alone never let timers or I/O run.
+      if (threw) this.#fail(slot, value, result);
+      // Await only real promises: a synchronous reconciler costs no microtask hop.
+      else if (
+        result !== undefined &&
+        result !== null &&
+        typeof result === 'object' &&
+        typeof (result as PromiseLike<unknown>).then === 'function'
+      ) {
+        this.#pending[slot] = result as PromiseLike<unknown>;
+        this.#pendingValues[slot] = value;
+        this.#streaks[slot] = streak;
+        return Next.Reconcile;
+      } else this.#complete(slot, value, result);
       if (++streak >= YIELD_EVERY) {
-        streak = 0;
-        await yieldToEventLoop();
+        this.#streaks[slot] = 0;
+        return Next.Yield;
       }
     }
+    this.#streaks[slot] = streak;
+    return Next.Stop;
+  }
+
+  /** The reconcile on worker `slot` returned (or resolved to) `result`. */
+  #complete(slot: number, value: K, result: unknown): void {
+    const key = this.#running[slot]!;
+    // A plain success of a key without failures (the common case) has nothing to book.
+    if (result !== undefined || this.#limited.size !== 0) {
+      try {
+        this.#onSuccess(key, value, result as ReconcileResult | undefined);
+      } catch (err) {
+        this.#bookkeepingFailed(key, err);
+      }
+    }
+    if (this.#metrics !== undefined) {
+      const requeued = (result as ReconcileResult | undefined)?.requeueAfterMs !== undefined;
+      this.#observeReconcile(slot, requeued ? 'requeue_after' : 'success');
+    }
+    this.#done(key, slot);
+  }
+
+  /** The reconcile on worker `slot` threw (or rejected with) `error`. */
+  #fail(slot: number, value: K, error: unknown): void {
+    const key = this.#running[slot]!;
+    try {
+      this.#onError(key, value, error);
+    } catch (err) {
+      this.#bookkeepingFailed(key, err);
+    }
+    if (this.#metrics !== undefined) this.#observeReconcile(slot, 'error');
+    this.#done(key, slot);
+  }
+
+  /** A throwing rate limiter or keyFunc must not wedge the key as running: logged, then done. */
+  #bookkeepingFailed(key: string, err: unknown): void {
+    this.#logger.error('queue bookkeeping failed after reconcile', {
+      key: logKey(key),
+      err: serializeError(err),
+    });
+  }
+
+  /** Records the reconcile that just ended on worker `slot` (with metrics only). */
+  #observeReconcile(slot: number, outcome: 'success' | 'requeue_after' | 'error'): void {
+    const metrics = this.#metrics!;
+    // One clock read for both the reconcile and the work duration.
+    const seconds = (this.#clock.now() - this.#runningSince![slot]!) / 1000;
+    metrics.reconcile?.(outcome, seconds);
+    metrics.observeWorkDuration(seconds);
   }
 
   #onSuccess(key: string, value: K, result: ReconcileResult | undefined): void {
