@@ -6,11 +6,13 @@ import {
   objectKeyOf,
   serializeError,
 } from '@kubeloom/kube';
-import { type Clock, systemClock, type TimerHandle } from './clock.ts';
+import { type Clock, systemClock } from './clock.ts';
 import { defaultControllerRateLimiter } from './default-rate-limiter.ts';
-import { DelayHeap } from './internal/delay-heap.ts';
+import { DelayTimer } from './internal/delay-timer.ts';
 import { describeValue } from './internal/describe.ts';
 import { Fifo } from './internal/fifo.ts';
+import { defaultKeyFunc, logKey } from './internal/queue-keys.ts';
+import { runningGauges } from './internal/running-gauges.ts';
 import { requireInteger } from './internal/validate.ts';
 import { yieldToEventLoop } from './internal/yield.ts';
 import type { QueueMetricsRecorder } from './metrics.ts';
@@ -30,9 +32,6 @@ import type { RateLimiter } from './rate-limiter.ts';
  */
 const YIELD_EVERY = 1024;
 
-/** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** The sync marker's slot in the FIFO. */
 const SYNC = null;
 
@@ -44,17 +43,11 @@ const SCAN_RUNNING_UP_TO = 8;
 
 type State = 'new' | 'running' | 'closed';
 
-/** What a worker waits for after a run of synchronous reconciles ({@link WorkQueue.#runKeys}). */
-const Next = {
-  /** The FIFO is empty: wait for an add. */
-  Idle: 0,
-  /** A reconcile returned a promise: await it. */
-  Reconcile: 1,
-  /** {@link YIELD_EVERY} reconciles in a row: let the event loop run. */
-  Yield: 2,
-  /** The queue is shutting down: exit. */
-  Stop: 3,
-} as const;
+/**
+ * What a worker waits for after a run of synchronous reconciles ({@link WorkQueue.#runKeys}): an
+ * add, the promise a reconcile returned, a turn of the event loop, or nothing (it exits).
+ */
+const Next = { Idle: 0, Reconcile: 1, Yield: 2, Stop: 3 } as const;
 type Next = (typeof Next)[keyof typeof Next];
 
 /**
@@ -68,23 +61,6 @@ type Next = (typeof Next)[keyof typeof Next];
  */
 export function createQueue<K = ObjectKey>(opts: QueueOptions<K>): Queue<K> {
   return new WorkQueue<K>(opts);
-}
-
-function defaultKeyFunc(queue: string): (key: unknown) => string {
-  return (key) => {
-    if (typeof key === 'string') return key;
-    if (key !== null && typeof key === 'object' && typeof (key as ObjectKey).name === 'string') {
-      const { namespace, name } = key as ObjectKey;
-      if (name === '') {
-        throw new TypeError(`queue "${queue}": key ${describeValue(key)} has an empty name`);
-      }
-      return namespace ? `${namespace}/${name}` : name;
-    }
-    throw new TypeError(
-      `queue "${queue}": cannot derive a key from ${describeValue(key)}; keys are strings or ` +
-        '{namespace, name} objects by default, pass keyFunc in the queue options for other key types',
-    );
-  };
 }
 
 class WorkQueue<K> implements Queue<K> {
@@ -133,9 +109,7 @@ class WorkQueue<K> implements Queue<K> {
   readonly #addedAt: Map<string, number> | undefined;
   /** Keys the rate limiter has failures for (so successes only call `forget` when needed). */
   readonly #limited = new Set<string>();
-  readonly #delayed = new DelayHeap<K>();
-  #timer: TimerHandle | undefined;
-  #timerAt: number | undefined;
+  readonly #delayed: DelayTimer<K>;
   readonly #waiters: Array<() => void> = [];
   /** The context of every first attempt (the common case), shared to avoid an allocation per reconcile. */
   #firstAttempt: ReconcileContext | undefined;
@@ -159,6 +133,7 @@ class WorkQueue<K> implements Queue<K> {
     this.#workerCount = requireInteger(opts.workers ?? 1, { owner, option: 'workers', min: 1 });
     this.#clock = opts.clock ?? systemClock;
     this.#limiter = opts.rateLimiter ?? defaultControllerRateLimiter(() => this.#clock.now());
+    this.#delayed = new DelayTimer<K>(this.#clock, (value) => this.add(value));
     this.#logger = (opts.logger ?? consoleLogger('warn')).child({ queue: this.name });
     let resolve!: () => void;
     this.closed = new Promise<void>((r) => {
@@ -174,22 +149,7 @@ class WorkQueue<K> implements Queue<K> {
     this.#runningSet = this.#workerCount > SCAN_RUNNING_UP_TO ? new Set() : undefined;
     this.#metrics = opts.metrics?.queue(this.name, {
       depth: () => this.size,
-      unfinishedWorkSeconds: () => {
-        const now = this.#clock.now();
-        let total = 0;
-        for (let i = 0; i < this.#workerCount; i++) {
-          if (this.#running[i] !== undefined) total += now - this.#runningSince![i]!;
-        }
-        return total / 1000;
-      },
-      longestRunningProcessorSeconds: () => {
-        const now = this.#clock.now();
-        let longest = 0;
-        for (let i = 0; i < this.#workerCount; i++) {
-          if (this.#running[i] !== undefined) longest = Math.max(longest, now - this.#runningSince![i]!);
-        }
-        return longest / 1000;
-      },
+      ...runningGauges(this.#clock, this.#running, this.#runningSince!),
     });
   }
 
@@ -237,7 +197,7 @@ class WorkQueue<K> implements Queue<K> {
       return;
     }
     const key = this.#keyFunc(value);
-    if (this.#delayed.schedule(key, value, this.#clock.now() + delayMs)) this.#armTimer();
+    this.#delayed.schedule(key, value, this.#clock.now() + delayMs);
   }
 
   addRateLimited(value: K): void {
@@ -557,32 +517,9 @@ class WorkQueue<K> implements Queue<K> {
     if (this.#waiters.length !== 0) this.#waiters.pop()!();
   }
 
-  #armTimer(): void {
-    const at = this.#delayed.peekTime();
-    if (at === this.#timerAt) return;
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = at;
-    if (at === undefined) return;
-    // Node (and fake timers) turn a delay above MAX_TIMER_MS into 1 ms: a far-off due time is
-    // reached in steps of at most MAX_TIMER_MS, the timer re-arming itself when it fires early.
-    this.#timer = this.#clock.setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#timerAt = undefined;
-        for (const entry of this.#delayed.popDue(this.#clock.now())) this.add(entry.value);
-        this.#armTimer();
-      },
-      Math.min(MAX_TIMER_MS, Math.max(0, at - this.#clock.now())),
-    );
-  }
-
   #beginShutdown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = undefined;
     this.#delayed.clear();
     this.#fifo.clear();
     this.#syncQueued = false;
@@ -598,8 +535,4 @@ class WorkQueue<K> implements Queue<K> {
     this.#metrics?.close();
     this.#resolveClosed();
   }
-}
-
-function logKey(key: string): string {
-  return key.length > 200 ? `${key.slice(0, 200)}…` : key;
 }

@@ -197,6 +197,100 @@ describe('createQueue', () => {
     await run;
   });
 
+  it('keeps its guarantees when reconciles return synchronously, return promises or thenables, throw, and re-add their own key', async () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    let clock = 0;
+    const running = new Set<string>();
+    const lastAdd = new Map<string, number>();
+    const lastStart = new Map<string, number>();
+    const kinds = new Map<string, number>();
+    let overlaps = 0;
+    let readds = 0;
+    let q!: Queue<string>;
+    const end = (k: string) => running.delete(k);
+    q = createQueue<string>({
+      workers: 3,
+      maxAttempts: 3,
+      logger: noopLogger,
+      reconciler: (k) => {
+        if (running.has(k)) overlaps++;
+        running.add(k);
+        lastStart.set(k, ++clock);
+        const kind = Math.floor(random() * 5);
+        kinds.set(String(kind), (kinds.get(String(kind)) ?? 0) + 1);
+        if (kind === 0) {
+          end(k);
+          return; // synchronous success
+        }
+        if (kind === 1) {
+          // Synchronous, re-adding its own key while it runs: processed once more afterwards.
+          readds++;
+          lastAdd.set(k, ++clock);
+          q.add(k);
+          end(k);
+          return;
+        }
+        if (kind === 2) {
+          end(k);
+          throw new Error('synchronous failure'); // retried through the rate limiter
+        }
+        if (kind === 3) {
+          // A thenable that is not a Promise.
+          return {
+            // biome-ignore lint/suspicious/noThenProperty: the queue must await any thenable
+            then(resolve: (v: undefined) => void) {
+              setTimeout(
+                () => {
+                  end(k);
+                  resolve(undefined);
+                },
+                Math.floor(random() * 20),
+              );
+            },
+          } as unknown as Promise<void>;
+        }
+        return new Promise<void>((resolve) =>
+          setTimeout(
+            () => {
+              end(k);
+              resolve();
+            },
+            Math.floor(random() * 20),
+          ),
+        );
+      },
+    });
+    for (let i = 0; i < 200; i++) q.add(`k${i % 40}`);
+    for (let i = 0; i < 40; i++) lastAdd.set(`k${i}`, 0);
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    for (let i = 0; i < 1500; i++) {
+      setTimeout(
+        () => {
+          const k = `k${Math.floor(random() * 40)}`;
+          lastAdd.set(k, ++clock);
+          q.add(k);
+        },
+        Math.floor(random() * 1000),
+      );
+    }
+    await vi.advanceTimersByTimeAsync(5000);
+    for (const kind of ['0', '1', '2', '3', '4']) expect(kinds.get(kind)).toBeGreaterThan(20);
+    expect(readds).toBeGreaterThan(0);
+    expect(overlaps).toBe(0);
+    expect(running.size).toBe(0);
+    expect(q.hasSynced()).toBe(true);
+    expect(q.size).toBe(0);
+    // Every key was reconciled after its last add, including the adds made by its own reconcile.
+    for (const [k, added] of lastAdd) expect(lastStart.get(k)!).toBeGreaterThan(added);
+    ac.abort();
+    await run;
+  });
+
   it('runs distinct keys in parallel up to `workers`', async () => {
     const gate = deferred();
     let concurrent = 0;
