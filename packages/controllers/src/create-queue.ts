@@ -363,6 +363,7 @@ class WorkQueue<K> implements Queue<K> {
       this.#runningSet?.add(key);
       let result: unknown;
       let threw = false;
+      let thenable = false;
       try {
         result = reconciler(
           value,
@@ -370,18 +371,19 @@ class WorkQueue<K> implements Queue<K> {
             ? { signal: this.#signal!, attempt: this.#limiter.requeues(key) + 1, queue: this.name }
             : firstAttempt,
         );
+        // Await only real promises: a synchronous reconciler costs no microtask hop. Checked inside
+        // the try: a `then` getter that throws fails the reconcile, it does not stop the worker.
+        thenable =
+          result !== undefined &&
+          result !== null &&
+          typeof result === 'object' &&
+          typeof (result as PromiseLike<unknown>).then === 'function';
       } catch (err) {
         threw = true;
         result = err;
       }
       if (threw) this.#fail(slot, value, result);
-      // Await only real promises: a synchronous reconciler costs no microtask hop.
-      else if (
-        result !== undefined &&
-        result !== null &&
-        typeof result === 'object' &&
-        typeof (result as PromiseLike<unknown>).then === 'function'
-      ) {
+      else if (thenable) {
         this.#pending[slot] = result as PromiseLike<unknown>;
         this.#pendingValues[slot] = value;
         this.#streaks[slot] = streak;

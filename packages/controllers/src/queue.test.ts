@@ -768,6 +768,38 @@ describe('createQueue', () => {
     await run;
   });
 
+  it('fails the reconcile, not the worker, when the returned object has a throwing then getter', async () => {
+    const logger = recordingLogger();
+    const seen: string[] = [];
+    const q = createQueue<string>({
+      logger,
+      reconciler: (k) => {
+        seen.push(k);
+        if (k !== 'bad') return;
+        return Object.defineProperty({}, 'then', {
+          get() {
+            throw new Error('then getter');
+          },
+        }) as unknown as Promise<void>;
+      },
+    });
+    q.add('bad');
+    q.add('good');
+    const ac = new AbortController();
+    const run = q.run(ac.signal);
+    await flushMicrotasks();
+    expect(seen).toEqual(['bad', 'good']);
+    expect(logger.records.map((r) => r.message)).toContain(
+      'reconcile failed; dropping the key (retries are off: set maxAttempts to retry)',
+    );
+    // The key is not left running: added again, it is processed again.
+    q.add('bad');
+    await flushMicrotasks();
+    expect(seen).toEqual(['bad', 'good', 'bad']);
+    ac.abort();
+    await expect(run).resolves.toBeUndefined();
+  });
+
   it('logs an invalid requeueAfterMs instead of wedging the key', async () => {
     const logger = recordingLogger();
     let calls = 0;
