@@ -6,8 +6,9 @@ import type { StringPool } from './string-pool.ts';
  * value with its copy in `pool` (see {@link StringPool}), so equal strings of many cached objects
  * are retained once, except the values of the object's payload (top-level `data` and
  * `binaryData`), which are only frozen. One walk does both; frozen subtrees (shared with someone
- * else) are skipped and left as they are. Returns `value`. When `Object.prototype` has enumerable members, `for…in`
- * would see them as the object's own, so it only freezes (`deepFreeze`), sharing nothing.
+ * else) are skipped and left as they are. Returns `value`. When `Object.prototype` has
+ * enumerable members, `for…in` would see them as the object's own, so it only freezes
+ * (`deepFreeze`), sharing nothing.
  */
 export function deepFreezeShared<T>(value: T, pool: StringPool): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
