@@ -42,11 +42,13 @@ describe('kubeloom-egress-operator', () => {
     expect(scraped.status).toBe(200);
     for (const name of [
       'rest_client_requests_total{code="200",method="GET"',
-      'workqueue_depth{name="ipampool",controller="ipampool"} 0',
       '# TYPE controller_runtime_reconcile_total counter',
       'process_cpu_seconds_total',
     ])
       expect(scraped.body).toContain(name);
+    // The value is not asserted: the control plane is shared with other test files, so pools they
+    // left behind may still be queued when this scrape runs (workers start after /readyz is 200).
+    expect(scraped.body).toMatch(/^workqueue_depth\{name="ipampool",controller="ipampool"\} \d+$/m);
     p.child.kill('SIGTERM');
     expect(await p.exited).toEqual({ code: 0, signal: null });
     expect(p.logs.some((r) => r.msg === 'stopped')).toBe(true);
