@@ -1,0 +1,226 @@
+/**
+ * Where the time goes when a sharded operator's replica dies: a fresh plane, three replicas in a
+ * ring, N policies converged, paced spec changes throughout; then the replica holding the
+ * sharder's Lease (the worst case: the sharder fails over too) is SIGKILLed and the hand-over is
+ * timed, from the kill, in phases:
+ *
+ * - its Lease expires (its last `renewTime` + lease duration) and is taken over by the sharder;
+ * - the sharder relabels its policies and their gateways (first and last label seen by a watch);
+ * - the new owners cache them (their `egress_cached_objects` gauges equal their shares);
+ * - the new owners reconcile every moved policy (their `reconcile finished` records).
+ *
+ * Converged is the last of these. Also checked: no policy reconciled by two replicas at once, no
+ * address held twice. Exits 1 on a violation.
+ *
+ * ```sh
+ * node --conditions=@kubeloom/source apps/example-operator/scripts/shard-failover.ts --policies 3000 [--runs 1] [--concurrency 4]
+ * ```
+ */
+
+import { setTimeout as delay } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { hashRing, shardLabels } from '@kubeloom/controllers';
+import { builtins, type KubeObject } from '@kubeloom/kube';
+import { waitFor } from '@kubeloom/testing';
+import type { V1Lease } from '@kubernetes/client-node';
+import { GATEWAY_SELECTOR } from '../src/controller/clients.ts';
+import { EgressGatewayPolicyResource } from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import { auditAllocations, overlaps, type ShardCluster, startShardCluster } from '../test/shard-cluster.ts';
+
+const { values } = parseArgs({
+  options: {
+    policies: { type: 'string', default: '3000' },
+    runs: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+const int = (flag: string, text: string | undefined, min: number): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag}=${text}: expected an integer ≥ ${min}`);
+  return n;
+};
+const POLICIES = int('policies', values.policies, 3);
+const RUNS = int('runs', values.runs, 1);
+const CONCURRENCY = int('concurrency', values.concurrency, 1);
+/** The operator's Lease timings (`src/cli/run-operator.ts`). */
+const LEASE_DURATION_MS = 15_000;
+const RETRY_PERIOD_MS = 2_000;
+const SYSTEM = 'kubeloom-egress-system';
+const LABELS = shardLabels('egress');
+const MEMBERS = ['shard-a', 'shard-b', 'shard-c'];
+
+const print = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+
+/** When each object's shard label was last seen changing to each value (epoch ms), by a watch. */
+function labelTimes(cluster: ShardCluster) {
+  const seen = new Map<string, Map<string, number>>();
+  const track = (kind: string) => (obj: KubeObject) => {
+    const shard = obj.metadata?.labels?.[LABELS.shard];
+    if (shard === undefined) return;
+    const key = `${kind}/${obj.metadata?.name}`;
+    const byShard = seen.get(key) ?? new Map<string, number>();
+    seen.set(key, byShard);
+    if (!byShard.has(shard)) byShard.set(shard, Date.now());
+  };
+  for (const [kind, informer] of [
+    ['policy', cluster.admin.informer(EgressGatewayPolicyResource, { namespace: cluster.namespace })],
+    [
+      'gateway',
+      cluster.admin.informer(builtins.Deployment, {
+        namespace: cluster.namespace,
+        labelSelector: GATEWAY_SELECTOR,
+      }),
+    ],
+  ] as const) {
+    // The harness's client runs these informers already (until the cluster is disposed).
+    const on = track(kind);
+    informer.addEventHandler({ onAdd: on, onUpdate: (_old, obj) => on(obj) });
+  }
+  return (kind: string, name: string, shard: string) => seen.get(`${kind}/${name}`)?.get(shard);
+}
+
+async function runOnce(run: number): Promise<boolean> {
+  const cluster = await startShardCluster({ pools: 4, args: [`--concurrency=${CONCURRENCY}`] });
+  const stop = new AbortController();
+  const auditing = auditAllocations(cluster.admin, { signal: stop.signal });
+  const labelledAt = labelTimes(cluster);
+  let churning: Promise<number> | undefined;
+  try {
+    await Promise.all(MEMBERS.map((n) => cluster.start(n)));
+    const names = await cluster.createPolicies(POLICIES);
+    const first = Date.now();
+    const before = await waitFor('the ring to converge', () => cluster.converged(MEMBERS), {
+      timeoutMs: Math.max(600_000, POLICIES * 1000),
+      intervalMs: 2000,
+    });
+    const initialMs = Date.now() - first;
+    churning = (async () => {
+      let i = 0;
+      while (!stop.signal.aborted) {
+        const name = names[(i * 7919) % names.length]!;
+        i++;
+        await cluster.admin.api
+          .patch(
+            { resource: EgressGatewayPolicyResource, name, namespace: cluster.namespace },
+            { spec: { gateway: { replicas: 1 + (i % 2) } } },
+            { type: 'merge', signal: stop.signal },
+          )
+          .catch(() => {});
+        await delay(50, undefined, { signal: stop.signal }).catch(() => {});
+      }
+      return i;
+    })();
+
+    const lease = await cluster.admin.api.get({
+      resource: builtins.Lease,
+      name: 'egress-sharder',
+      namespace: SYSTEM,
+    });
+    const holder = (lease as V1Lease).spec?.holderIdentity ?? '';
+    const victim = MEMBERS.find((n) => holder.startsWith(`${n}_`));
+    if (!victim) throw new Error(`the sharder's Lease is held by ${holder || 'nobody'}, not a member`);
+    const survivors = MEMBERS.filter((n) => n !== victim);
+    const killedAt = Date.now();
+    await cluster.kill(victim);
+    const victimLease = (await cluster.admin.api.get({
+      resource: builtins.Lease,
+      name: victim,
+      namespace: SYSTEM,
+    })) as V1Lease;
+    const expiresAt =
+      new Date(victimLease.spec?.renewTime as unknown as string).getTime() + LEASE_DURATION_MS;
+    const moved = [...before.owner].filter(([, owner]) => owner === victim).map(([key]) => key);
+
+    // Where each moved policy goes, and when the watch saw it (and its gateway) there.
+    const ring = hashRing(survivors);
+    const newOwner = new Map(moved.map((k) => [k, ring.shardFor(k) ?? ''] as const));
+    const gatewayOf = new Map(
+      before.deployments.map((d) => [
+        `${cluster.namespace}/${d.metadata?.ownerReferences?.[0]?.name}`,
+        d.metadata?.name ?? '',
+      ]),
+    );
+    const policyAt = (k: string) => labelledAt('policy', k.split('/')[1]!, newOwner.get(k)!);
+    const gatewayAt = (k: string) => labelledAt('gateway', gatewayOf.get(k) ?? '', newOwner.get(k)!);
+    await waitFor(
+      'the moved policies and their gateways to be relabelled',
+      () => moved.every((k) => policyAt(k) !== undefined && gatewayAt(k) !== undefined),
+      { timeoutMs: 600_000, intervalMs: 100 },
+    );
+    const shares = new Map<string, number>();
+    for (const [key, owner] of before.owner) {
+      const now = owner === victim ? newOwner.get(key)! : owner;
+      shares.set(now, (shares.get(now) ?? 0) + 1);
+    }
+    // Caches: each survivor's gauges (cheap) until they hold their shares.
+    const cachedAt = await waitFor(
+      'the survivors to cache their shares',
+      async () => {
+        for (const m of survivors)
+          if ((await cluster.cached(m)).policies !== (shares.get(m) ?? 0)) return undefined;
+        return Date.now();
+      },
+      { timeoutMs: 600_000, intervalMs: 100 },
+    );
+    const reconciledBy = new Map<string, number>();
+    await waitFor(
+      'every moved policy reconciled by its new owner',
+      () => {
+        for (const r of cluster.reconciles())
+          if (
+            r.start >= killedAt &&
+            r.end !== undefined &&
+            r.shard === newOwner.get(r.key) &&
+            !reconciledBy.has(r.key)
+          )
+            reconciledBy.set(r.key, r.end);
+        return moved.every((k) => reconciledBy.has(k));
+      },
+      { timeoutMs: 600_000, intervalMs: 100 },
+    );
+    // The harness's own check too: every label, address and cache as the survivors' ring says.
+    const after = await waitFor('the ring to converge after the kill', () => cluster.converged(survivors), {
+      timeoutMs: 600_000,
+      intervalMs: 1000,
+    });
+    const misplaced = moved.filter((k) => after.owner.get(k) !== newOwner.get(k));
+    const takeover = [...cluster.replicas.values()]
+      .flatMap((p) => p.logs)
+      .find((r) => String(r.msg).startsWith('took over the Lease') && r.shard === victim);
+    const takeoverAt = takeover ? Date.parse(String(takeover.time)) : Number.NaN;
+    const policyTimes = moved.map((k) => policyAt(k) ?? Number.NaN);
+    const gatewayTimes = moved.map((k) => gatewayAt(k) ?? Number.NaN);
+    const reconciled = [...reconciledBy.values()];
+    const convergedAt = Math.max(cachedAt, ...policyTimes, ...gatewayTimes, ...reconciled);
+    stop.abort();
+    const patches = await churning;
+    const { checks, duplicates } = await auditing;
+    const found = overlaps(cluster.reconciles());
+    const within = convergedAt - killedAt <= LEASE_DURATION_MS + RETRY_PERIOD_MS;
+    const ok = found.length === 0 && duplicates.length === 0 && misplaced.length === 0;
+    const at = (t: number) => seconds(t - killedAt);
+    print(
+      `run ${run}: ${ok ? 'ok' : 'FAILED'} — ${POLICIES} policies converged in ${seconds(initialMs)} s; killed ${victim} ` +
+        `(the sharder, ${moved.length} policies); from the kill, s: Lease expired ${at(expiresAt)}, taken over ${at(takeoverAt)}, ` +
+        `policies relabelled ${at(Math.min(...policyTimes))}–${at(Math.max(...policyTimes))}, ` +
+        `gateways relabelled ${at(Math.min(...gatewayTimes))}–${at(Math.max(...gatewayTimes))} (${gatewayTimes.length}), ` +
+        `cached ${at(cachedAt)}, reconciled by new owners ${at(Math.min(...reconciled))}–${at(Math.max(...reconciled))}; ` +
+        `converged ${at(convergedAt)} s (${within ? 'within' : 'over'} lease duration + retry, ${seconds(LEASE_DURATION_MS + RETRY_PERIOD_MS)} s); ` +
+        `${patches} spec changes, ${found.length} overlaps, ${checks} pool audits, ${duplicates.length} addresses held twice`,
+    );
+    for (const f of [...found, ...duplicates].slice(0, 10)) print(`  ${f}`);
+    return ok;
+  } finally {
+    stop.abort();
+    await churning;
+    await auditing;
+    await cluster[Symbol.asyncDispose]();
+  }
+}
+
+let failed = 0;
+for (let i = 1; i <= RUNS; i++) if (!(await runOnce(i))) failed++;
+process.exitCode = failed > 0 ? 1 : 0;
