@@ -6,6 +6,7 @@
 import {
   type ApiError,
   createKubeClient,
+  isConflict,
   type KubeClient,
   type KubeObject,
   noopLogger,
@@ -61,6 +62,36 @@ async function server<T extends KubeObject>(
   }
 }
 
+/** What {@link updateVerdict} saw: the stored object, the change sent, the apiserver's verdict. */
+interface UpdateVerdict<T> {
+  readonly old: T;
+  readonly changed: T;
+  readonly verdict: Verdict;
+}
+
+/**
+ * The apiserver's verdict on a dry-run update of the stored object. The object is read just
+ * before, and read again on a conflict: the control plane is shared with other test files, and the
+ * operator that run-operator.integration.test.ts starts writes the status of every pool (it is
+ * cluster-scoped), so an object read earlier may be stale by the time its update is sent.
+ */
+async function updateVerdict<T extends KubeObject>(
+  resource: TypedResourceDescriptor<T>,
+  key: { name: string; namespace?: string },
+  change: (stored: T) => T,
+): Promise<UpdateVerdict<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const old = await kube.api.get({ resource, ...key });
+    const changed = change(old);
+    try {
+      return { old, changed, verdict: await server(resource, changed, old) };
+    } catch (e) {
+      // A writer that keeps winning for ten rounds is a bug worth seeing, not a race.
+      if (!isConflict(e) || attempt === 10) throw e;
+    }
+  }
+}
+
 function local(
   validator: typeof EgressGatewayPolicyValidator | typeof IPAMPoolValidator,
   obj: unknown,
@@ -95,14 +126,17 @@ describe('validators and kube-apiserver agree on the operator API (I13)', () => 
   });
 
   it('policy update: ipamPoolRef is immutable', async () => {
-    const created = await kube.api.create(
+    await kube.api.create(
       EgressGatewayPolicyResource,
       policy(namespace, 'moving', { ipamPoolRef: { name: 'corp' } }),
     );
-    const moved = { ...created, spec: { ...created.spec, ipamPoolRef: { name: 'other' } } };
-    const verdict = await server(EgressGatewayPolicyResource, moved, created);
+    const { old, changed, verdict } = await updateVerdict(
+      EgressGatewayPolicyResource,
+      { name: 'moving', namespace },
+      (stored) => ({ ...stored, spec: { ...stored.spec, ipamPoolRef: { name: 'other' } } }),
+    );
     expect(verdict.errors).toEqual(['spec.ipamPoolRef: Invalid value: ipamPoolRef is immutable']);
-    expect(local(EgressGatewayPolicyValidator, moved, created)).toEqual(verdict);
+    expect(local(EgressGatewayPolicyValidator, changed, old)).toEqual(verdict);
   });
 
   it.each([
@@ -125,14 +159,14 @@ describe('validators and kube-apiserver agree on the operator API (I13)', () => 
   });
 
   it('pool update: ipFamily is immutable', async () => {
-    const created = await kube.api.create(
-      IPAMPoolResource,
-      pool(`${namespace}-family`, { cidrs: ['192.0.2.0/28'] }),
-    );
-    const changed = { ...created, spec: { ...created.spec, ipFamily: 'IPv6' as const } };
-    const verdict = await server(IPAMPoolResource, changed, created);
+    const name = `${namespace}-family`;
+    await kube.api.create(IPAMPoolResource, pool(name, { cidrs: ['192.0.2.0/28'] }));
+    const { old, changed, verdict } = await updateVerdict(IPAMPoolResource, { name }, (stored) => ({
+      ...stored,
+      spec: { ...stored.spec, ipFamily: 'IPv6' as const },
+    }));
     expect(verdict.errors).toHaveLength(1);
     expect(verdict.errors[0]).toMatch(/^spec\.ipFamily: Invalid value: /);
-    expect(local(IPAMPoolValidator, changed, created)).toEqual(verdict);
+    expect(local(IPAMPoolValidator, changed, old)).toEqual(verdict);
   });
 });

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { installCRDs, sharedControlPlane, waitFor } from '@kubeloom/testing';
+import { createTestNamespace, installCRDs, sharedControlPlane, waitFor } from '@kubeloom/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperatorProcess } from '../../scripts/replica.ts';
 import { operatorCrds } from '../../test/scenarios.ts';
@@ -28,11 +28,15 @@ async function get(port: number, urlPath: string): Promise<{ status: number; bod
 
 describe('kubeloom-egress-operator', () => {
   it('serves probes and metrics, and exits 0 on SIGTERM', async () => {
-    const { kubeconfigPath } = sharedControlPlane();
+    const { kubeConfig, kubeconfigPath } = sharedControlPlane();
+    // Policies of its own namespace only: the plane is shared, and an operator of every namespace
+    // would add its finalizer to other files' policies while they run (pools are cluster-scoped:
+    // it writes their status whatever the flag, see validation.integration.test.ts).
+    const namespace = await createTestNamespace(kubeConfig, 'operator-program');
     await using p = startOperatorProcess({
       name: 'program',
       env: {},
-      args: [`--kubeconfig=${kubeconfigPath}`, '--metrics-secure=false'],
+      args: [`--kubeconfig=${kubeconfigPath}`, `--namespace=${namespace}`, '--metrics-secure=false'],
     });
     const probes = await p.port('serving health probes');
     const metrics = await p.port('serving metrics');
