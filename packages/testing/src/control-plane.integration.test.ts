@@ -13,13 +13,16 @@ import { sharedControlPlane } from './shared.ts';
 import { KUBERNETES_VERSION } from './versions.ts';
 import { waitFor } from './wait-for.ts';
 
+// The group is this file's own: the control plane is shared with every test file, and codegen's
+// tests install a different widgets.test.kubeloom.dev (two versions, status and scale), so a CRD of
+// that name would replace theirs while they run, or theirs this one.
 const WIDGET_CRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: widgets.test.kubeloom.dev
+  name: widgets.testing.kubeloom.dev
 spec:
-  group: test.kubeloom.dev
+  group: testing.kubeloom.dev
   scope: Namespaced
   names: { plural: widgets, singular: widget, kind: Widget, listKind: WidgetList }
   versions:
@@ -51,16 +54,11 @@ describe('shared control plane (global setup)', () => {
 
     const events: Array<[string, string | undefined]> = [];
     const watch = new Watch(kubeConfig);
-    let resolveSeen: () => void = () => {};
-    const seen = new Promise<void>((resolve) => {
-      resolveSeen = resolve;
-    });
     const controller = await watch.watch(
       `/api/v1/namespaces/${namespace}/configmaps`,
       {},
       (phase: string, obj: V1ConfigMap) => {
         events.push([phase, obj.metadata?.name]);
-        if (phase === 'ADDED' && obj.metadata?.name === 'one') resolveSeen();
       },
       () => {},
     );
@@ -74,10 +72,10 @@ describe('shared control plane (global setup)', () => {
       expect(got.data).toEqual({ a: '1' });
       const list = await core.listNamespacedConfigMap({ namespace });
       expect(list.items.map((c) => c.metadata?.name)).toContain('one');
-      await Promise.race([
-        seen,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('no watch event within 10 s')), 10_000)),
-      ]);
+      // waitFor's bound, not 10 s: the shared apiserver of a loaded run can be that slow.
+      await waitFor('the ADDED event of one', () =>
+        events.some(([phase, name]) => phase === 'ADDED' && name === 'one'),
+      );
       expect(events).toContainEqual(['ADDED', 'one']);
     } finally {
       controller.abort();
@@ -87,19 +85,19 @@ describe('shared control plane (global setup)', () => {
   it('installs a CRD, accepts a valid object and rejects an invalid one by schema', async () => {
     const { kubeConfig } = sharedControlPlane();
     const [crd] = await installCRDs(kubeConfig, [{ yaml: WIDGET_CRD }]);
-    expect(crd?.metadata.name).toBe('widgets.test.kubeloom.dev');
+    expect(crd?.metadata.name).toBe('widgets.testing.kubeloom.dev');
     const namespace = await createTestNamespace(kubeConfig, 'widgets');
     const { KubernetesObjectApi } = await import('@kubernetes/client-node');
     const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
     const valid: { metadata?: { uid?: string } } = await objects.create({
-      apiVersion: 'test.kubeloom.dev/v1',
+      apiVersion: 'testing.kubeloom.dev/v1',
       kind: 'Widget',
       metadata: { name: 'ok', namespace },
       spec: { size: 3, color: 'red' },
     } as never);
     expect(valid.metadata?.uid).toBeTruthy();
     const invalid = objects.create({
-      apiVersion: 'test.kubeloom.dev/v1',
+      apiVersion: 'testing.kubeloom.dev/v1',
       kind: 'Widget',
       metadata: { name: 'bad', namespace },
       spec: { size: 42, color: 'green' },
@@ -133,17 +131,17 @@ describe('shared control plane (global setup)', () => {
       const object = (await import('yaml')).parse(doc('cparts', 'Cpart'));
       const fromObject = await installCRDs(kubeConfig, [object]);
       expect([...fromFile, ...fromDir, ...fromObject].map((c) => c.metadata.name)).toEqual([
-        'aparts.test.kubeloom.dev',
-        'bparts.test.kubeloom.dev',
-        'cparts.test.kubeloom.dev',
+        'aparts.testing.kubeloom.dev',
+        'bparts.testing.kubeloom.dev',
+        'cparts.testing.kubeloom.dev',
       ]);
       await expect(installCRDs(kubeConfig, [{ path: path.join(dir, 'missing.yaml') }])).rejects.toThrow(
         /does not exist/,
       );
       await uninstallCRDs(kubeConfig, [
-        'aparts.test.kubeloom.dev',
-        'bparts.test.kubeloom.dev',
-        'cparts.test.kubeloom.dev',
+        'aparts.testing.kubeloom.dev',
+        'bparts.testing.kubeloom.dev',
+        'cparts.testing.kubeloom.dev',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
