@@ -58,7 +58,8 @@ describe('leader election over a slow link (real apiserver)', () => {
     try {
       await waitFor('a to lead', () => rec.current()[0] === 'a', { timeoutMs: GENEROUS * LEASE_MS });
       runs.push(campaign((s) => b.run(s)));
-      await waitFor('b to see a lead', () => b.getLeader() === 'a', { timeoutMs: GENEROUS * RETRY_MS });
+      // A precondition, not a timing rule: a bound of a lease duration's, as for a to lead.
+      await waitFor('b to see a lead', () => b.getLeader() === 'a', { timeoutMs: GENEROUS * LEASE_MS });
 
       // a's writes reach the apiserver at once; their responses come back far too late.
       const slow = proxy.delay(GENEROUS * LEASE_MS, { user: 'elector-a', verb: 'update' });

@@ -111,8 +111,9 @@ describe('leader election on a real apiserver', () => {
       const [a] = candidates(['a'], rec, { namespace: ns, releaseOnCancel: false });
       await waitFor('a to lead', () => rec.current()[0] === 'a', { timeoutMs: GENEROUS * LEASE_MS });
       const others = candidates(['b', 'c'], rec, { namespace: ns });
+      // A precondition, not a timing rule: a bound of a lease duration's, as for a to lead.
       await waitFor('b and c to see a', () => others.every((c) => c.elector.getLeader() === 'a'), {
-        timeoutMs: GENEROUS * RETRY_MS,
+        timeoutMs: GENEROUS * LEASE_MS,
       });
 
       const crashedAt = now();

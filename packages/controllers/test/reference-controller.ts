@@ -153,8 +153,9 @@ export async function mirrorScenario(kube: KubeClient, namespace: string): Promi
   const mirrorData = async (name: string) =>
     (await ignoreNotFound(api.get({ resource: builtins.ConfigMap, name: mirrorName(name), namespace })))
       ?.data;
-  // Every wait is bounded: vi.waitFor polls until the assertion passes or 10 s have passed.
-  const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
+  // Every wait is bounded: vi.waitFor polls until the assertion passes or 30 s have passed (waitFor's
+  // bound: on the real plane, shared by a whole loaded run, one reconcile can take seconds).
+  const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 30_000, interval: 20 });
 
   // A source that exists before the controller starts.
   await api.create(builtins.ConfigMap, source('before', { a: '1' }));

@@ -1,7 +1,10 @@
 import type { WatchEvent } from '../../src/api.ts';
 
-/** The default bound of every wait for a watch event. */
-const WATCH_WAIT_MS = 10_000;
+/**
+ * The default bound of every wait for a watch event: waitFor's 30 s, since the real target is the
+ * apiserver a whole loaded run shares (no wait here expects silence, so a long bound costs nothing).
+ */
+const WATCH_WAIT_MS = 30_000;
 
 /**
  * Reads a watch stream with bounded waits: {@link WatchReader.next} bounds one read, the
