@@ -63,7 +63,10 @@ export interface SharderOptions {
    * safety net for writes that kept failing). Default 30 s.
    */
   readonly resyncPeriodMs?: number;
-  /** Parallel label writes. Default 4. */
+  /**
+   * Parallel label writes. Default 16: a dead shard's objects wait for its Lease to expire and then
+   * move at once, so the hand-over takes their number divided by the write rate.
+   */
   readonly workers?: number;
   /** The field manager of the label writes. Default `kubeloom-sharder`. */
   readonly fieldManager?: string;
@@ -280,18 +283,34 @@ class ShardAssigner implements Sharder {
     }
   }
 
+  /**
+   * Enqueues every object (or only `owner`'s). Objects that share a shard key are enqueued side
+   * by side, the later-listed resources' first, so an object and those it owns (e.g. a policy and
+   * its Deployment, keyed by {@link controllerOwnerKey}) reach their new shard together, not one
+   * resource's objects after all of another's.
+   */
   #enqueueAll(owner?: string): void {
-    for (const [i, t] of this.#tracked.entries()) {
+    const enqueue = this.#enqueue;
+    if (!enqueue) return;
+    const groups = new Map<string, string[]>();
+    for (let i = this.#tracked.length - 1; i >= 0; i--) {
+      const t = this.#tracked[i]!;
+      const shardKey = t.spec.key ?? objectShardKey;
       for (const key of t.informer.store.keys()) {
-        if (
-          owner !== undefined &&
-          t.informer.store.get(key)?.metadata?.labels?.[this.#labels.shard] !== owner
-        ) {
-          continue;
+        const obj = t.informer.store.get(key);
+        if (!obj || (owner !== undefined && obj.metadata?.labels?.[this.#labels.shard] !== owner)) continue;
+        let group: string;
+        try {
+          group = shardKey(obj);
+        } catch {
+          group = `${i}|${key}`; // its reconcile reports the key function's error
         }
-        this.#enqueue?.(`${i}|${key}`);
+        const members = groups.get(group);
+        if (members) members.push(`${i}|${key}`);
+        else groups.set(group, [`${i}|${key}`]);
       }
     }
+    for (const members of groups.values()) for (const key of members) enqueue(key);
   }
 
   async #lead(signal: AbortSignal): Promise<void> {
@@ -299,7 +318,7 @@ class ShardAssigner implements Sharder {
     const queue = createQueue<string>({
       name: `sharder-${this.#opts.ring}`,
       reconciler: (key) => this.#reconcile(key),
-      workers: this.#opts.workers ?? 4,
+      workers: this.#opts.workers ?? 16,
       // A failed write is retried (at most every 5 s) until it lands or the object changes.
       maxAttempts: Number.MAX_SAFE_INTEGER,
       rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 50, maxDelayMs: 5000 }),

@@ -210,7 +210,6 @@ async function serve({
       namespace: sharding.namespace,
       watchNamespace: flags.namespace,
       timings: flags.lease,
-      sharderWorkers: flags.concurrency,
       logger,
       metrics,
       signal: io.signal,

@@ -40,8 +40,6 @@ export interface ShardRunOptions {
   readonly watchNamespace: string | undefined;
   /** Lease timings of the shard Leases and of the sharder's election (`--leader-elect-*`). */
   readonly timings: LeaseTimings;
-  /** Parallel label writes of the sharder (`--concurrency`: a new ring labels every policy at once). */
-  readonly sharderWorkers: number;
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;
   readonly signal: AbortSignal;
@@ -64,7 +62,6 @@ export async function runShard(opts: ShardRunOptions): Promise<number> {
       { resource: builtins.Deployment, ...scope, labelSelector: GATEWAY_SELECTOR, key: controllerOwnerKey },
     ],
     identity: `${identity}_${randomUUID()}`,
-    workers: opts.sharderWorkers,
     ...opts.timings,
     logger,
     metrics: opts.metrics,
