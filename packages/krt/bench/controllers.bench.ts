@@ -35,7 +35,8 @@
  *    controller's own initial sync. For the floor the "on" round attaches nothing: its figure is
  *    the method's noise.
  *
- * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 30 s); KRT_BENCH_RUNS sets the processes per cell.
+ * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 30 s); KRT_BENCH_RUNS sets the processes per cell,
+ * KRT_BENCH_OWN_ROUNDS the profiled rounds per process.
  */
 import { execFileSync } from 'node:child_process';
 import { type Profiler, Session } from 'node:inspector/promises';
@@ -300,8 +301,13 @@ function sizes(scale: number): Sizes {
 
 /** Istio-style update rounds and profiled own-cost rounds per process: more at 1×, where rounds are short. */
 function plan(pods: number): { iters: number; ownIters: number } {
-  if (smoke) return { iters: 2, ownIters: 2 };
-  return pods <= 1000 ? { iters: 10, ownIters: 10 } : { iters: 5, ownIters: 3 };
+  const own = process.env.KRT_BENCH_OWN_ROUNDS;
+  const p = smoke
+    ? { iters: 2, ownIters: 2 }
+    : pods <= 1000
+      ? { iters: 10, ownIters: 10 }
+      : { iters: 5, ownIters: 3 };
+  return own === undefined ? p : { ...p, ownIters: Number(own) };
 }
 
 if (process.argv[2] === 'child') {
