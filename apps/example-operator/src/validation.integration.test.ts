@@ -6,6 +6,7 @@
 import {
   type ApiError,
   createKubeClient,
+  ignoreNotFound,
   isConflict,
   type KubeClient,
   type KubeObject,
@@ -33,7 +34,15 @@ beforeAll(async () => {
   namespace = await createTestNamespace(kubeConfig, 'egress-validation');
   kube = createKubeClient({ kubeConfig, logger: noopLogger });
 });
+/**
+ * The pools this file stored: pools are cluster-scoped, so they are deleted at the end (test
+ * namespaces are not), lest a later file's operator find them (run-operator.integration.test.ts
+ * scraped its pool queue while it still held this file's pool).
+ */
+const storedPools: string[] = [];
+
 afterAll(async () => {
+  for (const name of storedPools) await ignoreNotFound(kube.api.delete({ resource: IPAMPoolResource, name }));
   await kube?.[Symbol.asyncDispose]();
 });
 
@@ -160,6 +169,7 @@ describe('validators and kube-apiserver agree on the operator API (I13)', () => 
 
   it('pool update: ipFamily is immutable', async () => {
     const name = `${namespace}-family`;
+    storedPools.push(name);
     await kube.api.create(IPAMPoolResource, pool(name, { cidrs: ['192.0.2.0/28'] }));
     const { old, changed, verdict } = await updateVerdict(IPAMPoolResource, { name }, (stored) => ({
       ...stored,
