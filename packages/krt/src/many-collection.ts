@@ -10,16 +10,26 @@ import {
   type IndexView,
   internalsOf,
 } from './internal/internals.ts';
-import type { DependencyRecorder } from './internal/recorder.ts';
-import { type Dependency, newDependency, SourceSub, sameRoute } from './internal/source-subscription.ts';
-import { INTERNAL } from './internal/symbols.ts';
+import { type Dependency, SourceSub, sameRoute } from './internal/source-subscription.ts';
 import { whenSynced } from './internal/sync-flag.ts';
+import { TrackingContext } from './internal/tracking-context.ts';
 import type { CollectionOptions } from './options.ts';
+
+/**
+ * The output stored under one key. An update replaces `value` in place (no map write); a delete
+ * removes the slot from the map and clears `value`, so a slot still referenced elsewhere is
+ * known dead (a new output under that key gets a new slot).
+ */
+interface Slot<O> {
+  value: O | undefined;
+}
 
 /** What the collection remembers per input key. */
 interface InputState {
   /** Output key(s) produced by this input. */
   out: string | string[] | undefined;
+  /** The slot of the single output `out` (1:1 collections): its update needs no map lookup. */
+  slot: Slot<unknown> | undefined;
   /** Fetches of the last accepted computation. */
   deps: Dependency[] | undefined;
   /** The last transformation error, until a computation succeeds. */
@@ -42,35 +52,6 @@ function sameShape(a: readonly Dependency[], b: readonly Dependency[]): boolean 
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (!sameRoute(a[i]!, b[i]!)) return false;
   return true;
-}
-
-/** The handler context of one computation: records fetches. */
-class TrackingContext implements HandlerContext, DependencyRecorder {
-  readonly [INTERNAL]: DependencyRecorder = this;
-  readonly #owner: DerivedCollection<unknown, unknown>;
-  deps: Dependency[] | undefined;
-  discarded = false;
-  /** Side result of the computation (status collections). */
-  extra: unknown;
-
-  constructor(owner: DerivedCollection<unknown, unknown>) {
-    this.#owner = owner;
-  }
-
-  get collectionName(): string {
-    return this.#owner.name;
-  }
-
-  discardResult(): void {
-    this.discarded = true;
-  }
-
-  record(source: Collection<unknown>, spec: FilterSpec): void {
-    const sub = this.#owner.subscribe(source);
-    if (sub === undefined) return;
-    if (this.deps === undefined) this.deps = [];
-    this.deps.push(newDependency(sub, spec));
-  }
 }
 
 /**
@@ -114,7 +95,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
   readonly #customKey: ((obj: unknown) => string) | undefined;
   readonly #afterInput: InputHook<I> | undefined;
   readonly #inputs = new Map<string, InputState>();
-  readonly #outputs = new Map<string, O>();
+  readonly #outputs = new Map<string, Slot<O>>();
   readonly #indexes = new IndexSet<O>();
   readonly #subs = new Map<number, SourceSub>();
   readonly #primary: Registration;
@@ -140,15 +121,22 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
   }
 
   get(key: string): O | undefined {
-    return this.#outputs.get(key);
+    return this.#outputs.get(key)?.value;
   }
 
   list(): O[] {
-    return [...this.#outputs.values()];
+    const out: O[] = new Array(this.#outputs.size);
+    let i = 0;
+    for (const slot of this.#outputs.values()) out[i++] = slot.value!;
+    return out;
+  }
+
+  *#entries(): IterableIterator<[string, O]> {
+    for (const [k, slot] of this.#outputs) yield [k, slot.value!];
   }
 
   index(name: string, extract: (obj: O) => readonly string[]): IndexView<O> {
-    return this.#indexes.get(name, extract, () => this.#outputs.entries());
+    return this.#indexes.get(name, extract, () => this.#entries());
   }
 
   #gateDone(): void {
@@ -245,13 +233,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     const st = this.#inputs.get(key);
     if (st === undefined) return;
     this.#inputs.delete(key);
-    this.#forEachOut(st.out, (ok) => {
-      const old = this.#outputs.get(ok);
-      if (old === undefined) return;
-      this.#outputs.delete(ok);
-      this.#indexes.update(ok, old, undefined);
-      out.push({ type: 'delete', old });
-    });
+    this.#forEachOut(st.out, (ok) => this.#deleteOutput(ok, out));
     this.#replaceDeps(key, st.deps, undefined);
     this.#afterInput?.(key, undefined, undefined);
   }
@@ -263,8 +245,8 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
   }
 
   #compute(key: string, input: I, out: Event<O>[]): void {
-    const ctx = new TrackingContext(this as DerivedCollection<unknown, unknown>);
     let st = this.#inputs.get(key);
+    const ctx = new TrackingContext(this, st?.deps);
     let result: unknown;
     // Output keys are derived inside the guarded section: a keyless output is a transformation error.
     let singleKey: string | undefined;
@@ -285,30 +267,33 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
         err: serializeError(err),
       });
       if (st === undefined) {
-        st = { out: undefined, deps: undefined, error: message };
+        st = { out: undefined, slot: undefined, deps: undefined, error: message };
         this.#inputs.set(key, st);
       }
       st.error = message;
-      // Keep watching what both the previous and the failed computation read.
-      const merged = [...(st.deps ?? []), ...(ctx.deps ?? [])];
+      // Keep watching what both the previous and the failed computation read (the latter may
+      // share entries with the former).
+      const prev = st.deps ?? [];
+      const merged = [...prev, ...(ctx.deps() ?? []).filter((d) => !prev.includes(d))];
       this.#replaceDeps(key, st.deps, merged.length > 0 ? merged : undefined);
       st.deps = merged.length > 0 ? merged : undefined;
       return;
     }
     if (st === undefined) {
-      st = { out: undefined, deps: undefined, error: undefined };
+      st = { out: undefined, slot: undefined, deps: undefined, error: undefined };
       this.#inputs.set(key, st);
     }
     st.error = undefined;
     // Dependencies are recorded even for a discarded result, so the input is recomputed when
     // what it waited for changes (Istio P5).
-    st.deps = this.#replaceDeps(key, st.deps, ctx.deps);
+    st.deps = this.#replaceDeps(key, st.deps, ctx.deps());
     if (ctx.discarded && st.out !== undefined) return;
 
     const oldOut = st.out;
     if (!this.#multi) {
       if (singleKey === undefined) {
         st.out = undefined;
+        st.slot = undefined;
         this.#forEachOut(oldOut, (ok) => this.#deleteOutput(ok, out));
       } else {
         // A 1:1 output keyed like its input shares the input's key string.
@@ -321,7 +306,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
             if (k !== ok) this.#deleteOutput(k, out);
           });
         }
-        this.#setOutput(ok, o, out);
+        this.#setOutput(ok, o, { out, st });
       }
     } else {
       const next = many!;
@@ -329,23 +314,43 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
       this.#forEachOut(oldOut, (k) => {
         if (!next.has(k)) this.#deleteOutput(k, out);
       });
-      for (const [ok, o] of next) this.#setOutput(ok, o, out);
+      for (const [ok, o] of next) this.#setOutput(ok, o, { out, st: undefined });
     }
     this.#afterInput?.(key, input, ctx.extra);
   }
 
-  #setOutput(ok: string, o: O, out: Event<O>[]): void {
-    const old = this.#outputs.get(ok);
-    if (old !== undefined && equal(old, o)) return;
-    this.#outputs.set(ok, o);
+  /**
+   * Stores output `o` under `ok` and emits the change (nothing when equal to the current one).
+   * `st`, for a 1:1 input whose previous output had key `ok`, holds that output's slot: while it
+   * is live it is the map's slot for `ok`, so the update reads and writes it without a lookup.
+   */
+  #setOutput(ok: string, o: O, { out, st }: { out: Event<O>[]; st: InputState | undefined }): void {
+    let slot = st?.slot as Slot<O> | undefined;
+    if (slot === undefined || slot.value === undefined) {
+      slot = this.#outputs.get(ok);
+      if (slot === undefined) {
+        slot = { value: o };
+        this.#outputs.set(ok, slot);
+        if (st !== undefined) st.slot = slot;
+        this.#indexes.update(ok, undefined, o);
+        out.push({ type: 'add', new: o });
+        return;
+      }
+      if (st !== undefined) st.slot = slot;
+    }
+    const old = slot.value!;
+    if (equal(old, o)) return;
+    slot.value = o;
     this.#indexes.update(ok, old, o);
-    out.push(old === undefined ? { type: 'add', new: o } : { type: 'update', old, new: o });
+    out.push({ type: 'update', old, new: o });
   }
 
   #deleteOutput(ok: string, out: Event<O>[]): void {
-    const old = this.#outputs.get(ok);
-    if (old === undefined) return;
+    const slot = this.#outputs.get(ok);
+    if (slot === undefined) return;
     this.#outputs.delete(ok);
+    const old = slot.value!;
+    slot.value = undefined;
     this.#indexes.update(ok, old, undefined);
     out.push({ type: 'delete', old });
   }
@@ -412,7 +417,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
       kind: this.kind,
       synced: this.hasSynced(),
       inputCollection: this.#parent.name,
-      outputs: Object.fromEntries(this.#outputs),
+      outputs: Object.fromEntries(this.#entries()),
       inputs,
       errors: this.#errors,
       dependencies: [...this.#subs.values()].map((s) => s.src.name),
