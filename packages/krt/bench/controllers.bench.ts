@@ -36,9 +36,10 @@
  *    the method's noise.
  *
  * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 30 s); KRT_BENCH_RUNS sets the processes per cell,
- * KRT_BENCH_OWN_ROUNDS the profiled rounds per process.
+ * KRT_BENCH_OWN_ROUNDS the profiled rounds per process; KRT_BENCH_PROFILE_DIR=dir writes the profiles.
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { type Profiler, Session } from 'node:inspector/promises';
 import { cpus, loadavg } from 'node:os';
 import { builtins, type KubeClient, noopLogger } from '@kubeloom/kube';
@@ -121,13 +122,18 @@ function attribute(profile: Profiler.Profile): { own: number; busy: number; gc: 
   return { own, busy, gc };
 }
 
-/** Runs `body` under the sampling profiler, timed. */
+let profileCount = 0;
+
+/** Runs `body` under the sampling profiler, timed (KRT_BENCH_PROFILE_DIR=dir also writes the profile there). */
 async function profiled(session: Session, body: () => Promise<void>): Promise<Profiled> {
   await session.post('Profiler.start');
   const end = startSpan();
   await body();
   const span = end();
   const { profile } = await session.post('Profiler.stop');
+  const dir = process.env.KRT_BENCH_PROFILE_DIR;
+  if (dir)
+    writeFileSync(`${dir}/krt-bench-${process.pid}-${profileCount++}.cpuprofile`, JSON.stringify(profile));
   return { ...span, ...attribute(profile) };
 }
 
@@ -305,7 +311,7 @@ function plan(pods: number): { iters: number; ownIters: number } {
   const p = smoke
     ? { iters: 2, ownIters: 2 }
     : pods <= 1000
-      ? { iters: 10, ownIters: 10 }
+      ? { iters: 10, ownIters: 40 }
       : { iters: 5, ownIters: 3 };
   return own === undefined ? p : { ...p, ownIters: Number(own) };
 }
