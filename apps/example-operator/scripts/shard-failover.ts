@@ -17,7 +17,6 @@
  * ```
  */
 
-import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { hashRing, shardLabels } from '@kubeloom/controllers';
 import { builtins, type KubeObject } from '@kubeloom/kube';
@@ -25,7 +24,13 @@ import { waitFor } from '@kubeloom/testing';
 import type { V1Lease } from '@kubernetes/client-node';
 import { GATEWAY_SELECTOR } from '../src/controller/clients.ts';
 import { EgressGatewayPolicyResource } from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
-import { auditAllocations, overlaps, type ShardCluster, startShardCluster } from '../test/shard-cluster.ts';
+import {
+  auditAllocations,
+  churnSpecs,
+  overlaps,
+  type ShardCluster,
+  startShardCluster,
+} from '../test/shard-cluster.ts';
 
 const { values } = parseArgs({
   options: {
@@ -97,22 +102,7 @@ async function runOnce(run: number): Promise<boolean> {
       intervalMs: 2000,
     });
     const initialMs = Date.now() - first;
-    churning = (async () => {
-      let i = 0;
-      while (!stop.signal.aborted) {
-        const name = names[(i * 7919) % names.length]!;
-        i++;
-        await cluster.admin.api
-          .patch(
-            { resource: EgressGatewayPolicyResource, name, namespace: cluster.namespace },
-            { spec: { gateway: { replicas: 1 + (i % 2) } } },
-            { type: 'merge', signal: stop.signal },
-          )
-          .catch(() => {});
-        await delay(50, undefined, { signal: stop.signal }).catch(() => {});
-      }
-      return i;
-    })();
+    churning = churnSpecs(cluster, names, stop.signal);
 
     const lease = await cluster.admin.api.get({
       resource: builtins.Lease,

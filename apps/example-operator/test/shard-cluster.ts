@@ -328,6 +328,31 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
   };
 }
 
+/**
+ * Changes the policies' specs one after another, paced (about 20 changes a second, so the churn
+ * does not starve the replicas' requests), until `signal` aborts; resolves with how many.
+ */
+export async function churnSpecs(
+  cluster: ShardCluster,
+  names: readonly string[],
+  signal: AbortSignal,
+): Promise<number> {
+  let i = 0;
+  while (!signal.aborted) {
+    const name = names[(i * 7919) % names.length]!;
+    i++;
+    await cluster.admin.api
+      .patch(
+        { resource: EgressGatewayPolicyResource, name, namespace: cluster.namespace },
+        { spec: { gateway: { replicas: 1 + (i % 2) } } },
+        { type: 'merge', signal },
+      )
+      .catch(() => {});
+    await delay(50, undefined, { signal }).catch(() => {});
+  }
+  return i;
+}
+
 function lastLines(p: OperatorProcess): string {
   return p.logs
     .slice(-5)

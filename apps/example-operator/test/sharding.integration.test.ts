@@ -7,15 +7,14 @@
  * scheduler and nodes would only add load).
  */
 
-import { setTimeout as delay } from 'node:timers/promises';
 import { hashRing } from '@kubeloom/controllers';
 import { builtins } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
 import type { V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EgressGatewayPolicyResource } from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import {
   auditAllocations,
+  churnSpecs,
   overlaps,
   type Placement,
   type ShardCluster,
@@ -68,23 +67,7 @@ describe('the egress operator sharded over a ring of replicas', () => {
       expect(cached.reduce((sum, c) => sum + c.policies, 0)).toBe(POLICIES);
 
       // Churn: keep changing specs, so policies are reconciled again and again while shards move.
-      churning = (async () => {
-        let i = 0;
-        while (!churn.signal.aborted) {
-          const name = names[(i * 7919) % names.length]!;
-          i++;
-          await cluster.admin.api
-            .patch(
-              { resource: EgressGatewayPolicyResource, name, namespace: cluster.namespace },
-              { spec: { gateway: { replicas: 1 + (i % 2) } } },
-              { type: 'merge', signal: churn.signal },
-            )
-            .catch(() => {});
-          // Paced (about 20 changes a second), so the churn does not starve the replicas' requests.
-          await delay(50, undefined, { signal: churn.signal }).catch(() => {});
-        }
-        return i;
-      })();
+      churning = churnSpecs(cluster, names, churn.signal);
 
       // The worst case: the victim is also the ring's sharder, so the sharder's election fails over
       // first, and the new sharder must still move the victim's policies one lease duration after
