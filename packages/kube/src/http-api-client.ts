@@ -19,6 +19,13 @@ import {
 } from './api.ts';
 import { ApiError, apiErrorFromStatus, type Status } from './errors.ts';
 import {
+  CONTINUE_PEEK_LIMIT,
+  continueFromHead,
+  continueFromTail,
+  type ListOptionsWithContinueHint,
+  ON_CONTINUE,
+} from './internal/list-continue.ts';
+import {
   buildQuery,
   checkPatchType,
   describe,
@@ -64,6 +71,16 @@ interface SendRequest {
   readonly contentType?: string | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly context: string;
+  /** Looks at a 2xx response's body before it is decoded. */
+  readonly peek?: BodyPeek | undefined;
+}
+
+/** Looks at a response body before it is decoded (see {@link ON_CONTINUE}). */
+interface BodyPeek {
+  /** Given the start of the body as it arrives (growing, up to {@link CONTINUE_PEEK_LIMIT} bytes) until it returns true. */
+  readonly head: (head: string) => boolean;
+  /** Given the whole body, before it is decoded. */
+  readonly whole: (body: string) => void;
 }
 
 /**
@@ -155,7 +172,16 @@ export class HttpApiClient implements ApiClient {
   }
 
   async #send(req: SendRequest): Promise<unknown> {
-    const { method, path, query, body, contentType = 'application/json', signal, context } = req;
+    const {
+      method,
+      path,
+      query,
+      body,
+      contentType = 'application/json',
+      signal,
+      context,
+      peek: bodyPeek,
+    } = req;
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (payload !== undefined) {
@@ -167,7 +193,21 @@ export class HttpApiClient implements ApiClient {
     return await new Promise<unknown>((resolve, reject) => {
       const req = https.request(url, { ...options, ...(signal ? { signal } : {}) }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+        const peek = ok ? bodyPeek : undefined;
+        let peekHead = peek?.head;
+        let peeked = 0;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          if (!peekHead) return;
+          peeked += c.length;
+          const head = chunks.length === 1 ? c : Buffer.concat(chunks);
+          if (
+            peekHead(head.toString('utf8', 0, Math.min(head.length, CONTINUE_PEEK_LIMIT))) ||
+            peeked >= CONTINUE_PEEK_LIMIT
+          )
+            peekHead = undefined;
+        });
         res.on('error', (err) => reject(wrapTransport(err, this.#server.origin, context)));
         res.on('end', () => {
           const status = res.statusCode ?? 0;
@@ -175,6 +215,7 @@ export class HttpApiClient implements ApiClient {
             chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
           if (status >= 200 && status < 300) {
             if (text.length === 0) return resolve(undefined);
+            peek?.whole(text);
             try {
               resolve(JSON.parse(text));
             } catch (err) {
@@ -245,12 +286,14 @@ export class HttpApiClient implements ApiClient {
       resourceVersion: opts.resourceVersion,
       resourceVersionMatch: opts.resourceVersionMatch,
     };
+    const onContinue = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
     const list = (await this.#send({
       method: 'GET',
       path,
       query,
       signal: opts.signal,
       context: `list ${describe({ resource, namespace: opts.namespace })}`,
+      peek: onContinue && continuePeek(onContinue),
     })) as ObjectList<T>;
     if (!list.metadata) list.metadata = {};
     if (!list.items) list.items = [];
@@ -458,6 +501,26 @@ export class ConnectionError extends Error {
     this.name = 'ConnectionError';
     this.code = c?.code;
   }
+}
+
+/** Reports a list page's continue token from its head, or else from its end, once. */
+function continuePeek(onContinue: (token: string) => void): BodyPeek {
+  let reported = false;
+  const report = (token: string | null | undefined): void => {
+    if (typeof token !== 'string' || reported) return;
+    reported = true;
+    onContinue(token);
+  };
+  return {
+    head: (head) => {
+      const token = continueFromHead(head);
+      report(token);
+      return token !== undefined;
+    },
+    whole: (body) => {
+      if (!reported) report(continueFromTail(body));
+    },
+  };
 }
 
 function wrapTransport(err: unknown, server: string, context: string): unknown {

@@ -1,7 +1,8 @@
-import type { ApiClient, SelectorOptions } from '../api.ts';
+import type { ApiClient, ObjectList, SelectorOptions } from '../api.ts';
 import { isGone } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
+import { type ListOptionsWithContinueHint, ON_CONTINUE } from './list-continue.ts';
 
 /** Options of {@link listAll}. */
 export interface ListAllOptions<U> extends SelectorOptions {
@@ -34,6 +35,12 @@ export interface ListResult<U> {
  * unpaginated request. Restarting the paginated list instead could expire again, every time.
  *
  * Any other failure (and a failure of the fallback) is thrown; the caller retries with backoff.
+ *
+ * Pages are read one ahead: when the transport reports a page's continue token from the start of
+ * its body ({@link ON_CONTINUE}; the HTTPS client does), the next page is requested while this one
+ * is still arriving and being decoded, so the apiserver's work on page N+1 overlaps this process's
+ * work on page N. At most two pages are in flight; the token of the whole page is checked against
+ * the one seen early, and a page requested ahead and not needed is cancelled.
  */
 export async function listAll<U>(
   api: ApiClient,
@@ -42,26 +49,78 @@ export async function listAll<U>(
 ): Promise<ListResult<U>> {
   const { namespace, labelSelector, fieldSelector, signal, mapItem } = options;
   const items: U[] = [];
-  let cont: string | undefined;
-  for (;;) {
-    let page: Awaited<ReturnType<ApiClient['list']>>;
-    try {
-      page = await api.list(resource, {
-        namespace,
-        labelSelector,
-        fieldSelector,
-        limit: options.pageSize,
-        continue: cont,
-        signal,
-      });
-    } catch (err) {
-      if (cont === undefined || !isGone(err)) throw err;
-      options.onExpiredContinue(err);
-      const full = await api.list(resource, { namespace, labelSelector, fieldSelector, signal });
-      return { items: full.items.map(mapItem), resourceVersion: full.metadata.resourceVersion };
+  // At most two requests are in flight: the page being read and the one after it, requested as
+  // soon as the head of the page being read showed its continue token.
+  let current: Prefetch;
+  const readAhead = (p: Prefetch): void => {
+    if (p === current && p.seen !== undefined && p.ahead === undefined && !signal.aborted)
+      p.ahead = request(p.seen);
+  };
+  const request = (cont: string | undefined): Prefetch => {
+    const abort = new AbortController();
+    const prefetch: Prefetch = {
+      token: cont,
+      abort,
+      page: undefined as never,
+      seen: undefined,
+      ahead: undefined,
+    };
+    const opts: ListOptionsWithContinueHint = {
+      namespace,
+      labelSelector,
+      fieldSelector,
+      limit: options.pageSize,
+      continue: cont,
+      signal: AbortSignal.any([signal, abort.signal]),
+      [ON_CONTINUE]: (token) => {
+        prefetch.seen = token;
+        readAhead(prefetch);
+      },
+    };
+    prefetch.page = api.list(resource, opts);
+    // Settled by the loop below or abandoned (aborted); never an unhandled rejection.
+    prefetch.page.catch(() => {});
+    return prefetch;
+  };
+  current = request(undefined);
+  try {
+    for (;;) {
+      let page: ObjectList;
+      try {
+        page = await current.page;
+      } catch (err) {
+        if (current.token === undefined || !isGone(err)) throw err;
+        current.ahead?.abort.abort();
+        options.onExpiredContinue(err);
+        const full = await api.list(resource, { namespace, labelSelector, fieldSelector, signal });
+        return { items: full.items.map(mapItem), resourceVersion: full.metadata.resourceVersion };
+      }
+      for (const item of page.items) items.push(mapItem(item));
+      const cont = page.metadata.continue || undefined;
+      let next = current.ahead;
+      if (next && next.token !== cont) {
+        // The head said otherwise than the whole page (a key given twice?): trust the whole page.
+        next.abort.abort();
+        next = undefined;
+      }
+      if (!cont) return { items, resourceVersion: page.metadata.resourceVersion };
+      current = next ?? request(cont);
+      readAhead(current);
     }
-    for (const item of page.items) items.push(mapItem(item));
-    cont = page.metadata.continue || undefined;
-    if (!cont) return { items, resourceVersion: page.metadata.resourceVersion };
+  } finally {
+    // On any exit, a page requested ahead and not read is cancelled (its socket goes back or closes).
+    current.ahead?.abort.abort();
   }
+}
+
+/** One page's request, and the request of the page after it once its continue token was seen. */
+interface Prefetch {
+  /** The continue token this page was requested with (undefined: the first page). */
+  readonly token: string | undefined;
+  readonly abort: AbortController;
+  page: Promise<ObjectList>;
+  /** The continue token seen in this page's head, before the page was read whole. */
+  seen: string | undefined;
+  /** The next page's request, when made ahead. */
+  ahead: Prefetch | undefined;
 }

@@ -1,0 +1,70 @@
+import type { ListOptions } from '../api.ts';
+
+/**
+ * The key of an internal list option: a callback given the page's `continue` token as soon as the
+ * response shows it, before the page is decoded: from the start of the body when the list metadata
+ * comes first (built-in resources), else from the end of the body once it has arrived (custom
+ * resources: the apiserver encodes their lists with sorted keys, `metadata` after `items`). The
+ * paginated list uses it to request the next page at once, so the apiserver reads and encodes page
+ * N+1 while this process decodes page N. Transports without it (the fake, wrappers that rebuild the options)
+ * simply never call it, and the list reads its pages one after another.
+ */
+export const ON_CONTINUE: unique symbol = Symbol('kubeloom.onContinue');
+
+/** {@link ListOptions} with the internal {@link ON_CONTINUE} callback. */
+export type ListOptionsWithContinueHint = ListOptions & {
+  readonly [ON_CONTINUE]?: ((token: string) => void) | undefined;
+};
+
+/** How many bytes of a list response are looked at for the token before giving up. */
+export const CONTINUE_PEEK_LIMIT = 16 * 1024;
+
+const ITEMS = '"items":';
+
+/**
+ * The `continue` token of a list page, read from the start of its JSON body. The apiserver writes
+ * `kind`, `apiVersion` and `metadata` before `items`, so the list metadata is complete before the
+ * first item. Returns:
+ * - a token string when the metadata before `"items":` has a non-empty `continue`;
+ * - `null` when that metadata is complete and has no token (the last page), or when the body is
+ *   not laid out that way (the caller then reads the token from the whole page, as usual);
+ * - `undefined` when `head` ends before `"items":` (more bytes are needed).
+ */
+export function continueFromHead(head: string): string | null | undefined {
+  const at = head.indexOf(ITEMS);
+  if (at < 0) return head.length >= CONTINUE_PEEK_LIMIT ? null : undefined;
+  // `{"kind":…,"apiVersion":…,"metadata":{…},` + `"items":` → close the object after the metadata.
+  const before = head.slice(0, at).trimEnd();
+  if (!before.endsWith(',')) return null;
+  let meta: unknown;
+  try {
+    meta = (JSON.parse(`${before.slice(0, -1)}}`) as { metadata?: unknown }).metadata;
+  } catch {
+    return null;
+  }
+  if (!meta || typeof meta !== 'object') return null;
+  const token = (meta as { continue?: unknown }).continue;
+  return typeof token === 'string' && token !== '' ? token : null;
+}
+
+const METADATA = '"metadata":';
+
+/**
+ * The `continue` token of a whole list page whose metadata is its last member (`…],"kind":"XList",
+ * "metadata":{…}}`, the apiserver's encoding of custom resource lists), without decoding the page:
+ * a token string, or `null` when the body does not end with the list metadata or it has no token.
+ */
+export function continueFromTail(body: string): string | null {
+  const at = body.lastIndexOf(METADATA);
+  if (at < 0) return null;
+  let meta: unknown;
+  try {
+    // Only the list's own metadata is followed by nothing but the list's closing brace.
+    meta = (JSON.parse(`{${body.slice(at)}`) as { metadata?: unknown }).metadata;
+  } catch {
+    return null;
+  }
+  if (!meta || typeof meta !== 'object') return null;
+  const token = (meta as { continue?: unknown }).continue;
+  return typeof token === 'string' && token !== '' ? token : null;
+}

@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiClient, ListOptions, ObjectList } from '../api.ts';
+import { builtins } from '../builtins.ts';
+import { apiErrorFromStatus } from '../errors.ts';
+import type { KubeObject } from '../object.ts';
+import {
+  CONTINUE_PEEK_LIMIT,
+  continueFromHead,
+  continueFromTail,
+  type ListOptionsWithContinueHint,
+  ON_CONTINUE,
+} from './list-continue.ts';
+import { listAll } from './list-pager.ts';
+
+const page = (cont: string | undefined, names: string[]) =>
+  JSON.stringify({
+    kind: 'ConfigMapList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '7', ...(cont ? { continue: cont } : {}) },
+    items: names.map((name) => ({ metadata: { name, namespace: 'ns' } })),
+  });
+
+describe('continueFromHead', () => {
+  it('reads the token from the metadata written before the items, at every cut of the body', () => {
+    const body = page('tok/en==', ['a', 'b']);
+    const at = body.indexOf('"items":') + '"items":'.length;
+    for (let cut = 0; cut <= body.length; cut++) {
+      const got = continueFromHead(body.slice(0, cut));
+      expect(got, `cut ${cut}`).toBe(cut < at ? undefined : 'tok/en==');
+    }
+  });
+
+  it('says the last page has no token, and gives up on bodies laid out otherwise', () => {
+    expect(continueFromHead(page(undefined, ['a']))).toBeNull();
+    expect(continueFromHead('{"kind":"L","metadata":{"continue":""},"items":[]}')).toBeNull();
+    // Go's map encoding of an unstructured list sorts the keys: the metadata comes after the items.
+    expect(
+      continueFromHead('{"apiVersion":"v1","items":[{"metadata":{"name":"x"}}],"metadata":{"continue":"t"}}'),
+    ).toBeNull();
+    // A key containing `"items":` inside a string: the prefix is not JSON, so no token.
+    expect(
+      continueFromHead('{"metadata":{"annotations":{"x\\"items":"1"},"continue":"t"},"items":[]}'),
+    ).toBeNull();
+    expect(continueFromHead(' '.repeat(CONTINUE_PEEK_LIMIT))).toBeNull();
+    expect(continueFromHead('{"metadata":')).toBeUndefined();
+  });
+});
+
+describe('continueFromTail', () => {
+  it('reads the token of a list whose metadata is its last member, as the apiserver encodes custom resources', () => {
+    const cr = (meta: object) =>
+      JSON.stringify({
+        apiVersion: 'x/v1',
+        items: [{ metadata: { name: 'a' } }],
+        kind: 'XList',
+        metadata: meta,
+      });
+    expect(continueFromTail(cr({ continue: 'tok', resourceVersion: '3' }))).toBe('tok');
+    expect(continueFromTail(cr({ resourceVersion: '3' }))).toBeNull();
+    // Metadata first: the last `"metadata":` is an item's, followed by more than the list's end.
+    expect(continueFromTail(page('tok', ['a', 'b']))).toBeNull();
+    expect(continueFromTail('{"items":[]}')).toBeNull();
+  });
+});
+
+interface Call {
+  readonly cont: string | undefined;
+  readonly release: () => void;
+  readonly fail: (err: unknown) => void;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A transport whose pages answer only when the test releases them; `early` decides whether it
+ * reports each page's continue token before the page (as the HTTPS client does).
+ */
+class GatedApi {
+  readonly calls: Call[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  readonly pages: ReadonlyMap<string | undefined, { next?: string; names: string[]; early?: string }>;
+  readonly early: boolean;
+  constructor(pages: GatedApi['pages'], early: boolean) {
+    this.pages = pages;
+    this.early = early;
+  }
+  list(_resource: unknown, opts: ListOptions = {}): Promise<ObjectList> {
+    const spec = this.pages.get(opts.continue);
+    if (!spec) throw new Error(`unexpected continue ${opts.continue}`);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    return new Promise<ObjectList>((resolve, reject) => {
+      const done = (): void => {
+        this.inFlight--;
+      };
+      const signal = opts.signal ?? new AbortController().signal;
+      signal.addEventListener('abort', () => {
+        done();
+        reject(signal.reason);
+      });
+      this.calls.push({
+        cont: opts.continue,
+        signal,
+        fail: (err) => {
+          done();
+          reject(err);
+        },
+        release: () => {
+          done();
+          resolve(JSON.parse(page(spec.next, spec.names)) as ObjectList);
+        },
+      });
+      const hint = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
+      const token = spec.early ?? spec.next;
+      if (this.early && hint && token) queueMicrotask(() => hint(token));
+    });
+  }
+}
+
+const pages = new Map([
+  [undefined, { next: 'p2', names: ['a', 'b'] }],
+  ['p2', { next: 'p3', names: ['c', 'd'] }],
+  ['p3', { names: ['e'] }],
+]);
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setImmediate(r));
+  expect(cond()).toBe(true);
+}
+
+function run(api: GatedApi, signal = new AbortController().signal) {
+  const expired: unknown[] = [];
+  const result = listAll(api as unknown as ApiClient, builtins.ConfigMap, {
+    namespace: 'ns',
+    pageSize: 2,
+    signal,
+    onExpiredContinue: (err) => expired.push(err),
+    mapItem: (o: KubeObject) => o.metadata?.name,
+  });
+  return { result, expired };
+}
+
+describe('listAll reads one page ahead', () => {
+  it('requests page N+1 when page N’s head shows its token, never more than two at once', async () => {
+    const api = new GatedApi(pages, true);
+    const { result } = run(api);
+    await until(() => api.calls.length === 2);
+    expect(api.calls.map((c) => c.cont)).toEqual([undefined, 'p2']);
+    // Page 2's head showed p3, but page 1 is not read yet: p3 waits.
+    await new Promise((r) => setImmediate(r));
+    expect(api.calls).toHaveLength(2);
+    api.calls[0]!.release();
+    await until(() => api.calls.length === 3);
+    expect(api.calls[2]!.cont).toBe('p3');
+    api.calls[2]!.release(); // the third page may answer before the second
+    api.calls[1]!.release();
+    expect(await result).toEqual({ items: ['a', 'b', 'c', 'd', 'e'], resourceVersion: '7' });
+    expect(api.maxInFlight).toBe(2);
+  });
+
+  it('reads pages one after another when the transport reports no token early', async () => {
+    const api = new GatedApi(pages, false);
+    const { result } = run(api);
+    for (let i = 0; i < 3; i++) {
+      await until(() => api.calls.length === i + 1);
+      api.calls[i]!.release();
+    }
+    expect((await result).items).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(api.maxInFlight).toBe(1);
+  });
+
+  it('trusts the whole page when its token differs from the head’s, cancelling the early request', async () => {
+    const odd = new Map([
+      [undefined, { next: 'p2', names: ['a', 'b'], early: 'p3' }],
+      ['p2', { names: ['c'] }],
+      ['p3', { names: ['wrong'] }],
+    ]);
+    const api = new GatedApi(odd, true);
+    const { result } = run(api);
+    await until(() => api.calls.length === 2);
+    api.calls[0]!.release();
+    await until(() => api.calls.length === 3);
+    expect(api.calls[1]!.signal.aborted).toBe(true);
+    expect(api.calls[2]!.cont).toBe('p2');
+    api.calls[2]!.release();
+    expect((await result).items).toEqual(['a', 'b', 'c']);
+  });
+
+  it('cancels the page read ahead when the list fails or is aborted', async () => {
+    const api = new GatedApi(pages, true);
+    const { result } = run(api);
+    await until(() => api.calls.length === 2);
+    api.calls[0]!.fail(apiErrorFromStatus(500, { message: 'boom' }));
+    await expect(result).rejects.toThrow('boom');
+    expect(api.calls[1]!.signal.aborted).toBe(true);
+    expect(api.inFlight).toBe(0);
+
+    const api2 = new GatedApi(pages, true);
+    const stop = new AbortController();
+    const { result: r2 } = run(api2, stop.signal);
+    await until(() => api2.calls.length === 2);
+    stop.abort(new Error('stopped'));
+    await expect(r2).rejects.toThrow('stopped');
+    expect(api2.inFlight).toBe(0);
+  });
+
+  it('falls back to one unpaginated list when the page read ahead finds its token expired', async () => {
+    const api = new GatedApi(pages, true);
+    const full = { metadata: { resourceVersion: '9' }, items: [{ metadata: { name: 'z' } }] };
+    const list = api.list.bind(api);
+    api.list = (r, opts = {}) =>
+      opts.limit === undefined ? Promise.resolve(full as ObjectList) : list(r, opts);
+    const { result, expired } = run(api);
+    await until(() => api.calls.length === 2);
+    api.calls[1]!.fail(apiErrorFromStatus(410, { reason: 'Expired', message: 'too old' }));
+    api.calls[0]!.release();
+    expect(await result).toEqual({ items: ['z'], resourceVersion: '9' });
+    expect(expired).toHaveLength(1);
+  });
+});

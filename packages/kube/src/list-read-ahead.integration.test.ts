@@ -1,0 +1,144 @@
+import { createTestNamespace, installCRDs, sharedControlPlane, uninstallCRDs } from '@kubeloom/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ListOptions, ObjectList } from './api.ts';
+import { builtins } from './builtins.ts';
+import { HttpApiClient } from './http-api-client.ts';
+import { type ListOptionsWithContinueHint, ON_CONTINUE } from './internal/list-continue.ts';
+import { listAll } from './internal/list-pager.ts';
+import type { KubeObject } from './object.ts';
+import { defineResource, type ResourceDescriptor } from './resource.ts';
+
+const GROUP = 'readahead.kubeloom.dev';
+const Gizmo = defineResource<KubeObject>({
+  group: GROUP,
+  version: 'v1',
+  plural: 'gizmos',
+  kind: 'Gizmo',
+  namespaced: true,
+});
+
+/** The real transport, counting the list requests in flight and the tokens it reported early. */
+class CountingApi extends HttpApiClient {
+  inFlight = 0;
+  maxInFlight = 0;
+  early: string[] = [];
+  override async list<T extends KubeObject = KubeObject>(
+    resource: ResourceDescriptor,
+    opts: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    const hint = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
+    const counted: ListOptionsWithContinueHint = {
+      ...opts,
+      ...(hint
+        ? {
+            [ON_CONTINUE]: (token: string) => {
+              this.early.push(token);
+              hint(token);
+            },
+          }
+        : {}),
+    };
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      return await super.list(resource as never, counted);
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+async function readAll(api: CountingApi, resource: ResourceDescriptor, namespace: string) {
+  const seen: string[] = [];
+  const result = await listAll(api, resource, {
+    namespace,
+    pageSize: 40,
+    signal: new AbortController().signal,
+    onExpiredContinue: (err) => {
+      throw err;
+    },
+    mapItem: (o) => {
+      seen.push(o.metadata!.name!);
+      return o;
+    },
+  });
+  return { seen, result };
+}
+
+describe('a paginated list reads one page ahead on the real apiserver', () => {
+  const { kubeConfig } = sharedControlPlane();
+  afterAll(async () => {
+    await uninstallCRDs(kubeConfig, [`gizmos.${GROUP}`]);
+  });
+
+  const fill = async (api: HttpApiClient, where: { resource: ResourceDescriptor; ns: string }, n: number) => {
+    const { resource, ns } = where;
+    const names = Array.from({ length: n }, (_, i) => `o-${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < n; i += 25)
+      await Promise.all(
+        names.slice(i, i + 25).map((name) =>
+          api.create(
+            resource as never,
+            {
+              apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,
+              kind: resource.kind,
+              metadata: { name, namespace: ns },
+              data: { k: name },
+            } as never,
+          ),
+        ),
+      );
+    return names;
+  };
+
+  it('ConfigMaps: the apiserver writes the list metadata first, so page N+1 is requested during page N', async () => {
+    const ns = await createTestNamespace(kubeConfig, 'readahead');
+    const api = new CountingApi(kubeConfig);
+    try {
+      const names = await fill(api, { resource: builtins.ConfigMap, ns }, 230);
+      const { seen, result } = await readAll(api, builtins.ConfigMap, ns);
+      expect(seen).toEqual(names); // every object once, in the server's order
+      expect(result.items).toHaveLength(230);
+      expect(result.resourceVersion).toMatch(/^\d+$/);
+      expect(api.early).toHaveLength(5); // pages 1–5 of 6 reported their token from the head
+      expect(api.maxInFlight).toBe(2);
+      expect(api.inFlight).toBe(0);
+    } finally {
+      await api[Symbol.asyncDispose]();
+    }
+  });
+
+  it('custom resources: the token comes at the end of a page (sorted keys), so page N+1 is requested before page N is decoded', async () => {
+    await installCRDs(kubeConfig, [
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `gizmos.${GROUP}` },
+        spec: {
+          group: GROUP,
+          scope: 'Namespaced',
+          names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+        },
+      },
+    ]);
+    const ns = await createTestNamespace(kubeConfig, 'readahead-cr');
+    const api = new CountingApi(kubeConfig);
+    try {
+      const names = await fill(api, { resource: Gizmo, ns }, 130);
+      const { seen } = await readAll(api, Gizmo, ns);
+      expect(seen).toEqual(names);
+      expect(api.early).toHaveLength(3);
+      expect(api.maxInFlight).toBe(2);
+    } finally {
+      await api[Symbol.asyncDispose]();
+    }
+  });
+});
