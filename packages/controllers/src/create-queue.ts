@@ -12,6 +12,7 @@ import { DelayTimer } from './internal/delay-timer.ts';
 import { describeValue } from './internal/describe.ts';
 import { Fifo } from './internal/fifo.ts';
 import { defaultKeyFunc, logKey } from './internal/queue-keys.ts';
+import { QueueRetries } from './internal/queue-retries.ts';
 import { runningGauges } from './internal/running-gauges.ts';
 import { requireInteger } from './internal/validate.ts';
 import { yieldToEventLoop } from './internal/yield.ts';
@@ -24,7 +25,6 @@ import {
   type Reconciler,
   TerminalError,
 } from './queue.ts';
-import type { RateLimiter } from './rate-limiter.ts';
 
 /**
  * How many reconciles a worker runs in a row before it lets the event loop breathe (a macrotask
@@ -71,8 +71,7 @@ class WorkQueue<K> implements Queue<K> {
   readonly #keyFunc: (key: K) => string;
   /** True without a custom keyFunc: string keys are their own key (a fast path for `add`). */
   readonly #stringKeys: boolean;
-  readonly #maxAttempts: number;
-  readonly #limiter: RateLimiter;
+  readonly #retries: QueueRetries<K>;
   readonly #workerCount: number;
   readonly #logger: Logger;
   readonly #clock: Clock;
@@ -107,8 +106,6 @@ class WorkQueue<K> implements Queue<K> {
   readonly #readded = new Set<string>();
   /** When each waiting key entered the FIFO; only with metrics. */
   readonly #addedAt: Map<string, number> | undefined;
-  /** Keys the rate limiter has failures for (so successes only call `forget` when needed). */
-  readonly #limited = new Set<string>();
   readonly #delayed: DelayTimer<K>;
   readonly #waiters: Array<() => void> = [];
   /** The context of every first attempt (the common case), shared to avoid an allocation per reconcile. */
@@ -129,12 +126,18 @@ class WorkQueue<K> implements Queue<K> {
     this.#keyFunc = (opts.keyFunc ?? defaultKeyFunc(this.name)) as (key: K) => string;
     this.#stringKeys = opts.keyFunc === undefined;
     const owner = `queue "${this.name}"`;
-    this.#maxAttempts = requireInteger(opts.maxAttempts ?? 0, { owner, option: 'maxAttempts', min: 0 });
+    const maxAttempts = requireInteger(opts.maxAttempts ?? 0, { owner, option: 'maxAttempts', min: 0 });
     this.#workerCount = requireInteger(opts.workers ?? 1, { owner, option: 'workers', min: 1 });
     this.#clock = opts.clock ?? systemClock;
-    this.#limiter = opts.rateLimiter ?? defaultControllerRateLimiter(() => this.#clock.now());
     this.#delayed = new DelayTimer<K>(this.#clock, (value) => this.add(value));
     this.#logger = (opts.logger ?? consoleLogger('warn')).child({ queue: this.name });
+    this.#retries = new QueueRetries<K>({
+      rateLimiter: opts.rateLimiter ?? defaultControllerRateLimiter(() => this.#clock.now()),
+      maxAttempts,
+      logger: this.#logger,
+      stopping: () => this.#shuttingDown,
+      addAfter: (value, delayMs) => this.addAfter(value, delayMs),
+    });
     let resolve!: () => void;
     this.closed = new Promise<void>((r) => {
       resolve = r;
@@ -202,10 +205,8 @@ class WorkQueue<K> implements Queue<K> {
 
   addRateLimited(value: K): void {
     if (this.#shuttingDown) return;
-    const key = this.#keyFunc(value);
-    const delayMs = this.#limiter.when(key);
+    const delayMs = this.#retries.backoff(this.#keyFunc(value));
     this.#checkDelay('the rate limiter (its when())', delayMs);
-    this.#limited.add(key);
     this.addAfter(value, delayMs);
   }
 
@@ -219,13 +220,11 @@ class WorkQueue<K> implements Queue<K> {
   }
 
   forget(value: K): void {
-    const key = this.#keyFunc(value);
-    this.#limited.delete(key);
-    this.#limiter.forget(key);
+    this.#retries.forget(this.#keyFunc(value));
   }
 
   requeues(value: K): number {
-    return this.#limiter.requeues(this.#keyFunc(value));
+    return this.#retries.requeues(this.#keyFunc(value));
   }
 
   get size(): number {
@@ -324,7 +323,8 @@ class WorkQueue<K> implements Queue<K> {
     const fifo = this.#fifo;
     const dirty = this.#dirty;
     const values = this.#values;
-    const limited = this.#limited;
+    const retries = this.#retries;
+    const limited = retries.limited;
     const running = this.#running;
     const reconciler = this.#reconciler;
     const firstAttempt = this.#firstAttempt!;
@@ -368,7 +368,7 @@ class WorkQueue<K> implements Queue<K> {
         result = reconciler(
           value,
           limited.size !== 0 && limited.has(key)
-            ? { signal: this.#signal!, attempt: this.#limiter.requeues(key) + 1, queue: this.name }
+            ? { signal: this.#signal!, attempt: retries.attempt(key), queue: this.name }
             : firstAttempt,
         );
         // Await only real promises: a synchronous reconciler costs no microtask hop. Checked inside
@@ -402,9 +402,9 @@ class WorkQueue<K> implements Queue<K> {
   #complete(slot: number, value: K, result: unknown): void {
     const key = this.#running[slot]!;
     // A plain success of a key without failures (the common case) has nothing to book.
-    if (result !== undefined || this.#limited.size !== 0) {
+    if (result !== undefined || this.#retries.limited.size !== 0) {
       try {
-        this.#onSuccess(key, value, result as ReconcileResult | undefined);
+        this.#retries.succeeded(key, value, result as ReconcileResult | undefined);
       } catch (err) {
         this.#bookkeepingFailed(key, err);
       }
@@ -420,7 +420,7 @@ class WorkQueue<K> implements Queue<K> {
   #fail(slot: number, value: K, error: unknown): void {
     const key = this.#running[slot]!;
     try {
-      this.#onError(key, value, error);
+      this.#retries.failed(key, error, () => this.addRateLimited(value));
     } catch (err) {
       this.#bookkeepingFailed(key, err);
     }
@@ -443,53 +443,6 @@ class WorkQueue<K> implements Queue<K> {
     const seconds = (this.#clock.now() - this.#runningSince![slot]!) / 1000;
     metrics.reconcile?.(outcome, seconds);
     metrics.observeWorkDuration(seconds);
-  }
-
-  #onSuccess(key: string, value: K, result: ReconcileResult | undefined): void {
-    if (this.#limited.size !== 0 && this.#limited.delete(key)) this.#limiter.forget(key);
-    const after = result?.requeueAfterMs;
-    if (after === undefined) return;
-    if (typeof after === 'number' && after >= 0 && Number.isFinite(after)) this.addAfter(value, after);
-    else {
-      this.#logger.error('reconciler returned an invalid requeueAfterMs; not requeued', {
-        key: logKey(key),
-        requeueAfterMs: String(after),
-      });
-    }
-  }
-
-  #onError(key: string, value: K, err: unknown): void {
-    const fields = { key: logKey(key), err: serializeError(err) };
-    const forget = (): void => {
-      this.#limited.delete(key);
-      this.#limiter.forget(key);
-    };
-    if (err instanceof TerminalError) {
-      this.#logger.error('reconcile failed with a terminal error; dropping the key', fields);
-      forget();
-      return;
-    }
-    if (this.#shuttingDown) {
-      this.#logger.warn('reconcile failed while the queue was stopping; not retried', fields);
-      return;
-    }
-    const attempts = (this.#limited.has(key) ? this.#limiter.requeues(key) : 0) + 1;
-    if (attempts < this.#maxAttempts) {
-      this.#logger.warn('reconcile failed; retrying', {
-        ...fields,
-        attempt: attempts,
-        maxAttempts: this.#maxAttempts,
-      });
-      this.addRateLimited(value);
-      return; // no forget: the backoff grows
-    }
-    this.#logger.error(
-      this.#maxAttempts <= 1
-        ? 'reconcile failed; dropping the key (retries are off: set maxAttempts to retry)'
-        : 'reconcile failed and the retry budget is exhausted; dropping the key',
-      { ...fields, attempt: attempts, maxAttempts: this.#maxAttempts },
-    );
-    forget();
   }
 
   /** Worker `slot` finished `key`: it is no longer running, and queued again if it was re-added. */
