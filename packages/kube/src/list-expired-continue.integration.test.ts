@@ -21,7 +21,15 @@ function slowPager(api: ApiClient, calls: ListOptions[], expired: unknown[]): Ap
         'etcd to compact past the first page (the apiserver answering 410 for its continue token)',
         async () => {
           try {
-            await api.list(resource, { ...opts, signal: undefined });
+            // A probe of its own: not the caller's options, which may carry the pager's read-ahead hint.
+            const { namespace, labelSelector, fieldSelector, limit } = opts;
+            await api.list(resource, {
+              namespace,
+              labelSelector,
+              fieldSelector,
+              limit,
+              continue: opts.continue,
+            });
             return undefined;
           } catch (err) {
             if (isGone(err)) return err;
