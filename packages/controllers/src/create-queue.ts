@@ -17,14 +17,7 @@ import { runningGauges } from './internal/running-gauges.ts';
 import { requireInteger } from './internal/validate.ts';
 import { yieldToEventLoop } from './internal/yield.ts';
 import type { QueueMetricsRecorder } from './metrics.ts';
-import {
-  type Queue,
-  type QueueOptions,
-  type ReconcileContext,
-  type ReconcileResult,
-  type Reconciler,
-  TerminalError,
-} from './queue.ts';
+import type { Queue, QueueOptions, ReconcileContext, ReconcileResult, Reconciler } from './queue.ts';
 
 /**
  * How many reconciles a worker runs in a row before it lets the event loop breathe (a macrotask
