@@ -18,6 +18,7 @@ import {
   type WriteOptions,
 } from './api.ts';
 import { ApiError, apiErrorFromStatus, type Status } from './errors.ts';
+import { httpsWatchConnection } from './internal/https-watch-connection.ts';
 import {
   CONTINUE_PEEK_LIMIT,
   continueFromHead,
@@ -33,6 +34,8 @@ import {
   requireNamespace,
   writeQuery,
 } from './internal/request-helpers.ts';
+import { tlsWatchConnection } from './internal/tls-watch-connection.ts';
+import type { OpenWatchConnection } from './internal/watch-connection.ts';
 import { watchIterable } from './internal/watch-iterable.ts';
 import { WATCH_SINK, type WatchEventSink } from './internal/watch-sink.ts';
 import { streamWatch, type WatchStreamSink } from './internal/watch-stream.ts';
@@ -97,6 +100,8 @@ export class HttpApiClient implements ApiClient {
   #agent: https.Agent | undefined;
   #baseOptions: Promise<https.RequestOptions> | undefined;
   readonly #maxSockets: number;
+  /** Cuts each open watch of the TLS transport (they hold no agent socket). */
+  readonly #tlsWatches = new Set<() => void>();
 
   /** Creates a client for the current context of `kubeConfig`. @throws when it has no current cluster. */
   constructor(kubeConfig: KubeConfig, options: HttpOptions = {}) {
@@ -243,7 +248,11 @@ export class HttpApiClient implements ApiClient {
     });
   }
 
-  #errorFrom(res: IncomingMessage, text: string, context: string): ApiError {
+  #errorFrom(
+    res: Pick<IncomingMessage, 'statusCode'> & { readonly headers: Readonly<IncomingMessage['headers']> },
+    text: string,
+    context: string,
+  ): ApiError {
     const status = res.statusCode ?? 0;
     let parsed: Status | undefined;
     try {
@@ -344,16 +353,42 @@ export class HttpApiClient implements ApiClient {
     });
     await streamWatch<T>(
       {
-        url,
-        options,
+        open: this.#watchConnection(url, options),
         context,
         idleTimeoutMs: opts.idleTimeoutMs,
         signal: opts.signal,
-        errorFrom: (res, body) => this.#errorFrom(res, body, context),
+        errorFrom: (head, body) => this.#errorFrom(head, body, context),
         transportError: (err) => wrapTransport(err, this.#server.origin, context),
       },
       sink,
     );
+  }
+
+  /**
+   * How a watch request is sent: as HTTP/1.1 over a TLS connection of its own (cheaper per event
+   * than node:https, see tls-watch-connection.ts), with the agent's TLS settings; through
+   * node:https and the agent when that cannot honour the configuration: a server that is not
+   * `https:` (node:https refuses it with its own error), a `maxSockets` limit (the agent counts
+   * watches against it), or a kubeconfig `proxy-url` (a proxy is the agent's business: the raw
+   * connection dials the server directly).
+   */
+  #watchConnection(url: URL, options: https.RequestOptions): OpenWatchConnection {
+    const agent = options.agent;
+    if (
+      url.protocol !== 'https:' ||
+      this.#maxSockets !== Number.POSITIVE_INFINITY ||
+      this.#kubeConfig.getCurrentCluster()?.proxyUrl ||
+      !(agent instanceof https.Agent)
+    )
+      return httpsWatchConnection(url, options);
+    const { ca, cert, key, rejectUnauthorized, servername } = agent.options;
+    return tlsWatchConnection({
+      url,
+      headers: options.headers as Record<string, string>,
+      auth: options.auth ?? undefined,
+      tls: { ca, cert, key, rejectUnauthorized, servername },
+      live: this.#tlsWatches,
+    });
   }
 
   /** {@inheritDoc ApiClient.create} */
@@ -481,6 +516,7 @@ export class HttpApiClient implements ApiClient {
     const agent = this.#agent;
     this.close();
     agent?.destroy(); // the sockets of in-flight requests and open watches too
+    for (const cut of [...this.#tlsWatches]) cut();
   }
 }
 

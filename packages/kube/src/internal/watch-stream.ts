@@ -1,22 +1,26 @@
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import https from 'node:https';
 import { type WatchEvent, WatchIdleTimeoutError, WatchResetError } from '../api.ts';
 import type { KubeObject } from '../object.ts';
 import { LineDecoder } from './line-decoder.ts';
+import type {
+  OpenWatchConnection,
+  WatchConnection,
+  WatchConnectionEvents,
+  WatchResponseHead,
+} from './watch-connection.ts';
 import { decodeWatchLine } from './watch-events.ts';
 
-/** An HTTPS watch request, prepared (URL, headers, agent) by the transport. */
+/** A watch request, prepared by the transport. */
 export interface WatchStreamRequest {
-  readonly url: URL;
-  readonly options: https.RequestOptions;
+  /** Sends the request: through node:https, or as HTTP/1.1 straight over TLS. */
+  readonly open: OpenWatchConnection;
   /** Names the watch in errors, e.g. `watch configmaps in ns`. */
   readonly context: string;
   /** Ends the watch with {@link WatchIdleTimeoutError} after this long without a byte. */
   readonly idleTimeoutMs?: number | undefined;
   /** Aborting ends the watch quietly (the promise resolves). */
   readonly signal?: AbortSignal | undefined;
-  /** The error of a response that is not a 2xx, from the response and its body. */
-  readonly errorFrom: (res: IncomingMessage, body: string) => Error;
+  /** The error of a response that is not a 2xx, from its status, headers and body. */
+  readonly errorFrom: (head: WatchResponseHead, body: string) => Error;
   /** Maps a failure before the stream opened (a connection error, …) to what is thrown. */
   readonly transportError: (err: unknown) => unknown;
 }
@@ -38,38 +42,37 @@ class SinkFailure {
 }
 
 /**
- * Runs one watch request and pushes its events to `sink` from the socket's data callback: no
+ * Runs one watch request and pushes its events to `sink` from the connection's read callback: no
  * promise, microtask or iterator step per chunk or event. Settles when the watch ends: resolves
  * when the server closed the stream, the sink stopped it or the signal aborted; rejects with an
  * `ApiError` for a refused request, {@link WatchIdleTimeoutError} on silence,
  * {@link WatchResetError} when the open stream broke, or `transportError`'s mapping of a failure
- * to connect. The idle timeout stamps a time per chunk; its one timer re-arms itself for the rest
- * of the window instead of being refreshed per chunk.
+ * to connect. The idle timeout stamps a time per network read; its one timer re-arms itself for
+ * the rest of the window instead of being refreshed per read.
  */
 export function streamWatch<T extends KubeObject>(
   request: WatchStreamRequest,
   sink: WatchStreamSink<T>,
 ): Promise<void> {
-  const { url, options, context, idleTimeoutMs: idleMs, signal } = request;
+  const { context, idleTimeoutMs: idleMs, signal } = request;
   signal?.throwIfAborted();
   return new Promise<void>((resolve, reject) => {
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let res: IncomingMessage | undefined;
+    let connection: WatchConnection | undefined;
     let streaming = false;
     let settled = false;
     let events = 0;
     let idleTimer: NodeJS.Timeout | undefined;
     let lastData = performance.now();
-    const req: ClientRequest = https.request(url, { ...options, signal: controller.signal });
+    /** The status and body of a response that is not a 2xx. */
+    let refused: { head: WatchResponseHead; body: Buffer[] } | undefined;
+    const decoder = new LineDecoder();
 
     const finish = (err?: unknown): void => {
       if (settled) return;
       settled = true;
       if (idleTimer) clearTimeout(idleTimer);
       signal?.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted && !res?.complete) controller.abort();
+      connection?.destroy();
       if (err === undefined || signal?.aborted) resolve();
       else if (err instanceof SinkFailure) reject(err.error);
       // Once the stream is open, a transport error is a reset of that stream, not an unreachable server.
@@ -77,6 +80,7 @@ export function streamWatch<T extends KubeObject>(
         reject(new WatchResetError(context, err, events));
       else reject(request.transportError(err));
     };
+    const onAbort = (): void => finish();
     const onIdleTimer = (): void => {
       const idle = performance.now() - lastData;
       if (idleMs !== undefined && idle < idleMs) {
@@ -85,10 +89,7 @@ export function streamWatch<T extends KubeObject>(
         return;
       }
       idleTimer = undefined;
-      const err = new WatchIdleTimeoutError(idleMs ?? 0);
-      finish(err);
-      res?.destroy(err);
-      req.destroy(err);
+      finish(new WatchIdleTimeoutError(idleMs ?? 0));
     };
     const onLine = (line: string): boolean => {
       if (settled) return true;
@@ -103,52 +104,55 @@ export function streamWatch<T extends KubeObject>(
       if (stop) finish();
       return stop;
     };
-    const onResponse = (r: IncomingMessage): void => {
-      res = r;
-      lastData = performance.now();
-      r.on('error', finish);
-      const status = r.statusCode ?? 0;
-      if (status < 200 || status >= 300) {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => finish(request.errorFrom(r, Buffer.concat(chunks).toString('utf8'))));
-        return;
-      }
-      streaming = true;
-      const decoder = new LineDecoder();
-      r.on('data', (chunk: Buffer) => {
+    const handlers: WatchConnectionEvents = {
+      head: (head) => {
         lastData = performance.now();
+        if (head.statusCode < 200 || head.statusCode >= 300) refused = { head, body: [] };
+        else streaming = true;
+      },
+      body: (bytes) => {
+        if (settled) return true;
+        if (refused) {
+          refused.body.push(bytes);
+          return false;
+        }
         try {
-          if (decoder.push(chunk, onLine)) return;
+          return decoder.push(bytes, onLine);
         } catch (err) {
           finish(err);
-          return;
+          return true;
         }
+      },
+      readEnd: () => {
+        lastData = performance.now();
+        if (settled || !streaming) return;
         const wait = sink.afterChunk?.();
         if (wait === undefined) return;
-        r.pause();
+        connection?.pause();
         wait.then(
           () => {
-            if (!settled) r.resume();
+            if (!settled) connection?.resume();
           },
           (err: unknown) => finish(new SinkFailure(err)),
         );
-      });
-      r.on('end', () => {
+      },
+      end: () => {
+        if (settled) return;
+        if (refused) {
+          finish(request.errorFrom(refused.head, Buffer.concat(refused.body).toString('utf8')));
+          return;
+        }
         decoder.end(onLine);
         finish();
-      });
-      r.on('close', () => {
-        if (!r.complete) finish(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-      });
+      },
+      fail: finish,
     };
 
+    connection = request.open(handlers);
     if (idleMs !== undefined) {
       idleTimer = setTimeout(onIdleTimer, idleMs);
       idleTimer.unref();
     }
-    req.once('response', onResponse);
-    req.on('error', finish);
-    req.end();
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
