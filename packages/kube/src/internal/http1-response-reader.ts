@@ -177,9 +177,8 @@ export class Http1ResponseReader {
           i++;
           break;
         case TRAILERS:
-          i = this.#readTrailers(data, i);
-          if (this.#state === DONE) return this.#done();
-          break;
+          // Done at the empty line that ends them; else they continue in the next push.
+          return this.#readTrailers(data, i) ? this.#done() : false;
         case UNTIL_CLOSE: {
           const bytes = i === 0 ? data : data.subarray(i);
           i = n;
@@ -275,18 +274,15 @@ export class Http1ResponseReader {
     if (this.#state === DONE) this.#handlers.onComplete();
   }
 
-  /** Skips trailer fields up to the empty line that ends them. Returns where it stopped. */
-  #readTrailers(data: Buffer, i: number): number {
+  /** Skips trailer fields from `data[i]`; true at the empty line that ends them (bytes after it are ignored). */
+  #readTrailers(data: Buffer, i: number): boolean {
     let prev = this.#trailerPrev;
     for (let j = i; j < data.length; j++) {
       const c = data[j]!;
       if (prev === CR && c !== LF) throw new HttpFramingError('a trailer line holds a bare CR');
       if (c === LF) {
         if (prev !== CR) throw new HttpFramingError('a trailer line does not end with CRLF');
-        if (this.#lineBytes === 0) {
-          this.#state = DONE;
-          return j + 1;
-        }
+        if (this.#lineBytes === 0) return true;
         this.#lineBytes = 0;
       } else if (c !== CR && ++this.#lineBytes > this.#maxHeaderBytes) {
         throw new HttpFramingError(`a trailer line is longer than ${this.#maxHeaderBytes} bytes`);
@@ -294,7 +290,7 @@ export class Http1ResponseReader {
       prev = c;
     }
     this.#trailerPrev = prev;
-    return data.length;
+    return false;
   }
 }
 
