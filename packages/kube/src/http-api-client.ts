@@ -369,8 +369,8 @@ export class HttpApiClient implements ApiClient {
    * than node:https, see tls-watch-connection.ts), with the agent's TLS settings; through
    * node:https and the agent when that cannot honour the configuration: a server that is not
    * `https:` (node:https refuses it with its own error), a `maxSockets` limit (the agent counts
-   * watches against it), or a kubeconfig `proxy-url` (a proxy is the agent's business: the raw
-   * connection dials the server directly).
+   * watches against it), or a kubeconfig `proxy-url` (the TLS transport dials the server
+   * directly; proxying, which the agent does not do either yet, belongs on the agent's path).
    */
   #watchConnection(url: URL, options: https.RequestOptions): OpenWatchConnection {
     const agent = options.agent;
