@@ -5,7 +5,7 @@ import { Http1ResponseReader } from './http1-response-reader.ts';
 import { closedEarly, type OpenWatchConnection, type WatchConnection } from './watch-connection.ts';
 
 /** The TLS settings of the client's agent that a watch connection uses too. */
-export interface WatchTlsOptions {
+interface WatchTlsOptions {
   readonly ca?: tls.ConnectionOptions['ca'];
   readonly cert?: tls.ConnectionOptions['cert'];
   readonly key?: tls.ConnectionOptions['key'];
