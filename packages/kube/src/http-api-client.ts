@@ -34,7 +34,7 @@ import {
   requireNamespace,
   writeQuery,
 } from './internal/request-helpers.ts';
-import { tlsWatchConnection } from './internal/tls-watch-connection.ts';
+import { tlsWatchConnection, WatchTls } from './internal/tls-watch-connection.ts';
 import type { OpenWatchConnection } from './internal/watch-connection.ts';
 import { watchIterable } from './internal/watch-iterable.ts';
 import { WATCH_SINK, type WatchEventSink } from './internal/watch-sink.ts';
@@ -102,6 +102,8 @@ export class HttpApiClient implements ApiClient {
   readonly #maxSockets: number;
   /** Cuts each open watch of the TLS transport (they hold no agent socket). */
   readonly #tlsWatches = new Set<() => void>();
+  /** The TLS state of those watches, from the agent's settings. */
+  #watchTls: { agent: https.Agent; tls: WatchTls } | undefined;
 
   /** Creates a client for the current context of `kubeConfig`. @throws when it has no current cluster. */
   constructor(kubeConfig: KubeConfig, options: HttpOptions = {}) {
@@ -381,12 +383,15 @@ export class HttpApiClient implements ApiClient {
       !(agent instanceof https.Agent)
     )
       return httpsWatchConnection(url, options);
-    const { ca, cert, key, rejectUnauthorized, servername } = agent.options;
+    if (this.#watchTls?.agent !== agent) {
+      const { ca, cert, key, rejectUnauthorized, servername } = agent.options;
+      this.#watchTls = { agent, tls: new WatchTls({ ca, cert, key, rejectUnauthorized, servername }) };
+    }
     return tlsWatchConnection({
       url,
       headers: options.headers as Record<string, string>,
       auth: options.auth ?? undefined,
-      tls: { ca, cert, key, rejectUnauthorized, servername },
+      tls: this.#watchTls.tls,
       live: this.#tlsWatches,
     });
   }

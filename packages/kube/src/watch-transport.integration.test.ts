@@ -116,7 +116,7 @@ describe('the watch transport on the real control plane', () => {
     }
   });
 
-  it('watches with a bearer token, and reports a forbidden watch as ForbiddenError', async () => {
+  it('watches with a bearer token, resumes the TLS session for the next watch, and reports a forbidden watch as ForbiddenError', async () => {
     const plane = sharedControlPlane();
     const namespace = await createTestNamespace(plane.kubeConfig, 'watch-transport-token');
     const reader = new HttpApiClient(await tokenKubeConfig(plane.kubeConfig, namespace, true));
@@ -156,6 +156,17 @@ describe('the watch transport on the real control plane', () => {
         'the aborted watch connection to close',
         () => sockets[0]!.destroyed && sockets[0]!.closed,
       );
+
+      // The next watch of the client resumes the TLS session of the first.
+      const next = observed.connects();
+      let reused: boolean | undefined;
+      for await (const _ev of reader.watch(builtins.ConfigMap, { namespace })) {
+        reused = observed.rawSockets(next)[0]!.isSessionReused();
+        break;
+      }
+      expect(reused).toBe(true);
+      const [resumed] = observed.rawSockets(next);
+      await waitFor('the second watch connection to close', () => resumed!.destroyed && resumed!.closed);
 
       const refused = await (async () => {
         for await (const _ev of nobody.watch(builtins.ConfigMap, { namespace })) break;

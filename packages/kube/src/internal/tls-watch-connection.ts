@@ -4,14 +4,42 @@ import tls from 'node:tls';
 import { Http1ResponseReader } from './http1-response-reader.ts';
 import { closedEarly, type OpenWatchConnection, type WatchConnection } from './watch-connection.ts';
 
-/** The TLS settings of the client's agent that a watch connection uses too. */
+/** The TLS settings of the client's agent that its watch connections use too. */
 interface WatchTlsOptions {
-  readonly ca?: tls.ConnectionOptions['ca'];
-  readonly cert?: tls.ConnectionOptions['cert'];
-  readonly key?: tls.ConnectionOptions['key'];
+  readonly ca?: tls.SecureContextOptions['ca'];
+  readonly cert?: tls.SecureContextOptions['cert'];
+  readonly key?: tls.SecureContextOptions['key'];
   readonly rejectUnauthorized?: boolean | undefined;
   /** The kubeconfig's `tls-server-name`; by default the URL's host name (no SNI for an IP address). */
   readonly servername?: string | undefined;
+}
+
+/**
+ * The TLS state a client's watch connections share: one secure context (the CA, client
+ * certificate and key parsed once, not per connection) and the last session the server issued,
+ * which the next connection resumes, as node:https's agent does for its sockets.
+ */
+export class WatchTls {
+  /** The agent's settings. */
+  readonly options: WatchTlsOptions;
+  #context: tls.SecureContext | undefined;
+  /** The session to resume; dropped when a connection fails before its response. */
+  session: Buffer | undefined;
+
+  /** Creates the state for connections with `options`. */
+  constructor(options: WatchTlsOptions) {
+    this.options = options;
+  }
+
+  /** The secure context, created at the first connection. */
+  get context(): tls.SecureContext {
+    this.#context ??= tls.createSecureContext({
+      ...(this.options.ca !== undefined ? { ca: this.options.ca } : {}),
+      ...(this.options.cert !== undefined ? { cert: this.options.cert } : {}),
+      ...(this.options.key !== undefined ? { key: this.options.key } : {}),
+    });
+    return this.#context;
+  }
 }
 
 /** One watch request over its own TLS connection. */
@@ -22,7 +50,7 @@ export interface TlsWatchRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** `user:password` for basic authentication, sent unless `headers` has an Authorization field. */
   readonly auth?: string | undefined;
-  readonly tls: WatchTlsOptions;
+  readonly tls: WatchTls;
   /**
    * Holds, while the connection is open, a function that cuts it as a reset would (the stream
    * then fails with a reset): how its client closes every watch on dispose.
@@ -39,9 +67,10 @@ export interface TlsWatchRequest {
  * @throws TypeError (from node:http's validation) for a header that cannot be sent, when called.
  */
 export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnection {
-  const { url, tls: options, live } = request;
+  const { url, tls: shared, live } = request;
+  const { rejectUnauthorized } = shared.options;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const servername = options.servername ?? (isIP(host) ? undefined : host);
+  const servername = shared.options.servername ?? (isIP(host) ? undefined : host);
   const head = requestHead(request);
   return (events) => {
     let closed = false;
@@ -49,11 +78,13 @@ export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnectio
       host,
       port: Number(url.port || 443),
       ALPNProtocols: ['http/1.1'],
+      secureContext: shared.context,
       ...(servername !== undefined ? { servername } : {}),
-      ...(options.ca !== undefined ? { ca: options.ca } : {}),
-      ...(options.cert !== undefined ? { cert: options.cert } : {}),
-      ...(options.key !== undefined ? { key: options.key } : {}),
-      ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+      ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
+      ...(shared.session !== undefined ? { session: shared.session } : {}),
+    });
+    socket.on('session', (session: Buffer) => {
+      shared.session = session;
     });
     const connection: WatchConnection = {
       pause: () => socket.pause(),
@@ -69,8 +100,11 @@ export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnectio
       onBody: events.body,
       onComplete: events.end,
     });
+    const answered = false;
     const fail = (err: unknown): void => {
       if (closed) return;
+      // A session that led nowhere (the server restarted, its certificate changed) is not tried again.
+      if (!answered) shared.session = undefined;
       connection.destroy();
       events.fail(err);
     };
