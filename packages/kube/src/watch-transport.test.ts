@@ -237,6 +237,46 @@ describe('the watch transport: HTTP/1.1 over its own TLS connection', () => {
     expect((await drain(client(withLength))).error).toBeInstanceOf(ForbiddenError);
   });
 
+  it('delivers every event in order to a slow consumer, and the end after them, however reads and pauses interleave', async () => {
+    const n = 3000;
+    let body = '';
+    for (let i = 0; i < n; i++) body += chunk(event(`e${i}`));
+    // Sent at once and closed: reads arrive while the consumer holds the stream paused.
+    const port = await rawServer((s) =>
+      s.end(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\n\r\n`),
+    );
+    const names: string[] = [];
+    for await (const ev of client(port).watch(builtins.ConfigMap, {})) {
+      names.push((ev as { object: { metadata: { name: string } } }).object.metadata.name);
+      if (names.length % 7 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(names).toEqual(Array.from({ length: n }, (_, i) => `e${i}`));
+  });
+
+  it('resumes the TLS session after a reset of an open watch, not after a failure before the response', async () => {
+    let mode: 'reset' | 'answer' | 'refuse' = 'answer';
+    const reused: boolean[] = [];
+    const port = await rawServer((s) => {
+      reused.push(s.isSessionReused());
+      const head = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+      if (mode === 'refuse') s.destroy();
+      else if (mode === 'reset') s.write(`${head}${chunk(event('a'))}`, () => s.destroy());
+      else s.end(`${head}${chunk(event('a'))}0\r\n\r\n`);
+    });
+    const api = client(port);
+    expect(await drain(api)).toEqual({ names: ['a'] });
+    mode = 'reset';
+    expect((await drain(api)).error).toBeInstanceOf(WatchResetError);
+    mode = 'answer';
+    expect(await drain(api)).toEqual({ names: ['a'] });
+    mode = 'refuse';
+    expect((await drain(api)).error).toBeInstanceOf(ConnectionError);
+    mode = 'answer';
+    expect(await drain(api)).toEqual({ names: ['a'] });
+    expect(reused).toEqual([false, true, true, true, false]);
+    api.close();
+  });
+
   it('closes the connection of a watch that is aborted, broken out of, or disposed of', async () => {
     const open = new Set<tls.TLSSocket>();
     const port = await rawServer((s) => {

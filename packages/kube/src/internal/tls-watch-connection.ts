@@ -95,12 +95,15 @@ export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnectio
         socket.destroy();
       },
     };
+    let answered = false;
     const reader = new Http1ResponseReader({
-      onHead: events.head,
+      onHead: (head) => {
+        answered = true;
+        events.head(head);
+      },
       onBody: events.body,
       onComplete: events.end,
     });
-    const answered = false;
     const fail = (err: unknown): void => {
       if (closed) return;
       // A session that led nowhere (the server restarted, its certificate changed) is not tried again.
