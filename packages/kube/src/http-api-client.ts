@@ -46,7 +46,10 @@ import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } f
 export interface HttpOptions {
   /** Timeout of a non-watch request while no byte arrives, in ms. Default 60 s. */
   readonly requestTimeoutMs?: number;
-  /** Maximum concurrent sockets to the apiserver (watches each hold one). Default: unlimited. */
+  /**
+   * Maximum concurrent sockets to the apiserver. Default: unlimited. Setting it sends watches
+   * through the agent too (each holds one of the sockets) instead of over their own TLS connections.
+   */
   readonly maxSockets?: number;
   /** Sent as `User-Agent`. */
   readonly userAgent?: string;
@@ -89,7 +92,8 @@ interface BodyPeek {
 /**
  * The HTTPS {@link ApiClient}: JSON over `node:https` with a keep-alive agent, credentials from a
  * client-node `KubeConfig` (client certificates, tokens, exec and auth-provider plugins), typed
- * errors from Status bodies, and watch streams decoded line by line with an idle timeout.
+ * errors from Status bodies, and watch streams decoded line by line with an idle timeout, each
+ * watch over a TLS connection of its own (HTTP/1.1 without node:https, see `#watchConnection`).
  */
 export class HttpApiClient implements ApiClient {
   readonly #kubeConfig: KubeConfig;
