@@ -7,9 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient, WatchEvent } from './api.ts';
 import { WatchIdleTimeoutError } from './api.ts';
 import { builtins } from './builtins.ts';
+import { ConnectionError } from './connection-error.ts';
 import { createApiClient } from './create-kube-client.ts';
 import { ConflictError, InvalidError, isNotFound, NotFoundError, TooManyRequestsError } from './errors.ts';
-import { ConnectionError, HttpApiClient } from './http-api-client.ts';
+import { HttpApiClient } from './http-api-client.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

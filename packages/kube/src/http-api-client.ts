@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -12,17 +11,15 @@ import {
   type PatchOptions,
   type RawRequest,
   type WatchEvent,
-  WatchIdleTimeoutError,
   type WatchOptions,
-  WatchResetError,
   type WriteOptions,
 } from './api.ts';
-import { ApiError, apiErrorFromStatus, type Status } from './errors.ts';
+import { apiErrorFromStatus, type Status } from './errors.ts';
 import { httpsWatchConnection } from './internal/https-watch-connection.ts';
 import {
+  type BodyPeek,
   CONTINUE_PEEK_LIMIT,
-  continueFromHead,
-  continueFromTail,
+  continuePeek,
   type ListOptionsWithContinueHint,
   ON_CONTINUE,
 } from './internal/list-continue.ts';
@@ -35,6 +32,7 @@ import {
   writeQuery,
 } from './internal/request-helpers.ts';
 import { tlsWatchConnection, WatchTls } from './internal/tls-watch-connection.ts';
+import { apiErrorFromResponse, wrapTransport } from './internal/transport-errors.ts';
 import type { OpenWatchConnection } from './internal/watch-connection.ts';
 import { watchIterable } from './internal/watch-iterable.ts';
 import { WATCH_SINK, type WatchEventSink } from './internal/watch-sink.ts';
@@ -79,14 +77,6 @@ interface SendRequest {
   readonly context: string;
   /** Looks at a 2xx response's body before it is decoded. */
   readonly peek?: BodyPeek | undefined;
-}
-
-/** Looks at a response body before it is decoded (see {@link ON_CONTINUE}). */
-interface BodyPeek {
-  /** Given the start of the body as it arrives (growing, up to {@link CONTINUE_PEEK_LIMIT} bytes) until it returns true. */
-  readonly head: (head: string) => boolean;
-  /** Given the whole body, before it is decoded. */
-  readonly whole: (body: string) => void;
 }
 
 /**
@@ -236,7 +226,7 @@ export class HttpApiClient implements ApiClient {
             }
             return;
           }
-          reject(this.#errorFrom(res, text, context));
+          reject(apiErrorFromResponse(res, text, context));
         });
       });
       req.setTimeout(this.#requestTimeoutMs, () => {
@@ -251,26 +241,6 @@ export class HttpApiClient implements ApiClient {
       req.on('error', (err) => reject(wrapTransport(err, this.#server.origin, context)));
       if (payload !== undefined) req.write(payload);
       req.end();
-    });
-  }
-
-  #errorFrom(
-    res: Pick<IncomingMessage, 'statusCode'> & { readonly headers: Readonly<IncomingMessage['headers']> },
-    text: string,
-    context: string,
-  ): ApiError {
-    const status = res.statusCode ?? 0;
-    let parsed: Status | undefined;
-    try {
-      const json = JSON.parse(text) as Status;
-      if (json && typeof json === 'object') parsed = json;
-    } catch {
-      parsed = text ? { message: text.slice(0, 500) } : undefined;
-    }
-    const retry = res.headers['retry-after'];
-    return apiErrorFromStatus(status, parsed, {
-      context,
-      retryAfterHeader: Array.isArray(retry) ? retry[0] : retry,
     });
   }
 
@@ -363,7 +333,7 @@ export class HttpApiClient implements ApiClient {
         context,
         idleTimeoutMs: opts.idleTimeoutMs,
         signal: opts.signal,
-        errorFrom: (head, body) => this.#errorFrom(head, body, context),
+        errorFrom: (head, body) => apiErrorFromResponse(head, body, context),
         transportError: (err) => wrapTransport(err, this.#server.origin, context),
       },
       sink,
@@ -527,56 +497,4 @@ export class HttpApiClient implements ApiClient {
     agent?.destroy(); // the sockets of in-flight requests and open watches too
     for (const cut of [...this.#tlsWatches]) cut();
   }
-}
-
-/**
- * Thrown when the apiserver cannot be reached (connection refused, reset, DNS, TLS). Carries the
- * underlying Node error code (`ECONNREFUSED`, …) in `code`.
- */
-export class ConnectionError extends Error {
-  /** The Node error code, e.g. `ECONNREFUSED`. */
-  readonly code: string | undefined;
-  /** Creates the error. */
-  constructor(server: string, context: string, cause: unknown) {
-    const c = cause as NodeJS.ErrnoException;
-    super(
-      `${context}: cannot reach the Kubernetes API server at ${server}: ${c?.message ?? String(cause)}. Check that it is running and that the kubeconfig's server URL and certificates are right.`,
-      { cause },
-    );
-    this.name = 'ConnectionError';
-    this.code = c?.code;
-  }
-}
-
-/** Reports a list page's continue token from its head, or else from its end, once. */
-function continuePeek(onContinue: (token: string) => void): BodyPeek {
-  let reported = false;
-  const report = (token: string | null | undefined): void => {
-    if (typeof token !== 'string' || reported) return;
-    reported = true;
-    onContinue(token);
-  };
-  return {
-    head: (head) => {
-      const token = continueFromHead(head);
-      report(token);
-      return token !== undefined;
-    },
-    whole: (body) => {
-      if (!reported) report(continueFromTail(body));
-    },
-  };
-}
-
-function wrapTransport(err: unknown, server: string, context: string): unknown {
-  if (
-    err instanceof ApiError ||
-    err instanceof WatchIdleTimeoutError ||
-    err instanceof WatchResetError ||
-    err instanceof ConnectionError
-  )
-    return err;
-  const name = (err as Error)?.name;
-  if (name === 'AbortError') return err;
-  return new ConnectionError(server, context, err);
 }

@@ -35,6 +35,7 @@ export {
   type KubeClient,
   type ServerVersionInfo,
 } from './client.ts';
+export { ConnectionError } from './connection-error.ts';
 export type { CrdWatcher } from './crd-watcher.ts';
 export {
   type ApiClientOptions,
@@ -78,7 +79,7 @@ export {
   type ParsedFieldSelector,
   parseFieldSelector,
 } from './field-selector.ts';
-export { ConnectionError, type HttpOptions } from './http-api-client.ts';
+export type { HttpOptions } from './http-api-client.ts';
 export {
   extractTombstone,
   type HandlerRegistration,

@@ -7,9 +7,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cm, ScriptedApi } from '../test/scripted-api.ts';
 import { WatchResetError } from './api.ts';
 import { builtins } from './builtins.ts';
+import { ConnectionError } from './connection-error.ts';
 import { apiErrorFromStatus } from './errors.ts';
 import { recordingLogger } from './fake/recording-logger.ts';
-import { ConnectionError, HttpApiClient } from './http-api-client.ts';
+import { HttpApiClient } from './http-api-client.ts';
 import { InformerEngine } from './shared-informer.ts';
 
 describe('a watch reset (HttpApiClient against a local HTTPS server)', () => {

@@ -8,8 +8,9 @@ import { KubeConfig, type User } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WatchResetError } from './api.ts';
 import { builtins } from './builtins.ts';
+import { ConnectionError } from './connection-error.ts';
 import { ForbiddenError, TooManyRequestsError } from './errors.ts';
-import { ConnectionError, HttpApiClient } from './http-api-client.ts';
+import { HttpApiClient } from './http-api-client.ts';
 import { HttpFramingError } from './internal/http1-response-reader.ts';
 
 const ca = createCertificateAuthority();

@@ -68,3 +68,31 @@ export function continueFromTail(body: string): string | null {
   const token = (meta as { continue?: unknown }).continue;
   return typeof token === 'string' && token !== '' ? token : null;
 }
+
+/** Looks at a response body before it is decoded (see {@link ON_CONTINUE}). */
+export interface BodyPeek {
+  /** Given the start of the body as it arrives (growing, up to {@link CONTINUE_PEEK_LIMIT} bytes) until it returns true. */
+  readonly head: (head: string) => boolean;
+  /** Given the whole body, before it is decoded. */
+  readonly whole: (body: string) => void;
+}
+
+/** Reports a list page's continue token from its head, or else from its end, once. */
+export function continuePeek(onContinue: (token: string) => void): BodyPeek {
+  let reported = false;
+  const report = (token: string | null | undefined): void => {
+    if (typeof token !== 'string' || reported) return;
+    reported = true;
+    onContinue(token);
+  };
+  return {
+    head: (head) => {
+      const token = continueFromHead(head);
+      report(token);
+      return token !== undefined;
+    },
+    whole: (body) => {
+      if (!reported) report(continueFromTail(body));
+    },
+  };
+}
