@@ -11,7 +11,7 @@
  *   writeFileSync('landing.png', await page.screenshot());
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -57,7 +57,14 @@ export interface Browser extends AsyncDisposable {
 /** Starts headless Chromium with a throwaway profile; `[Symbol.asyncDispose]` stops it and removes the profile. */
 export async function launchChromium(options: { signal?: AbortSignal } = {}): Promise<Browser> {
   const binary = findChromium();
-  const profile = mkdtempSync(path.join(tmpdir(), 'kubeloom-chromium-'));
+  // Everything Chromium writes goes under one directory removed on stop: the profile, and its
+  // temp directory (TMPDIR), where it makes the `org.chromium.Chromium.*` singleton-socket
+  // directory that a profile outside /tmp would otherwise leave in /tmp after every run.
+  const root = mkdtempSync(path.join(tmpdir(), 'kubeloom-chromium-'));
+  const profile = path.join(root, 'profile');
+  const tmp = path.join(root, 'tmp');
+  mkdirSync(profile);
+  mkdirSync(tmp);
   const child: ChildProcess = spawn(
     binary,
     [
@@ -71,7 +78,7 @@ export async function launchChromium(options: { signal?: AbortSignal } = {}): Pr
       `--user-data-dir=${profile}`,
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: tmp } },
   );
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -81,7 +88,7 @@ export async function launchChromium(options: { signal?: AbortSignal } = {}): Pr
       await exited;
       clearTimeout(timer);
     }
-    rmSync(profile, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   };
   options.signal?.addEventListener('abort', () => void stop(), { once: true });
 
