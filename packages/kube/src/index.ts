@@ -138,5 +138,5 @@ export {
 } from './resource.ts';
 export { SelectorError, type SelectorKind } from './selector-error.ts';
 export { serializeError } from './serialize-error.ts';
-export { stripManagedFields } from './shared-informer.ts';
 export { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';
+export { stripManagedFields } from './strip-managed-fields.ts';

@@ -14,7 +14,8 @@ import type { KubeObject } from './object.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { ResourceDescriptor, TypedResourceDescriptor } from './resource.ts';
-import { InformerEngine, stripManagedFields } from './shared-informer.ts';
+import { InformerEngine } from './shared-informer.ts';
+import { stripManagedFields } from './strip-managed-fields.ts';
 
 /** What {@link kubeClientOver} builds a client from (see `KubeClientOptions`). */
 export interface KubeClientParts {

@@ -17,9 +17,11 @@ import type {
   SharedInformer,
   TransformFunc,
 } from './informer.ts';
+import { applyListItems } from './internal/apply-list.ts';
 import { Backoff } from './internal/backoff.ts';
 import { frozenWatchOf } from './internal/frozen-watch.ts';
 import { HandlerSet } from './internal/handler-set.ts';
+import { InformerCounters } from './internal/informer-counters.ts';
 import { type ResolvedTuning, resolveTuning } from './internal/informer-tuning.ts';
 import { cacheKey, ingestObject, type ListItemType, rawResourceVersion } from './internal/ingest.ts';
 import { listAll } from './internal/list-pager.ts';
@@ -37,20 +39,7 @@ import type { ObjectFilter } from './object-filter.ts';
 import { ObjectStore } from './object-store.ts';
 import { apiVersionOf } from './resource.ts';
 import { serializeError } from './serialize-error.ts';
-
-/** The default ingest transform: drops `metadata.managedFields`, which is large and rarely read. */
-export const stripManagedFields: TransformFunc = (obj) => {
-  const metadata = obj.metadata;
-  if (metadata?.managedFields !== undefined) {
-    // A copy without the field, not `delete`: deleting turns V8's metadata object into a
-    // dictionary-mode one, ~450 more bytes per cached object and slower to read.
-    const { managedFields, ...rest } = metadata;
-    // A frozen object (a frozen watch's: shared with the server) is left alone: a shallow copy.
-    if (Object.isFrozen(obj)) return { ...obj, metadata: rest };
-    obj.metadata = rest;
-  }
-  return obj;
-};
+import { stripManagedFields } from './strip-managed-fields.ts';
 
 /** Options of {@link InformerEngine}. */
 export interface InformerEngineOptions {
@@ -69,9 +58,6 @@ export interface InformerEngineOptions {
 }
 
 type WatchOutcome = 'closed' | 'gone' | 'restart';
-
-/** How many failures of one index function are logged; later ones are only counted. */
-const INDEX_ERRORS_LOGGED_PER_INDEX = 10;
 
 /**
  * The informer engine: a reflector (paginated list, then watch with bookmarks and resume), an
@@ -101,20 +87,10 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
   #synced = false;
   #lastEventMs: number | undefined;
   #lastListTime: Date | undefined;
-  #restarts = 0;
-  #lists = 0;
-  #listAttempts = 0;
-  #errors = 0;
-  #malformed = 0;
-  #unknown = 0;
-  #handlerErrors = 0;
-  #idleTimeouts = 0;
-  #rejected = 0;
-  readonly #indexErrorsLogged = new Map<string, number>();
+  readonly #counters: InformerCounters;
   readonly #watchFailures = new WatchFailures();
   /** True while the initial list is being delivered; handlers added meanwhile join late. */
   #deliveringInitial = false;
-  #lastError: string | undefined;
   #eventsSeen = 0;
   #wake: AbortController | undefined;
 
@@ -129,18 +105,12 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     const { initialBackoffMs, maxBackoffMs, random } = this.#tuning;
     this.#backoff = new Backoff(initialBackoffMs, maxBackoffMs, random);
     const filter = this.#filter;
+    const counters = new InformerCounters(this.#log);
+    this.#counters = counters;
     this.#store = new ObjectStore<T>(filter ? (obj) => filter.matches(obj) : undefined, (index, key, err) =>
-      this.#onIndexError(index, key, err),
+      counters.indexFailed(index, key, err),
     );
-    this.#handlers = new HandlerSet<T>(filter, (callback, err) => {
-      this.#handlerErrors++;
-      this.#errors++;
-      this.#lastError = `${callback} handler threw: ${err instanceof Error ? err.message : String(err)}`;
-      this.#log.error('event handler threw; other handlers still run', {
-        handler: callback,
-        err: serializeError(err),
-      });
-    });
+    this.#handlers = new HandlerSet<T>(filter, (callback, err) => this.#counters.handlerThrew(callback, err));
   }
 
   /** {@inheritDoc SharedInformer.store} */
@@ -225,24 +195,16 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
 
   /** {@inheritDoc SharedInformer.health} */
   health(): InformerHealth {
+    const counts = this.#counters.counts();
     return {
       state: this.#state,
       synced: this.#synced,
       resourceVersion: this.#rv,
       lastEventTime: this.#lastEventMs === undefined ? undefined : new Date(this.#lastEventMs),
       lastListTime: this.#lastListTime,
-      restarts: this.#restarts,
-      lists: this.#lists,
-      relists: Math.max(0, this.#lists - 1),
-      listAttempts: this.#listAttempts,
-      errors: this.#errors,
-      malformedLines: this.#malformed,
-      unknownEvents: this.#unknown,
-      handlerErrors: this.#handlerErrors,
+      ...counts,
+      relists: Math.max(0, counts.lists - 1),
       indexErrors: this.#store.indexErrors,
-      idleTimeouts: this.#idleTimeouts,
-      rejectedObjects: this.#rejected,
-      lastError: this.#lastError,
       objects: this.#store.sizeUnfiltered,
     };
   }
@@ -264,7 +226,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
         this.#state = 'watching';
         const outcome = await this.#watchOnce(signal);
         if (signal.aborted) break;
-        this.#restarts++;
+        this.#counters.restarts++;
         if (productive()) this.#backoff.reset();
         if (outcome === 'gone') {
           this.#log.info('resourceVersion expired (410 Gone): relisting', { resourceVersion: this.#rv });
@@ -282,9 +244,9 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
         if (productive()) this.#backoff.reset();
         if (err instanceof WatchIdleTimeoutError) {
           // A quiet watch without bookmarks: expected, not an error. Resume at once.
-          this.#restarts++;
-          this.#idleTimeouts++;
-          this.#lastError = err.message;
+          this.#counters.restarts++;
+          this.#counters.idleTimeouts++;
+          this.#counters.lastError = err.message;
           this.#log.info('watch idle timeout: reconnecting from the last resourceVersion', {
             resourceVersion: this.#rv,
           });
@@ -319,9 +281,9 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
 
   /** Records a failed list or watch; returns whether the next cycle must (re)list. */
   #onLoopError(err: unknown, listing: boolean): boolean {
-    this.#recordError(err);
+    this.#counters.recordError(err);
     if (listing) return true;
-    this.#restarts++;
+    this.#counters.restarts++;
     if (isGone(err)) {
       this.#log.info('resourceVersion expired (410 Gone): relisting', { resourceVersion: this.#rv });
       return true;
@@ -334,7 +296,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     if (!this.#watchFailures.failedAt(this.#rv)) return false;
     this.#log.warn(
       `the watch failed ${WATCH_FAILURES_BEFORE_RELIST} times in a row at the same resourceVersion: relisting`,
-      { resourceVersion: this.#rv, lastError: this.#lastError },
+      { resourceVersion: this.#rv, lastError: this.#counters.lastError },
     );
     return true;
   }
@@ -346,35 +308,9 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     return Math.min(Math.max(ms, initialBackoffMs), maxBackoffMs);
   }
 
-  #recordError(err: unknown): void {
-    this.#errors++;
-    this.#lastError = err instanceof Error ? err.message : String(err);
-  }
-
-  /** An index function failed on an object: the caller's bug. Logged (a bounded number of times per index) and counted. */
-  #onIndexError(index: string, key: string, err: unknown): void {
-    this.#errors++;
-    const message = err instanceof Error ? err.message : String(err);
-    this.#lastError = `index "${index}" failed for ${key}: ${message}`;
-    const logged = this.#indexErrorsLogged.get(index) ?? 0;
-    if (logged >= INDEX_ERRORS_LOGGED_PER_INDEX) return;
-    this.#indexErrorsLogged.set(index, logged + 1);
-    this.#log.error(
-      'an index function threw; the object is left out of that index (fix the index function)',
-      {
-        index,
-        key,
-        err: serializeError(err),
-        ...(logged + 1 === INDEX_ERRORS_LOGGED_PER_INDEX
-          ? { note: 'further failures of this index are counted in health().indexErrors, not logged' }
-          : {}),
-      },
-    );
-  }
-
   async #list(signal: AbortSignal): Promise<void> {
     const { resource, namespace, labelSelector, fieldSelector } = this.key;
-    this.#listAttempts++;
+    this.#counters.listAttempts++;
     const listItemType: ListItemType = { apiVersion: apiVersionOf(resource), kind: resource.kind };
     const { items, resourceVersion } = await listAll(this.#api, resource, {
       namespace,
@@ -383,7 +319,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
       pageSize: this.#tuning.pageSize,
       signal,
       onExpiredContinue: (err) => {
-        this.#recordError(err);
+        this.#counters.recordError(err);
         this.#log.info(
           'the continue token expired during a paginated list: listing everything in one unpaginated request',
         );
@@ -392,7 +328,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     });
     this.#applyList(items);
     this.#rv = resourceVersion;
-    this.#lists++;
+    this.#counters.lists++;
     this.#watchFailures.reset();
     this.#lastListTime = new Date();
     if (!this.#synced) {
@@ -412,9 +348,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     try {
       return ingestObject<T>(raw, { transform: this.#transform, pool: this.#strings, listItemType });
     } catch (err) {
-      this.#rejected++;
-      this.#errors++;
-      this.#lastError = `object skipped: ${err instanceof Error ? err.message : String(err)}`;
+      this.#counters.objectRejected(err);
       this.#log.error('skipping an object that cannot be ingested', {
         err: serializeError(err),
         name: (raw as KubeObject | null)?.metadata?.name,
@@ -439,39 +373,9 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     const initial = !this.#synced;
     this.#deliveringInitial = initial;
     try {
-      this.#applyListItems(items, initial);
+      applyListItems({ store: this.#store, handlers: this.#handlers, items, initial });
     } finally {
       this.#deliveringInitial = false;
-    }
-  }
-
-  #applyListItems(items: ReadonlyArray<T | string | undefined>, initial: boolean): void {
-    // Into an empty cache nothing can be deleted: no need to remember what the list had.
-    const seen = this.#store.sizeUnfiltered > 0 ? new Set<string>() : undefined;
-    for (const item of items) {
-      if (item === undefined) continue;
-      if (typeof item === 'string') {
-        seen?.add(item);
-        continue;
-      }
-      const key = cacheKey(item);
-      seen?.add(key);
-      const old = this.#store.getUnfiltered(key);
-      if (old === undefined) {
-        this.#store.set(key, item);
-        this.#handlers.added(key, item, initial);
-      } else if (old.metadata?.resourceVersion !== item.metadata?.resourceVersion) {
-        this.#store.set(key, item);
-        this.#handlers.updated(key, old, item);
-      }
-    }
-    if (seen && this.#store.sizeUnfiltered > seen.size) {
-      for (const old of this.#store.listUnfiltered()) {
-        const key = cacheKey(old);
-        if (seen.has(key)) continue;
-        this.#store.delete(key);
-        this.#handlers.deleted(key, { tombstone: true, key, obj: old });
-      }
     }
   }
 
@@ -551,17 +455,17 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
       case 'ERROR': {
         const status = event.status;
         const gone = status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone';
-        this.#errors++;
-        this.#lastError =
+        this.#counters.errors++;
+        this.#counters.lastError =
           `watch ERROR event: ${status.code ?? '?'} ${status.reason ?? ''} ${status.message ?? ''}`.trim();
         if (gone) return 'gone';
         this.#log.warn('watch returned an ERROR event; restarting the watch', { status });
         return 'restart';
       }
       case 'MALFORMED': {
-        this.#malformed++;
-        this.#errors++;
-        this.#lastError = `malformed watch data: ${event.error}`;
+        this.#counters.malformed++;
+        this.#counters.errors++;
+        this.#counters.lastError = `malformed watch data: ${event.error}`;
         this.#log.warn('malformed watch data; restarting the watch from the last resourceVersion', {
           error: event.error,
           line: event.line.slice(0, 200),
@@ -570,9 +474,9 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
         return 'restart';
       }
       case 'UNKNOWN': {
-        this.#unknown++;
-        this.#errors++;
-        this.#lastError = `unknown watch event type ${event.eventType}`;
+        this.#counters.unknown++;
+        this.#counters.errors++;
+        this.#counters.lastError = `unknown watch event type ${event.eventType}`;
         this.#log.warn('ignoring a watch event of unknown type', { eventType: event.eventType });
         return undefined;
       }
