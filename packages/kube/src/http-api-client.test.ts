@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { createCertificateAuthority, waitFor } from '@kubeloom/testing';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { localKubeConfig } from '../test/local-kubeconfig.ts';
 import type { ApiClient, WatchEvent } from './api.ts';
 import { WatchIdleTimeoutError } from './api.ts';
 import { builtins } from './builtins.ts';
@@ -64,24 +64,13 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `https://127.0.0.1:${port}`,
-          caData: Buffer.from(ca.certPem).toString('base64'),
-        },
-      ],
-      users: [
-        {
-          name: 'u',
-          certData: Buffer.from(client.certPem).toString('base64'),
-          keyData: Buffer.from(client.keyPem).toString('base64'),
-        },
-      ],
-      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-      currentContext: 'ctx',
+    const kc = localKubeConfig({
+      port,
+      ca,
+      user: {
+        certData: Buffer.from(client.certPem).toString('base64'),
+        keyData: Buffer.from(client.keyPem).toString('base64'),
+      },
     });
     api = createApiClient({ kubeConfig: kc, http: { requestTimeoutMs: 2000 } });
   });
@@ -265,16 +254,7 @@ describe('createApiClient, the HTTPS transport (against a local HTTPS server)', 
   });
 
   it('names the server in a connection error', async () => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        { name: 'c', server: 'https://127.0.0.1:1', caData: Buffer.from(ca.certPem).toString('base64') },
-      ],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-      currentContext: 'ctx',
-    });
-    const down = new HttpApiClient(kc);
+    const down = new HttpApiClient(localKubeConfig({ port: 1, ca }));
     const err = await down.get({ resource: builtins.Namespace, name: 'default' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as ConnectionError).code).toBe('ECONNREFUSED');

@@ -15,6 +15,7 @@ import {
   type WriteOptions,
 } from './api.ts';
 import { apiErrorFromStatus, type Status } from './errors.ts';
+import { createApiAgent } from './internal/api-agent.ts';
 import { httpsWatchConnection } from './internal/https-watch-connection.ts';
 import {
   type BodyPeek,
@@ -23,6 +24,7 @@ import {
   type ListOptionsWithContinueHint,
   ON_CONTINUE,
 } from './internal/list-continue.ts';
+import { type ProxyConfig, parseProxyUrl } from './internal/proxy-url.ts';
 import {
   buildQuery,
   checkPatchType,
@@ -33,6 +35,7 @@ import {
 } from './internal/request-helpers.ts';
 import { tlsWatchConnection, WatchTls } from './internal/tls-watch-connection.ts';
 import { apiErrorFromResponse, wrapTransport } from './internal/transport-errors.ts';
+import { TUNNEL_SIGNAL } from './internal/tunnelling-agent.ts';
 import type { OpenWatchConnection } from './internal/watch-connection.ts';
 import { watchIterable } from './internal/watch-iterable.ts';
 import { WATCH_SINK, type WatchEventSink } from './internal/watch-sink.ts';
@@ -42,7 +45,7 @@ import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } f
 
 /** Options of the HTTPS transport ({@link createApiClient}, `KubeClientOptions.http`). */
 export interface HttpOptions {
-  /** Timeout of a non-watch request while no byte arrives, in ms. Default 60 s. */
+  /** Timeout of a non-watch request while no byte arrives, and of opening a `proxy-url` tunnel, in ms. Default 60 s. */
   readonly requestTimeoutMs?: number;
   /**
    * Maximum concurrent sockets to the apiserver. Default: unlimited. Setting it sends watches
@@ -84,6 +87,7 @@ interface SendRequest {
  * client-node `KubeConfig` (client certificates, tokens, exec and auth-provider plugins), typed
  * errors from Status bodies, and watch streams decoded line by line with an idle timeout, each
  * watch over a TLS connection of its own (HTTP/1.1 without node:https, see `#watchConnection`).
+ * With a cluster `proxy-url`, every connection is a tunnel through that proxy (see proxy-tunnel.ts).
  */
 export class HttpApiClient implements ApiClient {
   readonly #kubeConfig: KubeConfig;
@@ -91,6 +95,8 @@ export class HttpApiClient implements ApiClient {
   readonly #requestTimeoutMs: number;
   readonly #userAgent: string;
   readonly #perRequestAuth: boolean;
+  /** The cluster's `proxy-url`, parsed. */
+  readonly #proxy: ProxyConfig | undefined;
   #agent: https.Agent | undefined;
   #baseOptions: Promise<https.RequestOptions> | undefined;
   readonly #maxSockets: number;
@@ -99,7 +105,7 @@ export class HttpApiClient implements ApiClient {
   /** The TLS state of those watches, from the agent's settings. */
   #watchTls: { agent: https.Agent; tls: WatchTls } | undefined;
 
-  /** Creates a client for the current context of `kubeConfig`. @throws when it has no current cluster. */
+  /** Creates a client for the current context of `kubeConfig`. @throws without a cluster, or for a bad server or proxy-url. */
   constructor(kubeConfig: KubeConfig, options: HttpOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) {
@@ -113,6 +119,7 @@ export class HttpApiClient implements ApiClient {
     } catch {
       throw new Error(`kubeconfig cluster "${cluster.name}" has an invalid server URL: "${cluster.server}"`);
     }
+    this.#proxy = cluster.proxyUrl ? parseProxyUrl(cluster.proxyUrl) : undefined;
     this.#kubeConfig = kubeConfig;
     this.#server = server;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
@@ -129,17 +136,12 @@ export class HttpApiClient implements ApiClient {
       const pending = (async () => {
         const opts: https.RequestOptions = { headers: {} };
         await this.#kubeConfig.applyToHTTPSOptions(opts);
-        if (!this.#agent) {
-          this.#agent = new https.Agent({
-            keepAlive: true,
-            maxSockets: this.#maxSockets,
-            ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
-            ...(opts.cert !== undefined ? { cert: opts.cert } : {}),
-            ...(opts.key !== undefined ? { key: opts.key } : {}),
-            ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
-            ...(opts.servername !== undefined ? { servername: opts.servername } : {}),
-          });
-        }
+        this.#agent ??= createApiAgent({
+          tls: opts,
+          maxSockets: this.#maxSockets,
+          proxy: this.#proxy,
+          tunnelTimeoutMs: this.#requestTimeoutMs,
+        });
         const headers = { ...(opts.headers as Record<string, string>) };
         const out: https.RequestOptions = { agent: this.#agent, headers };
         if (opts.auth) out.auth = opts.auth;
@@ -192,7 +194,9 @@ export class HttpApiClient implements ApiClient {
     const { url, options } = await this.#prepare({ method, path, query, headers });
     signal?.throwIfAborted();
     return await new Promise<unknown>((resolve, reject) => {
-      const req = https.request(url, { ...options, ...(signal ? { signal } : {}) }, (res) => {
+      // The signal also stops opening the connection's tunnel, with a proxy-url (see TunnellingAgent).
+      const sendOptions = signal ? { ...options, signal, [TUNNEL_SIGNAL]: signal } : options;
+      const req = https.request(url, sendOptions as https.RequestOptions, (res) => {
         const chunks: Buffer[] = [];
         const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
         const peek = ok ? bodyPeek : undefined;
@@ -342,21 +346,15 @@ export class HttpApiClient implements ApiClient {
 
   /**
    * How a watch request is sent: as HTTP/1.1 over a TLS connection of its own (cheaper per event
-   * than node:https, see tls-watch-connection.ts), with the agent's TLS settings; through
-   * node:https and the agent when that cannot honour the configuration: a server that is not
-   * `https:` (node:https refuses it with its own error), a `maxSockets` limit (the agent counts
-   * watches against it), or a kubeconfig `proxy-url` (the TLS transport dials the server
-   * directly; proxying, which the agent does not do either yet, belongs on the agent's path).
+   * than node:https, see tls-watch-connection.ts), with the agent's TLS settings and, with a
+   * `proxy-url`, over a tunnel of its own; through node:https and the agent (which tunnels too)
+   * when that cannot honour the configuration: a server that is not `https:` (node:https refuses
+   * it with its own error) or a `maxSockets` limit (the agent counts watches against it).
    */
   #watchConnection(url: URL, options: https.RequestOptions): OpenWatchConnection {
     const agent = options.agent;
-    if (
-      url.protocol !== 'https:' ||
-      this.#maxSockets !== Number.POSITIVE_INFINITY ||
-      this.#kubeConfig.getCurrentCluster()?.proxyUrl ||
-      !(agent instanceof https.Agent)
-    )
-      return httpsWatchConnection(url, options);
+    const own = url.protocol === 'https:' && this.#maxSockets === Number.POSITIVE_INFINITY;
+    if (!own || !(agent instanceof https.Agent)) return httpsWatchConnection(url, options);
     if (this.#watchTls?.agent !== agent) {
       const { ca, cert, key, rejectUnauthorized, servername } = agent.options;
       this.#watchTls = { agent, tls: new WatchTls({ ca, cert, key, rejectUnauthorized, servername }) };
@@ -367,6 +365,7 @@ export class HttpApiClient implements ApiClient {
       auth: options.auth ?? undefined,
       tls: this.#watchTls.tls,
       live: this.#tlsWatches,
+      proxy: this.#proxy && { config: this.#proxy, timeoutMs: this.#requestTimeoutMs },
     });
   }
 

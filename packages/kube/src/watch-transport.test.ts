@@ -4,8 +4,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { createCertificateAuthority, waitFor } from '@kubeloom/testing';
-import { KubeConfig, type User } from '@kubernetes/client-node';
+import type { User } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { localKubeConfig } from '../test/local-kubeconfig.ts';
 import { WatchResetError } from './api.ts';
 import { builtins } from './builtins.ts';
 import { ConnectionError } from './connection-error.ts';
@@ -24,20 +25,7 @@ function client(
   port: number,
   opts: { user?: Partial<User>; tlsServerName?: string; maxSockets?: number } = {},
 ): HttpApiClient {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'c',
-        server: `https://127.0.0.1:${port}`,
-        caData: Buffer.from(ca.certPem).toString('base64'),
-        ...(opts.tlsServerName ? { tlsServerName: opts.tlsServerName } : {}),
-      },
-    ],
-    users: [{ name: 'u', ...opts.user }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
+  const kc = localKubeConfig({ port, ca, user: opts.user, tlsServerName: opts.tlsServerName });
   return new HttpApiClient(kc, opts.maxSockets ? { maxSockets: opts.maxSockets } : {});
 }
 

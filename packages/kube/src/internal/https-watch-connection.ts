@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { TUNNEL_SIGNAL } from './tunnelling-agent.ts';
 import { closedEarly, type OpenWatchConnection } from './watch-connection.ts';
 
 /**
@@ -8,7 +9,12 @@ import { closedEarly, type OpenWatchConnection } from './watch-connection.ts';
  */
 export function httpsWatchConnection(url: URL, options: https.RequestOptions): OpenWatchConnection {
   return (events) => {
-    const req = https.request(url, options);
+    // Stops opening the connection's tunnel, when the agent has a proxy and the watch ends first.
+    const connecting = new AbortController();
+    const req = https.request(url, {
+      ...options,
+      [TUNNEL_SIGNAL]: connecting.signal,
+    } as https.RequestOptions);
     let res: IncomingMessage | undefined;
     req.once('response', (r: IncomingMessage) => {
       res = r;
@@ -29,7 +35,9 @@ export function httpsWatchConnection(url: URL, options: https.RequestOptions): O
       resume: () => res?.resume(),
       // A complete response's socket went back to the agent's pool.
       destroy: () => {
-        if (!res?.complete) req.destroy();
+        if (res?.complete) return;
+        connecting.abort();
+        req.destroy();
       },
     };
   };

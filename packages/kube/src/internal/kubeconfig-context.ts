@@ -1,6 +1,7 @@
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { KubeConfigError, type KubeConfigErrorLocation } from '../errors.ts';
 import type { FoundKubeConfig } from './kubeconfig-sources.ts';
+import { parseProxyUrl } from './proxy-url.ts';
 
 /** The context in use, its cluster and user, and how to name them in an error. */
 export interface SelectedContext {
@@ -17,7 +18,7 @@ const names = (list: readonly { name: string }[]) =>
 
 /**
  * Selects `requested` (or current-context) and checks that its cluster and user exist and that
- * the server URL parses.
+ * the server URL and any `proxy-url` parse (a proxy scheme kubectl does not support is refused).
  * @throws {@link KubeConfigError} naming the file, the context and the missing entry.
  */
 export function selectContext(found: FoundKubeConfig, requested: string | undefined): SelectedContext {
@@ -84,6 +85,18 @@ export function selectContext(found: FoundKubeConfig, requested: string | undefi
       `${text}: invalid server URL "${cluster.server}": set server to the API server's URL, e.g. https://host:6443`,
       { ...location, field: 'server' },
     );
+  }
+  if (cluster.proxyUrl) {
+    try {
+      parseProxyUrl(cluster.proxyUrl);
+    } catch (err) {
+      const { text, location } = at('cluster');
+      throw new KubeConfigError(`${text}: ${(err as Error).message}`, {
+        ...location,
+        field: 'proxy-url',
+        cause: err,
+      });
+    }
   }
   return { kubeConfig: kc, context: name, cluster, user, at };
 }

@@ -1,7 +1,9 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import tls from 'node:tls';
 import { Http1ResponseReader } from './http1-response-reader.ts';
+import { openTunnel } from './proxy-tunnel.ts';
+import type { ProxyConfig } from './proxy-url.ts';
 import { closedEarly, type OpenWatchConnection, type WatchConnection } from './watch-connection.ts';
 
 /** The TLS settings of the client's agent that its watch connections use too. */
@@ -56,6 +58,11 @@ export interface TlsWatchRequest {
    * then fails with a reset): how its client closes every watch on dispose.
    */
   readonly live?: Set<() => void> | undefined;
+  /**
+   * The cluster's `proxy-url`: the connection is then a tunnel of its own through it
+   * ({@link openTunnel}, bounded by `timeoutMs`), TLS to the server running over it.
+   */
+  readonly proxy?: { readonly config: ProxyConfig; readonly timeoutMs: number } | undefined;
 }
 
 /**
@@ -67,32 +74,32 @@ export interface TlsWatchRequest {
  * @throws TypeError (from node:http's validation) for a header that cannot be sent, when called.
  */
 export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnection {
-  const { url, tls: shared, live } = request;
-  const { rejectUnauthorized } = shared.options;
+  const { url, tls: shared, live, proxy } = request;
+  const { ca, rejectUnauthorized } = shared.options;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const port = Number(url.port || 443);
   const servername = shared.options.servername ?? (isIP(host) ? undefined : host);
   const head = requestHead(request);
   return (events) => {
     let closed = false;
-    const socket = tls.connect({
-      host,
-      port: Number(url.port || 443),
-      ALPNProtocols: ['http/1.1'],
-      secureContext: shared.context,
-      ...(servername !== undefined ? { servername } : {}),
-      ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
-      ...(shared.session !== undefined ? { session: shared.session } : {}),
-    });
-    socket.on('session', (session: Buffer) => {
-      shared.session = session;
-    });
+    let paused = false;
+    /** Set once connected: at once, or once the proxy opened the tunnel. */
+    let socket: tls.TLSSocket | undefined;
+    const dialing = proxy ? new AbortController() : undefined;
     const connection: WatchConnection = {
-      pause: () => socket.pause(),
-      resume: () => socket.resume(),
+      pause: () => {
+        paused = true;
+        socket?.pause();
+      },
+      resume: () => {
+        paused = false;
+        socket?.resume();
+      },
       destroy: () => {
         closed = true;
         live?.delete(cut);
-        socket.destroy();
+        dialing?.abort();
+        socket?.destroy();
       },
     };
     let answered = false;
@@ -113,26 +120,55 @@ export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnectio
     };
     const cut = (): void => fail(closedEarly());
     live?.add(cut);
-    socket.on('data', (data: Buffer) => {
-      let done: boolean;
-      try {
-        done = reader.push(data);
-      } catch (err) {
-        fail(err);
-        return;
-      }
-      if (!done) events.readEnd();
-    });
-    socket.on('end', () => {
-      // Completes a body delimited by the connection's end.
-      if (!reader.end()) fail(closedEarly());
-    });
-    socket.on('error', fail);
-    socket.on('close', () => {
-      if (!reader.complete) fail(closedEarly());
-      live?.delete(cut);
-    });
-    socket.write(head); // sent once the handshake is done
+    /** TLS to the server, over `tunnel` when there is a proxy. */
+    const secure = (tunnel?: Socket): void => {
+      const tlsSocket = tls.connect({
+        host,
+        port,
+        ...(tunnel ? { socket: tunnel } : {}),
+        ALPNProtocols: ['http/1.1'],
+        secureContext: shared.context,
+        ...(servername !== undefined ? { servername } : {}),
+        ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
+        ...(shared.session !== undefined ? { session: shared.session } : {}),
+      });
+      socket = tlsSocket;
+      tlsSocket.on('session', (session: Buffer) => {
+        shared.session = session;
+      });
+      tlsSocket.on('data', (data: Buffer) => {
+        let done: boolean;
+        try {
+          done = reader.push(data);
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (!done) events.readEnd();
+      });
+      tlsSocket.on('end', () => {
+        // Completes a body delimited by the connection's end.
+        if (!reader.end()) fail(closedEarly());
+      });
+      tlsSocket.on('error', fail);
+      tlsSocket.on('close', () => {
+        if (!reader.complete) fail(closedEarly());
+        live?.delete(cut);
+      });
+      if (paused) tlsSocket.pause();
+      tlsSocket.write(head); // sent once the handshake is done
+    };
+    if (!proxy) secure();
+    else {
+      // A failed tunnel fails the watch as a failed connection would (the client wraps it).
+      openTunnel({
+        proxy: proxy.config,
+        target: { host, port },
+        proxyTls: { ca, rejectUnauthorized },
+        signal: dialing!.signal,
+        timeoutMs: proxy.timeoutMs,
+      }).then((tunnel) => (closed ? tunnel.destroy() : secure(tunnel)), fail);
+    }
     return connection;
   };
 }
