@@ -18,24 +18,7 @@ import {
 import type { DeclType } from './decl-type.ts';
 import { add, COST, fixed, MAX, multiply, type Range, scale, UNKNOWN, union } from './estimate.ts';
 import { type CostNode, callResultType, libraryCallCost } from './library-cost.ts';
-
-type Call = Extract<CelExpr, { kind: 'call' }>;
-
-/** A comprehension as cel-go's macros expand to (not written by users, so not in `CelExpr`). */
-interface Comprehension {
-  readonly kind: 'comprehension';
-  readonly range: CelExpr;
-  readonly iterVar: string;
-  readonly iterVar2?: string | undefined;
-  readonly accuInit: CelExpr;
-  readonly cond: CelExpr;
-  readonly step: CelExpr;
-  readonly result: CelExpr;
-  /** The comprehension's static result type. */
-  readonly type: (range: CelType, step: CelType) => CelType;
-}
-
-type Node = CelExpr | Comprehension;
+import { ACCU, type Call, type Comprehension, expandMacro, type Node } from './macros.ts';
 
 interface Entry {
   readonly list: boolean;
@@ -50,25 +33,7 @@ interface LocalVar {
   readonly type: CelType;
 }
 
-const ACCU = '@result';
 const NAMESPACES = new Set(['sets', 'optional', 'strings', 'format', 'ip', 'lists', 'math']);
-const ident = (name: string): CelExpr => ({ kind: 'ident', name });
-const lit = (value: boolean | bigint): CelExpr => ({ kind: 'literal', value });
-const call = (fn: string, ...args: CelExpr[]): CelExpr => ({ kind: 'call', fn, args });
-const accuAdd = (item: CelExpr): CelExpr => ({
-  kind: 'binary',
-  op: '+',
-  left: ident(ACCU),
-  right: { kind: 'list', items: [item] },
-});
-const ternary = (cond: CelExpr, then: CelExpr, els: CelExpr): CelExpr => ({
-  kind: 'ternary',
-  cond,
-  then,
-  else: els,
-});
-const guard = (filter: CelExpr | undefined, step: CelExpr): CelExpr =>
-  filter ? ternary(filter, step, ident(ACCU)) : step;
 
 /** The variables a rule sees: `self` and `oldSelf` of the node's type. */
 export interface CostScope {
@@ -368,7 +333,7 @@ class Coster {
   }
 
   private costCall(e: Call): [Range, CelType] {
-    const macro = this.expandMacro(e);
+    const macro = expandMacro(e);
     if (macro) {
       const cost = this.cost(macro);
       const size = this.sizes.get(macro);
@@ -410,96 +375,6 @@ class Coster {
     const resultSize = est?.resultSize ?? this.sizeOf(e);
     if (resultSize) this.sizes.set(e, resultSize);
     return [add(est?.cost ?? fixed(1), sum), type];
-  }
-
-  /** cel-go's comprehension macros (one- and two-variable) as the comprehensions they expand to. */
-  private expandMacro(e: Call): Node | undefined {
-    const t = e.target;
-    if (!t) return undefined;
-    const a = e.args;
-    const name = (x: CelExpr | undefined) => (x?.kind === 'ident' ? x.name : undefined);
-    const v1 = name(a[0]);
-    if (!v1) return undefined;
-    const twoVar = a.length === 3 && ['all', 'exists', 'existsOne', 'exists_one'].includes(e.fn);
-    const v2 = twoVar || e.fn.startsWith('transform') ? name(a[1]) : undefined;
-    const body = a.slice(v2 ? 2 : 1);
-    type Parts = Pick<Comprehension, 'accuInit' | 'cond' | 'step' | 'result' | 'type'>;
-    const comp = (parts: Parts): Comprehension => ({
-      kind: 'comprehension',
-      range: t,
-      iterVar: v1,
-      iterVar2: v2,
-      ...parts,
-    });
-    const bool = () => BOOL;
-    const emptyList: CelExpr = { kind: 'list', items: [] };
-    const last = body[body.length - 1]!;
-    const filter = body.length === 2 ? body[0] : undefined;
-    switch (e.fn) {
-      case 'all':
-        if (body.length !== 1) return undefined;
-        return comp({
-          accuInit: lit(true),
-          cond: call('@not_strictly_false', ident(ACCU)),
-          step: binary('&&', ident(ACCU), last),
-          result: ident(ACCU),
-          type: bool,
-        });
-      case 'exists':
-        if (body.length !== 1) return undefined;
-        return comp({
-          accuInit: lit(false),
-          cond: call('@not_strictly_false', { kind: 'unary', op: '!', operand: ident(ACCU) }),
-          step: binary('||', ident(ACCU), last),
-          result: ident(ACCU),
-          type: bool,
-        });
-      case 'exists_one':
-      case 'existsOne':
-        if (body.length !== 1) return undefined;
-        return comp({
-          accuInit: lit(0n),
-          cond: lit(true),
-          step: ternary(last, binary('+', ident(ACCU), lit(1n)), ident(ACCU)),
-          result: binary('==', ident(ACCU), lit(1n)),
-          type: bool,
-        });
-      case 'map':
-      case 'transformList':
-        if (body.length !== 1 && body.length !== 2) return undefined;
-        return comp({
-          accuInit: emptyList,
-          cond: lit(true),
-          step: guard(filter, accuAdd(last)),
-          result: ident(ACCU),
-          type: (_range, step) => step,
-        });
-      case 'filter':
-        if (body.length !== 1 || v2) return undefined;
-        return comp({
-          accuInit: emptyList,
-          cond: lit(true),
-          step: guard(last, accuAdd(ident(v1))),
-          result: ident(ACCU),
-          type: (range) => range,
-        });
-      case 'transformMap':
-      case 'transformMapEntry': {
-        if (body.length !== 1 && body.length !== 2) return undefined;
-        const insert =
-          e.fn === 'transformMap'
-            ? call('cel.@mapInsert', ident(ACCU), ident(v1), last)
-            : call('cel.@mapInsert', ident(ACCU), last);
-        return comp({
-          accuInit: { kind: 'map', entries: [] },
-          cond: lit(true),
-          step: guard(filter, insert),
-          result: ident(ACCU),
-          type: () => ({ k: 'map', key: DYN, value: DYN }),
-        });
-      }
-    }
-    return undefined;
   }
 
   private costComprehension(e: Comprehension): [Range, CelType] {
@@ -560,10 +435,6 @@ class Coster {
       type: this.typeOf(init),
     });
   }
-}
-
-function binary(op: '&&' | '||' | '+' | '==', left: CelExpr, right: CelExpr): CelExpr {
-  return { kind: 'binary', op, left, right };
 }
 
 function literalSize(e: Node): Range | undefined {
