@@ -10,6 +10,7 @@ import type { ApiClient } from './api.ts';
 import { builtins } from './builtins.ts';
 import type { KubeClient } from './client.ts';
 import { createKubeClient } from './create-kube-client.ts';
+import { createUnionInformer } from './create-union-informer.ts';
 import { ignoreNotFound, isNotFound } from './errors.ts';
 import { createFakeKubeClient } from './fake/create-fake-kube-client.ts';
 import { createFakeApiClient } from './fake/fake-api-client.ts';
@@ -41,6 +42,26 @@ async function watchWebPods(kube: KubeClient, signal: AbortSignal) {
 }
 // #endregion informer
 
+// #region union
+async function watchTeamConfigMaps(kube: KubeClient, signal: AbortSignal) {
+  // RBAC covers team-a and team-b, not the cluster: one list/watch per namespace, one cache.
+  await using configMaps = createUnionInformer({
+    kube,
+    resource: builtins.ConfigMap,
+    members: [{ namespace: 'team-a' }, { namespace: 'team-b' }],
+  });
+  configMaps.store.addIndexer('app', (cm) => [cm.metadata?.labels?.app ?? '']);
+  await kube.runAndWait(signal); // starts the members like any other informer
+  await configMaps.waitUntilSynced(signal);
+  const before = configMaps.store.byIndex('app', 'web').map((cm) => cm.metadata?.name);
+  // The scopes can change at run time: team-c's objects arrive as adds, team-a's leave as deletes.
+  configMaps.setMembers([{ namespace: 'team-b' }, { namespace: 'team-c' }]);
+  await configMaps.waitForMembers(signal); // the union stays synced meanwhile
+  const after = configMaps.store.byIndex('app', 'web').map((cm) => cm.metadata?.name);
+  return { before: before.sort(), after: after.sort() };
+}
+// #endregion union
+
 // #region errors
 async function podPhase(api: ApiClient, name: string): Promise<string> {
   // Typed errors: ignoreNotFound turns a 404 into undefined, isNotFound tests any error.
@@ -68,6 +89,25 @@ describe('@kubeloom/kube examples', () => {
     expect(Object.isFrozen(result.cached[0])).toBe(true);
     expect(result).toMatchObject({ synced: true, relists: 0 });
     expect(result.state).not.toBe('stopped');
+    stop.abort();
+  });
+
+  it('union: one cache over several namespaces, whose set changes at run time', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    for (const namespace of ['team-a', 'team-b', 'team-c', 'team-d']) {
+      await kube.api.create(builtins.ConfigMap, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `web-${namespace}`, namespace, labels: { app: 'web' } },
+      });
+    }
+    const stop = new AbortController();
+    expect(await watchTeamConfigMaps(kube, stop.signal)).toEqual({
+      before: ['web-team-a', 'web-team-b'],
+      after: ['web-team-b', 'web-team-c'],
+    });
+    // Disposed with the scope: the members only the union used are stopped and forgotten.
+    expect(kube.informers()).toEqual([]);
     stop.abort();
   });
 

@@ -44,6 +44,7 @@ export {
   type KubeClientOptions,
   loadKubeConfig,
 } from './create-kube-client.ts';
+export { createUnionInformer } from './create-union-informer.ts';
 export {
   AlreadyExistsError,
   ApiError,
@@ -140,3 +141,4 @@ export { SelectorError, type SelectorKind } from './selector-error.ts';
 export { serializeError } from './serialize-error.ts';
 export { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';
 export { stripManagedFields } from './strip-managed-fields.ts';
+export type { UnionInformer, UnionInformerOptions, UnionMember } from './union-informer.ts';

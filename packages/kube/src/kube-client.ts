@@ -33,6 +33,37 @@ export interface KubeClientParts {
   readonly registry?: ResourceRegistry | undefined;
 }
 
+/** One shared informer of a client, and who holds it. */
+interface InformerEntry {
+  readonly engine: InformerEngine;
+  /** Stops this informer alone (its run signal is the client's and this one). */
+  readonly stop: AbortController;
+  /** Asked for through `informer()` (or used by the client itself): never released. */
+  pinned: boolean;
+  /** Holders through {@link leaseInformer} (union informers); released when it drops to 0 and not pinned. */
+  leases: number;
+}
+
+/**
+ * A hold on a shared informer that can be given back: what a union informer keeps per member.
+ * Releasing the last hold on an informer nobody asked for through `KubeClient.informer` stops it
+ * and forgets it (a later request creates a new one).
+ */
+export interface InformerLease<T extends KubeObject = KubeObject> {
+  /** The shared informer. */
+  readonly informer: SharedInformer<T>;
+  /**
+   * Starts the informer if nothing started it yet, with `signal` (and its own stop): the
+   * KubeClient starts it too once it runs; the first start wins.
+   */
+  run(signal: AbortSignal): void;
+  /**
+   * Gives the hold back (once; later calls do nothing). Settles once the informer's loop has
+   * exited when this was the last hold, at once otherwise.
+   */
+  release(): Promise<void>;
+}
+
 function informerKeyString(resource: ResourceDescriptor, opts: InformerOptions): string {
   return JSON.stringify([
     resource.group,
@@ -52,7 +83,7 @@ class KubeClientImpl implements KubeClient {
   readonly logger: Logger;
   readonly kubeConfig: KubeConfig | undefined;
   readonly #tuning: InformerTuning | undefined;
-  readonly #informers = new Map<string, InformerEngine>();
+  readonly #informers = new Map<string, InformerEntry>();
   readonly #shutdown = new AbortController();
   #runSignal: AbortSignal | undefined;
   #crdWatcher: InformerCrdWatcher | undefined;
@@ -69,9 +100,16 @@ class KubeClientImpl implements KubeClient {
   get crdWatcher(): CrdWatcher {
     if (!this.#crdWatcher) {
       // CRD objects are never filtered by the object filter.
-      const informer = this.#informerWithFilter(builtins.CustomResourceDefinition, {}, undefined);
+      const { engine } = this.#informerWithFilter(
+        builtins.CustomResourceDefinition,
+        {},
+        {
+          filter: undefined,
+          pin: true,
+        },
+      );
       this.#crdWatcher = new InformerCrdWatcher({
-        informer: informer as SharedInformer<KubeObject>,
+        informer: engine as SharedInformer<KubeObject>,
         api: this.api,
         registry: this.registry,
         logger: this.logger,
@@ -107,14 +145,39 @@ class KubeClientImpl implements KubeClient {
     resource: TypedResourceDescriptor<T>,
     opts: InformerOptions = {},
   ): SharedInformer<T> {
-    return this.#informerWithFilter(resource, opts, this.objectFilter) as unknown as SharedInformer<T>;
+    return this.#informerWithFilter(resource, opts, { filter: this.objectFilter, pin: true })
+      .engine as unknown as SharedInformer<T>;
   }
 
+  /** See {@link leaseInformer}. */
+  lease<T extends KubeObject>(resource: TypedResourceDescriptor<T>, opts: InformerOptions): InformerLease<T> {
+    const entry = this.#informerWithFilter(resource, opts, { filter: this.objectFilter, pin: false });
+    entry.leases++;
+    let released = false;
+    return {
+      informer: entry.engine as unknown as SharedInformer<T>,
+      run: (signal) => {
+        if (!entry.engine.isStarted()) void entry.engine.run(AbortSignal.any([signal, entry.stop.signal]));
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        entry.leases--;
+        if (entry.leases > 0 || entry.pinned) return;
+        for (const [key, e] of this.#informers) if (e === entry) this.#informers.delete(key);
+        entry.stop.abort();
+        // run() returns the loop's promise once started (its signal is ignored then).
+        if (entry.engine.isStarted()) await entry.engine.run(entry.stop.signal);
+      },
+    };
+  }
+
+  /** The entry for a key, created if needed; `pin` marks it as asked for outside leases. */
   #informerWithFilter(
     resource: ResourceDescriptor,
     opts: InformerOptions,
-    filter: ObjectFilter | undefined,
-  ): InformerEngine {
+    { filter, pin }: { readonly filter: ObjectFilter | undefined; readonly pin: boolean },
+  ): InformerEntry {
     if (this.#shutdown.signal.aborted) throw new Error('the KubeClient was shut down');
     if (opts.namespace && !resource.namespaced) {
       throw new TypeError(
@@ -125,9 +188,9 @@ class KubeClientImpl implements KubeClient {
     if (opts.labelSelector) parseLabelSelector(opts.labelSelector);
     if (opts.fieldSelector) parseFieldSelector(opts.fieldSelector);
     const key = informerKeyString(resource, opts) + (filter === this.objectFilter ? '' : ':unfiltered');
-    let informer = this.#informers.get(key);
-    if (!informer) {
-      informer = new InformerEngine({
+    let entry = this.#informers.get(key);
+    if (!entry) {
+      const engine = new InformerEngine({
         api: this.api,
         key: {
           resource,
@@ -141,14 +204,17 @@ class KubeClientImpl implements KubeClient {
         logger: this.logger,
         tuning: this.#tuning,
       });
-      this.#informers.set(key, informer);
-      if (this.#runSignal) void informer.run(this.#runSignal);
+      entry = { engine, stop: new AbortController(), pinned: false, leases: 0 };
+      this.#informers.set(key, entry);
+      // Ended by the client's signal, or by the last release of an informer only leases held.
+      if (this.#runSignal) void engine.run(AbortSignal.any([this.#runSignal, entry.stop.signal]));
     }
-    return informer;
+    if (pin) entry.pinned = true;
+    return entry;
   }
 
   informers(): ReadonlyArray<SharedInformer> {
-    return [...this.#informers.values()];
+    return [...this.#informers.values()].map((e) => e.engine);
   }
 
   async runAndWait(signal: AbortSignal): Promise<boolean> {
@@ -158,8 +224,11 @@ class KubeClientImpl implements KubeClient {
       this.#runSignal.addEventListener('abort', () => this.api.close(), { once: true });
     }
     const run = this.#runSignal;
-    for (const informer of this.#informers.values()) void informer.run(run);
-    const results = await Promise.all([...this.#informers.values()].map((i) => i.waitUntilSynced(signal)));
+    const entries = [...this.#informers.values()];
+    // Fire and forget: run() never rejects; the loops end with `run` (or a last release).
+    for (const e of entries)
+      if (!e.engine.isStarted()) void e.engine.run(AbortSignal.any([run, e.stop.signal]));
+    const results = await Promise.all(entries.map((e) => e.engine.waitUntilSynced(signal)));
     return results.every(Boolean) && !signal.aborted;
   }
 
@@ -196,7 +265,10 @@ class KubeClientImpl implements KubeClient {
     this.shutdown();
     // Informers that ran stop with the shutdown signal; wait until their loops have exited.
     await Promise.all(
-      [...this.#informers.values()].filter((i) => i.isStarted()).map((i) => i.run(this.#shutdown.signal)),
+      [...this.#informers.values()]
+        .map((e) => e.engine)
+        .filter((i) => i.isStarted())
+        .map((i) => i.run(this.#shutdown.signal)),
     );
     await this.api[Symbol.asyncDispose]();
   }
@@ -208,4 +280,25 @@ class KubeClientImpl implements KubeClient {
  */
 export function kubeClientOver(parts: KubeClientParts): KubeClient {
   return new KubeClientImpl(parts);
+}
+
+/**
+ * A releasable hold on the shared informer `kube.informer(resource, opts)` would return (see
+ * {@link InformerLease}). On a KubeClient not made by this package (a wrapper of your own) the
+ * informer comes from `kube.informer` and release does nothing: it cannot be stopped alone.
+ */
+export function leaseInformer<T extends KubeObject>(
+  kube: KubeClient,
+  resource: TypedResourceDescriptor<T>,
+  opts: InformerOptions,
+): InformerLease<T> {
+  if (kube instanceof KubeClientImpl) return kube.lease(resource, opts);
+  const informer = kube.informer(resource, opts);
+  return {
+    informer,
+    run: (signal) => {
+      if (!informer.isStarted()) void informer.run(signal);
+    },
+    release: () => Promise.resolve(),
+  };
 }
