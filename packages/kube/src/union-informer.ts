@@ -79,9 +79,7 @@ export interface UnionInformer<T extends KubeObject = KubeObject> extends Shared
    */
   waitForMembers(signal?: AbortSignal): Promise<boolean>;
   /**
-   * {@inheritDoc SharedInformer.health}
-   *
-   * Aggregated: `state` is the most pressing member state (`backoff`, `stopped`, `listing`,
+   * Current health, aggregated: `state` is the most pressing member state (`backoff`, `stopped`, `listing`,
    * `idle`, then `watching`; `stopped` once the union stopped), `synced` is the union's, the
    * counters are sums over the members (a shared member counts what it did for all its users)
    * plus the union's own handler and index failures, times are the latest, `objects` is the
