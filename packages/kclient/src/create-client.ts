@@ -1,10 +1,12 @@
 import {
   builtinResources,
+  createUnionInformer,
   type GroupVersionResource,
   gvrString,
   type KubeClient,
   type KubeObject,
   type ResourceDescriptor,
+  type SharedInformer,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
 import type {
@@ -29,12 +31,25 @@ function buildInformerClient<T extends KubeObject>(
   options: ClientOptions<T> & { readonly writeResource?: ResourceSource },
 ): InformerClient<T> {
   const { writeResource = resource } = options;
-  const informer = kube.informer(resource, {
-    namespace: options.namespace || undefined,
-    labelSelector: labelSelectorString(options.labelSelector),
-    fieldSelector: options.fieldSelector || undefined,
-    transform: options.transform,
-  });
+  const labelSelector = labelSelectorString(options.labelSelector);
+  const fieldSelector = options.fieldSelector || undefined;
+  let informer: SharedInformer<T>;
+  if (options.namespaces === undefined) {
+    informer = kube.informer(resource, {
+      namespace: options.namespace || undefined,
+      labelSelector,
+      fieldSelector,
+      transform: options.transform,
+    });
+  } else {
+    if (options.namespace) throw new TypeError('pass either namespace or namespaces, not both');
+    informer = createUnionInformer({
+      kube,
+      resource,
+      members: options.namespaces.map((namespace) => ({ namespace, labelSelector, fieldSelector })),
+      transform: options.transform,
+    });
+  }
   return new InformerClient<T>({
     kube,
     resource,
@@ -49,7 +64,8 @@ function buildInformerClient<T extends KubeObject>(
  * The typed client of a resource: cached reads and event handlers over the KubeClient's shared
  * informer, writes straight to the API server (Istio's `kclient.New` and `NewFiltered`). A client
  * may see a subset: `namespace`, `labelSelector` and `fieldSelector` are server-side (a separate
- * shared list/watch per combination); `objectFilter` is client-side and may change at run time
+ * shared list/watch per combination); `namespaces` makes one cache of one such list/watch per
+ * namespace (a union informer, see {@link Filter.namespaces}); `objectFilter` is client-side and may change at run time
  * (see {@link DynamicFilter} and `createNamespaceSelectorFilter`).
  *
  * Construction does no I/O: the informer starts with `kube.runAndWait(signal)` (or at once when
@@ -109,7 +125,7 @@ export function createUntypedClient(
     plural: gvr.resource,
     kind: '',
     // Only matters for paths: a namespace-scoped watch needs it, an all-namespaces one does not.
-    namespaced: options.namespace !== undefined,
+    namespaced: options.namespace !== undefined || options.namespaces !== undefined,
   };
   return buildInformerClient<KubeObject>(kube, provisional, {
     ...options,

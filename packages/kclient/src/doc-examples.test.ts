@@ -18,6 +18,7 @@ import {
 import { createEventRecorder } from './create-event-recorder.ts';
 import { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 import { createOrUpdate } from './create-or-update.ts';
+import { createUnionClient } from './create-union-client.ts';
 import { ClientTestError } from './testing/client-test-error.ts';
 import { createDirectClient } from './testing/direct-client.ts';
 import { createEventTracker } from './testing/event-tracker.ts';
@@ -158,6 +159,40 @@ describe('@kubeloom/kclient API doc examples', () => {
     await waitFor('the cache to follow', () => cms.get('settings', 'shop')?.data?.mode === 'off');
     // #endregion wrap
     await expect(cms.create(settings('again'))).rejects.toThrow(ClientTestError);
+    stop.abort();
+  });
+
+  it('createUnionClient: a cache over two label selectors, a member added at run time', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    const labelled = (name: string, labels: Record<string, string>): V1ConfigMap => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'shop', labels },
+    });
+    await kube.api.create(builtins.ConfigMap, labelled('mine', { 'shard.example.com/r': 'me' }));
+    await kube.api.create(
+      builtins.ConfigMap,
+      labelled('adopted', { 'shard.example.com/r': 'dead', 'backup.example.com/r': 'me' }),
+    );
+    const stop = new AbortController();
+    const signal = stop.signal;
+    // #region createUnionClient
+    // Label selectors cannot OR two keys: a union of two server-side selections can.
+    const configMaps = createUnionClient(kube, builtins.ConfigMap, {
+      members: [{ labelSelector: 'shard.example.com/r=me' }],
+    });
+    await kube.runAndWait(signal);
+    await configMaps.waitUntilSynced(signal);
+    // Later: take over a dead replica's objects that name this one as backup.
+    configMaps.setMembers([
+      { labelSelector: 'shard.example.com/r=me' },
+      { labelSelector: 'shard.example.com/r=dead,backup.example.com/r=me' },
+    ]);
+    await configMaps.waitForMembers(signal); // hasSynced() stayed true meanwhile
+    const names = configMaps.list().map((cm) => cm.metadata?.name); // both members' objects
+    // #endregion createUnionClient
+    expect(names.sort()).toEqual(['adopted', 'mine']);
+    expect(configMaps.hasSynced()).toBe(true);
     stop.abort();
   });
 });

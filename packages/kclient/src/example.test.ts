@@ -107,4 +107,25 @@ describe('@kubeloom/kclient examples', () => {
     );
     stop.abort();
   });
+
+  it('namespaces: one cache over the namespaces RBAC allows', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    for (const namespace of ['team-a', 'team-b', 'team-c']) {
+      await kube.api.create(builtins.ConfigMap, configMap('settings', namespace, 'alice'));
+    }
+    const stop = new AbortController();
+    const signal = stop.signal;
+    // #region namespaces
+    // RBAC allows team-a and team-b only: one list/watch per namespace, one cache.
+    const configMaps = createClient(kube, builtins.ConfigMap, { namespaces: ['team-a', 'team-b'] });
+    const byOwner = configMaps.index('owner', (cm) => [cm.metadata?.labels?.owner ?? '']);
+    await kube.runAndWait(signal);
+    await configMaps.waitUntilSynced(signal);
+    const seen = configMaps.list().map((cm) => cm.metadata?.namespace); // team-a and team-b
+    const alices = byOwner.lookup('alice'); // indexes, handlers and writes as on any client
+    // #endregion namespaces
+    expect(seen.sort()).toEqual(['team-a', 'team-b']);
+    expect(alices.map((cm) => cm.metadata?.namespace).sort()).toEqual(['team-a', 'team-b']);
+    stop.abort();
+  });
 });

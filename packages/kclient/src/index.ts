@@ -16,6 +16,7 @@ export {
 export { createEventRecorder } from './create-event-recorder.ts';
 export { createNamespaceSelectorFilter } from './create-namespace-selector-filter.ts';
 export { type CreateOrUpdateOptions, createOrUpdate } from './create-or-update.ts';
+export { createUnionClient } from './create-union-client.ts';
 export { ResourceNotServedError } from './errors.ts';
 export type { EventRecorder, EventRecorderOptions, EventSeverity, RecordedEvent } from './event-recorder.ts';
 export type {
@@ -60,3 +61,4 @@ export {
 } from './sharded-client.ts';
 export { type HandlerShutdowner, shutdownAll } from './shutdown-all.ts';
 export { toPatcher } from './to-patcher.ts';
+export type { UnionClient, UnionClientOptions } from './union-client.ts';

@@ -237,6 +237,14 @@ export interface DynamicFilter extends ObjectFilter {
 export interface Filter<T extends KubeObject = KubeObject> {
   /** One namespace; all when omitted. Not allowed for cluster-scoped kinds. */
   readonly namespace?: string | undefined;
+  /**
+   * Several namespaces, one cache (controller-runtime's `DefaultNamespaces`): a union informer
+   * (`createUnionInformer` of `@kubeloom/kube`) of one shared list/watch per namespace, each with
+   * the server-side selectors below. For a controller whose RBAC covers these namespaces but not
+   * the cluster. Not together with `namespace`; an empty list sees nothing. To change the set at
+   * run time, use {@link createUnionClient}.
+   */
+  readonly namespaces?: readonly string[] | undefined;
   /** Server-side label selector. */
   readonly labelSelector?: LabelSelector | undefined;
   /** Server-side field selector, e.g. `metadata.name=x`. */
