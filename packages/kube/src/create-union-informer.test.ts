@@ -7,6 +7,7 @@ import { createFakeKubeClient } from './fake/create-fake-kube-client.ts';
 import type { FakeKubeClient } from './fake/fake-kube-client.ts';
 import { isTombstone, type ResourceEventHandler, type Tombstone } from './informer.ts';
 import { noopLogger } from './logger.ts';
+import { namespaceFilter } from './object-filter.ts';
 import type { UnionInformer } from './union-informer.ts';
 
 const cm = (name: string, namespace: string, labels: Record<string, string> = {}): V1ConfigMap => ({
@@ -290,5 +291,53 @@ describe('createUnionInformer', () => {
     expect(u.hasSynced()).toBe(true);
     expect(await u.waitForMembers()).toBe(true);
     expect(u.store.size).toBe(0);
+  });
+
+  it('replacing a member by an overlapping one is make-before-break: no delete for what both select', async () => {
+    const { kube, stop, union } = setup([cm('one', 'ns', { x: '1' }), cm('two', 'ns', { x: '2' })]);
+    const u = union([{ labelSelector: 'x=1' }]);
+    const rec = recorder();
+    u.addEventHandler(rec.handler);
+    await kube.runAndWait(stop.signal);
+    await u.waitUntilSynced(stop.signal);
+    u.setMembers([{ labelSelector: 'x in (1,2)' }]);
+    expect(await u.waitForMembers(stop.signal)).toBe(true);
+    expect(u.members()).toEqual([{ labelSelector: 'x in (1,2)' }]);
+    expect(rec.events).toEqual(['add ns/one initial', 'add ns/two']);
+    expect(kube.informers().map((i) => i.key.labelSelector)).toEqual(['x in (1,2)']);
+  });
+
+  it('under a client-wide object filter: hidden objects stay out of reads and events, listUnfiltered has them; handler failures are counted', async () => {
+    const kube = createFakeKubeClient({
+      logger: noopLogger,
+      objects: [cm('x', 'a'), cm('y', 'b')],
+      objectFilter: namespaceFilter(['a']),
+    });
+    const stop = new AbortController();
+    const u = createUnionInformer({
+      kube,
+      resource: builtins.ConfigMap,
+      members: [{ namespace: 'a' }, { namespace: 'b' }],
+    });
+    open.push({ kube, stop, unions: [u] });
+    const rec = recorder();
+    u.addEventHandler(rec.handler);
+    u.addEventHandler({
+      onAdd: () => {
+        throw new Error('boom');
+      },
+    });
+    await kube.runAndWait(stop.signal);
+    await u.waitUntilSynced(stop.signal);
+    expect(names(u)).toEqual(['a/x']);
+    expect(rec.events).toEqual(['add a/x initial']);
+    expect(
+      u
+        .listUnfiltered()
+        .map((o) => o.metadata?.name)
+        .sort(),
+    ).toEqual(['x', 'y']);
+    expect(u.health()).toMatchObject({ handlerErrors: 1, objects: 1 });
+    expect(u.health().lastError).toMatch(/boom/);
   });
 });

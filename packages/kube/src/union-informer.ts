@@ -57,7 +57,8 @@ export interface UnionInformerOptions<T extends KubeObject = KubeObject> {
  * - **Membership**: added members' objects arrive as adds (updates when the key was already
  *   held at another resourceVersion) as they sync; members are removed only once every staying
  *   member has synced (make before break, so an object in an old and a new scope is never
- *   reported deleted), and then every key no other member holds is delivered as a delete with a
+ *   reported deleted; a staying member that cannot sync, e.g. one RBAC forbids, holds removals
+ *   off until it does), and then every key no other member holds is delivered as a delete with a
  *   `Tombstone` (its final state was not seen). A removed member's informer is stopped
  *   unless someone else uses it (`kube.informer` for the same scope, another union).
  * - **Health** aggregates the members (see {@link UnionInformer.health}).
