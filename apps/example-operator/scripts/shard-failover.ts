@@ -9,7 +9,10 @@
  * - the new owners cache them (their `egress_cached_objects` gauges equal their shares);
  * - the new owners reconcile every moved policy (their `reconcile finished` records).
  *
- * Converged is the last of these. Also checked: no policy reconciled by two replicas at once, no
+ * Served by adopters: from the kill until every moved policy was reconciled by its new owner,
+ * which (adoption, see the controllers README) happens as soon as the sharder fences the dead
+ * replica, before the relabelling; the report says how many of those first reconciles started
+ * before the policy's relabel was seen. Converged is the last of all these. Also checked: no policy reconciled by two replicas at once, no
  * address held twice. Exits 1 on a violation.
  *
  * ```sh
@@ -156,6 +159,7 @@ async function runOnce(run: number): Promise<boolean> {
       { timeoutMs: 600_000, intervalMs: 100 },
     );
     const reconciledBy = new Map<string, number>();
+    const startedBy = new Map<string, number>();
     await waitFor(
       'every moved policy reconciled by its new owner',
       () => {
@@ -165,8 +169,10 @@ async function runOnce(run: number): Promise<boolean> {
             r.end !== undefined &&
             r.shard === newOwner.get(r.key) &&
             !reconciledBy.has(r.key)
-          )
+          ) {
             reconciledBy.set(r.key, r.end);
+            startedBy.set(r.key, r.start);
+          }
         return moved.every((k) => reconciledBy.has(k));
       },
       { timeoutMs: 600_000, intervalMs: 100 },
@@ -184,6 +190,9 @@ async function runOnce(run: number): Promise<boolean> {
     const policyTimes = moved.map((k) => policyAt(k) ?? Number.NaN);
     const gatewayTimes = moved.map((k) => gatewayAt(k) ?? Number.NaN);
     const reconciled = [...reconciledBy.values()];
+    const servedAt = Math.max(...reconciled);
+    const adopted = moved.filter((k) => (startedBy.get(k) ?? Number.POSITIVE_INFINITY) < (policyAt(k) ?? 0)).length;
+    const servedWithin = servedAt - killedAt <= LEASE_DURATION_MS + RETRY_PERIOD_MS;
     const convergedAt = Math.max(cachedAt, ...policyTimes, ...gatewayTimes, ...reconciled);
     stop.abort();
     const patches = await churning;
@@ -198,6 +207,8 @@ async function runOnce(run: number): Promise<boolean> {
         `policies relabelled ${at(Math.min(...policyTimes))}–${at(Math.max(...policyTimes))}, ` +
         `gateways relabelled ${at(Math.min(...gatewayTimes))}–${at(Math.max(...gatewayTimes))} (${gatewayTimes.length}), ` +
         `cached ${at(cachedAt)}, reconciled by new owners ${at(Math.min(...reconciled))}–${at(Math.max(...reconciled))}; ` +
+        `served by adopters ${at(servedAt)} s (${servedWithin ? 'within' : 'over'} lease duration + retry; ` +
+        `${adopted}/${moved.length} first reconciled before their relabel); ` +
         `converged ${at(convergedAt)} s (${within ? 'within' : 'over'} lease duration + retry, ${seconds(LEASE_DURATION_MS + RETRY_PERIOD_MS)} s); ` +
         `${patches} spec changes, ${found.length} overlaps, ${checks} pool audits, ${duplicates.length} addresses held twice`,
     );

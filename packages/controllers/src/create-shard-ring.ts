@@ -31,6 +31,18 @@ export interface ShardRing {
   members(): readonly string[];
   /** True while `identity` is one of {@link ShardRing.members}. */
   isLive(identity: string): boolean;
+  /**
+   * True while shard `identity` is fenced: its Lease is held by someone else (the sharder's
+   * evictor, `<sharder>-evicting`, once the shard's own record expired) and that holder's record
+   * changed within two thirds of its lease duration, on this process's clock. The shard then
+   * cannot be reconciling (it lost its Lease by its renew deadline, before the Lease could be
+   * taken), and the standbys named on its objects adopt them. The two-thirds bound makes an
+   * adopter let go a third of a lease duration before anyone can take a Lease whose holder stopped
+   * renewing, so its own lag behind the Lease and its in-flight reconciles fit in that margin.
+   */
+  isFenced(identity: string): boolean;
+  /** The fenced shards (see {@link ShardRing.isFenced}), sorted. */
+  fenced(): readonly string[];
   /** The consistent-hash ring over {@link ShardRing.members} (rebuilt when they change). */
   hashRing(): HashRing;
   /**
@@ -39,7 +51,7 @@ export interface ShardRing {
    * the leader elector's `observedSince`.
    */
   observedSince(identity: string, resourceVersion: string): number | undefined;
-  /** Calls `listener` after the live shards changed; returns the unsubscribe function. */
+  /** Calls `listener` after the live or the fenced shards changed; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
   /** True once the Lease informer has synced. */
   hasSynced(): boolean;
@@ -80,30 +92,48 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
   const listeners = new Set<() => void>();
   let members: readonly string[] = [];
   let memberSet = new Set<string>();
+  let fenced: readonly string[] = [];
+  let fencedSet = new Set<string>();
   let ring: HashRing | undefined;
   let timer: TimerHandle | undefined;
 
   const live = (name: string, s: Seen, now: number) => s.holder === name && now < s.observedAt + s.durationMs;
+  const fenceEnd = (s: Seen) => s.observedAt + (s.durationMs * 2) / 3;
+  const isFenced = (name: string, s: Seen, now: number) =>
+    s.holder !== '' && s.holder !== name && now < fenceEnd(s);
+  const same = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && a.every((m, i) => m === b[i]);
 
   const recompute = (): void => {
     if (timer !== undefined) clock.clearTimeout(timer);
     timer = undefined;
     const now = clock.now();
     const next: string[] = [];
+    const nextFenced: string[] = [];
     let nextExpiry = Number.POSITIVE_INFINITY;
     for (const [name, s] of seen) {
-      if (!live(name, s, now)) continue;
-      next.push(name);
-      nextExpiry = Math.min(nextExpiry, s.observedAt + s.durationMs);
+      if (live(name, s, now)) {
+        next.push(name);
+        nextExpiry = Math.min(nextExpiry, s.observedAt + s.durationMs);
+      } else if (isFenced(name, s, now)) {
+        nextFenced.push(name);
+        nextExpiry = Math.min(nextExpiry, fenceEnd(s));
+      }
     }
     next.sort();
+    nextFenced.sort();
     if (Number.isFinite(nextExpiry) && informer.isStarted()) {
-      timer = clock.setTimeout(recompute, nextExpiry - now + 1);
+      timer = clock.setTimeout(recompute, Math.max(0, Math.ceil(nextExpiry - now)) + 1);
     }
-    if (next.length === members.length && next.every((m, i) => m === members[i])) return;
-    members = next;
-    memberSet = new Set(next);
-    ring = undefined;
+    const membersChanged = !same(next, members);
+    if (!membersChanged && same(nextFenced, fenced)) return;
+    if (membersChanged) {
+      members = next;
+      memberSet = new Set(next);
+      ring = undefined;
+    }
+    fenced = nextFenced;
+    fencedSet = new Set(nextFenced);
     for (const l of listeners) l();
   };
 
@@ -139,6 +169,12 @@ export function createShardRing(opts: ShardRingOptions): ShardRing {
     labels,
     members: () => members,
     isLive: (identity) => memberSet.has(identity),
+    isFenced: (identity) => {
+      // Checked against the clock, not only the last recompute: a fence never outlives its bound.
+      const s = seen.get(identity);
+      return fencedSet.has(identity) && s !== undefined && isFenced(identity, s, clock.now());
+    },
+    fenced: () => fenced,
     observedSince(identity, resourceVersion) {
       const s = seen.get(identity);
       return s?.rv === resourceVersion ? s.observedAt : undefined;

@@ -172,6 +172,13 @@ class ShardAssigner implements Sharder {
   /** Keys asked to drain: from whom, since when. */
   readonly #draining = new Map<string, { readonly from: string; readonly at: number }>();
   readonly #evictors = new Map<string, Evictor>();
+  /**
+   * Shards whose Lease an evictor is taking or holds: their objects' standby labels are frozen
+   * (only the move rewrites them), so each adopter stays the one the move goes to.
+   */
+  readonly #fencing = new Set<string>();
+  /** In-flight standby-only writes per owner, which an evictor's Lease write waits for. */
+  readonly #standbyWrites = new Map<string, Set<Promise<void>>>();
   #leading: AbortSignal | undefined;
   #enqueue: ((key: string) => void) | undefined;
   #metrics: ShardingMetricsRecorder | undefined;
@@ -367,11 +374,15 @@ class ShardAssigner implements Sharder {
     }
     const labels = obj.metadata?.labels ?? {};
     const current = labels[this.#labels.shard];
-    const desired = this.#ring.hashRing().shardFor((tracked.spec.key ?? objectShardKey)(obj));
+    const hashed = this.#ring.hashRing();
+    const key = (tracked.spec.key ?? objectShardKey)(obj);
+    const desired = hashed.shardFor(key);
     if (desired === undefined) return; // no live shard: nothing to assign to
+    // The standby of an object owned by `owner`: where it goes if `owner` leaves the ring.
+    const standbyFor = (owner: string) => (owner === desired ? hashed.successorFor(key) : desired);
     if (current === undefined || current === '') {
       const drained = this.#draining.get(queueKey);
-      await this.#write({ tracked, obj }, desired, this.#leading);
+      await this.#write({ tracked, obj }, desired, standbyFor(desired), this.#leading);
       this.#draining.delete(queueKey);
       if (drained) {
         if (drained.from !== desired) this.#metrics?.move(desired);
@@ -380,22 +391,61 @@ class ShardAssigner implements Sharder {
       return;
     }
     if (this.#evictors.get(current)?.elector.isLeader() || !this.#ring.isLive(current)) {
-      // Its owner stopped renewing (or released its Lease): move only under that Lease.
+      // Its owner stopped renewing (or released its Lease): move only under that Lease. Its live
+      // standby adopted the object the moment the Lease was taken: the move goes to that standby.
       const evictor = this.#evictor(current);
       if (!evictor.elector.isLeader()) return; // enqueued again once it holds the Lease
-      await this.#write({ tracked, obj }, desired, evictor.stop.signal);
+      // The ring view may not show the owner gone yet (a released Lease taken at once): never
+      // choose it, as target or as standby.
+      const choice = desired === current ? hashed.successorFor(key) : desired;
+      const standby = labels[this.#labels.standby];
+      const target =
+        standby !== undefined && standby !== current && this.#ring.isLive(standby) ? standby : choice;
+      if (target === undefined) return; // no other shard: enqueued again when the ring changes
+      const next = standbyFor(target);
+      await this.#write({ tracked, obj }, target, next === current ? undefined : next, evictor.stop.signal);
       this.#draining.delete(queueKey);
-      if (current !== desired) this.#metrics?.move(desired);
+      if (current !== target) this.#metrics?.move(target);
       return;
     }
     this.#evictor(current); // standing by: takes over the moment the owner's Lease expires
-    if (current === desired || labels[this.#labels.drain] !== undefined) return;
+    if (labels[this.#labels.drain] !== undefined) return;
+    if (current === desired) {
+      const standby = standbyFor(current);
+      if (labels[this.#labels.standby] === standby || this.#fencing.has(current)) return;
+      // Only the standby is wrong, and its owner is live: it has no meaning until the owner is
+      // fenced, and the fence waits for this write (see #evictor).
+      await this.#standbyWrite(current, this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, this.#leading));
+      return;
+    }
     await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, this.#leading);
     this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
   }
 
-  #write(target: Target, shard: string, signal: AbortSignal | undefined): Promise<void> {
-    return this.#patch(target, { [this.#labels.shard]: shard, [this.#labels.drain]: null }, signal);
+  /** Tracks a standby-only write of `owner`'s object, which the fence of `owner` waits for. */
+  async #standbyWrite(owner: string, write: Promise<void>): Promise<void> {
+    let writes = this.#standbyWrites.get(owner);
+    if (!writes) this.#standbyWrites.set(owner, (writes = new Set()));
+    writes.add(write);
+    try {
+      await write;
+    } finally {
+      writes.delete(write);
+      if (writes.size === 0 && this.#standbyWrites.get(owner) === writes) this.#standbyWrites.delete(owner);
+    }
+  }
+
+  #write(
+    target: Target,
+    shard: string,
+    standby: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    return this.#patch(
+      target,
+      { [this.#labels.shard]: shard, [this.#labels.standby]: standby ?? null, [this.#labels.drain]: null },
+      signal,
+    );
   }
 
   async #patch(
@@ -427,6 +477,33 @@ class ShardAssigner implements Sharder {
   }
 
   /**
+   * The API of a shard's evictor: before any write of the shard's Lease (a take-over or a renewal)
+   * the shard counts as fencing, so no standby-only write of its objects starts, and the Lease
+   * write waits for those in flight. A take-over that fails leaves the shard unfenced.
+   */
+  #fencingApi(shard: string, leading: () => boolean): ApiClient {
+    const api = this.#api;
+    const fence = async <R>(write: () => Promise<R>): Promise<R> => {
+      this.#fencing.add(shard);
+      try {
+        await Promise.all([...(this.#standbyWrites.get(shard) ?? [])].map((w) => w.catch(() => {})));
+        return await write();
+      } catch (err) {
+        if (!leading()) this.#fencing.delete(shard);
+        throw err;
+      }
+    };
+    return new Proxy(api, {
+      get(target, prop) {
+        if (prop === 'update') return (...args: Parameters<ApiClient['update']>) => fence(() => api.update(...args));
+        if (prop === 'create') return (...args: Parameters<ApiClient['create']>) => fence(() => api.create(...args));
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  /**
    * The candidate for a shard's Lease: it takes the Lease over only once the record stayed
    * unchanged for a lease duration (the leader elector's rule), and lets go once no object names
    * the shard any more.
@@ -435,10 +512,17 @@ class ShardAssigner implements Sharder {
     const existing = this.#evictors.get(shard);
     if (existing) return existing;
     const stop = new AbortController();
-    const elector = createLeaderElector({
-      api: this.#api,
+    const owners = this.#owners;
+    const elector: LeaderElector = createLeaderElector({
+      api: this.#fencingApi(shard, () => elector.isLeader()),
       lease: { namespace: this.#opts.namespace, name: shard },
       identity: `${this.identity}-evicting`,
+      // Released only once no object names the shard: while some do, their standbys adopt them,
+      // and the Lease must expire (adopters let go before that) rather than be free for the shard
+      // to take back at once.
+      get releaseOnCancel() {
+        return !owners.has(shard);
+      },
       labels: { [RING_LABEL]: this.#opts.ring },
       // The ring has watched the Lease all along (also before this replica became the sharder):
       // its stillness counts from then, so a dead shard's objects move one lease duration after
@@ -461,7 +545,10 @@ class ShardAssigner implements Sharder {
       } catch (err) {
         this.#logger.error('evicting a shard failed', { shard, err: serializeError(err) });
       } finally {
-        if (this.#evictors.get(shard)?.elector === elector) this.#evictors.delete(shard);
+        if (this.#evictors.get(shard)?.elector === elector) {
+          this.#evictors.delete(shard);
+          this.#fencing.delete(shard);
+        }
       }
     })();
     const evictor = { elector, stop, done };

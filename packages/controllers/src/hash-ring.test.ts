@@ -108,4 +108,29 @@ describe('hashRing', () => {
       }
     }
   });
+
+  it('successorFor: the shard a key goes to when its owner leaves, never the owner, undefined below two shards', () => {
+    expect(hashRing([]).successorFor('a/b')).toBeUndefined();
+    expect(hashRing(['only']).successorFor('a/b')).toBeUndefined();
+    for (let seed = 200; seed < 220; seed++) {
+      const rand = prng(seed);
+      const n = 2 + (seed % 5);
+      const names = shardNames(rand, n);
+      const ring = hashRing(names, { virtualNodes: 1 + (seed % 3) * 50 });
+      const withouts = new Map(
+        names.map((s) => [s, hashRing(names.filter((o) => o !== s), { virtualNodes: 1 + (seed % 3) * 50 })]),
+      );
+      const spread = new Map<string, number>();
+      for (const k of objectKeys(rand, 500)) {
+        const owner = ring.shardFor(k)!;
+        const successor = ring.successorFor(k);
+        expect(successor).not.toBe(owner);
+        expect(successor).toBe(withouts.get(owner)!.shardFor(k));
+        // Pure: the same in a ring built from the names in another order.
+        expect(hashRing([...names].reverse(), { virtualNodes: 1 + (seed % 3) * 50 }).successorFor(k)).toBe(successor);
+        spread.set(successor!, (spread.get(successor!) ?? 0) + 1);
+      }
+      if (seed % 3 === 2) expect(spread.size).toBe(n); // with many points, every shard stands by for some keys
+    }
+  });
 });

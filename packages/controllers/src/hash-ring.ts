@@ -13,6 +13,12 @@ export interface HashRing {
   readonly shards: readonly string[];
   /** The shard a key belongs to, or `undefined` when the ring has no shards. */
   shardFor(key: string): string | undefined;
+  /**
+   * The shard `key` would belong to if its owner ({@link HashRing.shardFor}) left the ring: the
+   * owner of the first point after the key's point that another shard owns. Equals `shardFor` on
+   * the ring without that owner; `undefined` with fewer than two shards.
+   */
+  successorFor(key: string): string | undefined;
 }
 
 /**
@@ -56,19 +62,32 @@ export function hashRing(shards: Iterable<string>, opts: HashRingOptions = {}): 
   order.sort((a, b) => points[a]! - points[b]! || owners[a]! - owners[b]!);
   const ringPoints = Float64Array.from(order, (i) => points[i]!);
   const ringOwners = Uint32Array.from(order, (i) => owners[i]!);
+  /** The index of the first point at or after the key's hash, wrapping around. */
+  const pointOf = (key: string): number => {
+    const h = hash53(key);
+    let lo = 0;
+    let hi = count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ringPoints[mid]! < h) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === count ? 0 : lo;
+  };
   return {
     shards: sorted,
     shardFor(key: string): string | undefined {
       if (count === 0) return undefined;
-      const h = hash53(key);
-      let lo = 0;
-      let hi = count;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (ringPoints[mid]! < h) lo = mid + 1;
-        else hi = mid;
+      return sorted[ringOwners[pointOf(key)]!];
+    },
+    successorFor(key: string): string | undefined {
+      if (sorted.length < 2) return undefined;
+      const first = pointOf(key);
+      const owner = ringOwners[first]!;
+      for (let i = (first + 1) % count; i !== first; i = (i + 1) % count) {
+        if (ringOwners[i] !== owner) return sorted[ringOwners[i]!];
       }
-      return sorted[ringOwners[lo === count ? 0 : lo]!];
+      return undefined;
     },
   };
 }

@@ -13,13 +13,18 @@ export interface ShardLabels {
   readonly shard: string;
   /** On sharded objects: set by the sharder to ask the owner to let go of the object. */
   readonly drain: string;
+  /**
+   * On sharded objects: the shard that adopts the object while its owner is fenced (the shard it
+   * would go to if its owner left the ring), written by the sharder with the shard label.
+   */
+  readonly standby: string;
   /** On the ring's shard Leases: `sharding.kubeloom.dev/ring=<ring>`. */
   readonly leaseSelector: string;
 }
 
 /**
- * The label keys of a ring: `shard.kubeloom.dev/<ring>` (the owner's identity) and
- * `drain.kubeloom.dev/<ring>` on objects, `sharding.kubeloom.dev/ring=<ring>` on Leases.
+ * The label keys of a ring: `shard.kubeloom.dev/<ring>` (the owner's identity),
+ * `drain.kubeloom.dev/<ring>` and `standby.kubeloom.dev/<ring>` (the adopter) on objects, `sharding.kubeloom.dev/ring=<ring>` on Leases.
  *
  * @example
  * {@includeCode ./sharding-keys.example.test.ts#shardLabels}
@@ -38,6 +43,7 @@ export function shardLabels(ring: string): ShardLabels {
     ring,
     shard: `shard.kubeloom.dev/${ring}`,
     drain: `drain.kubeloom.dev/${ring}`,
+    standby: `standby.kubeloom.dev/${ring}`,
     leaseSelector: `${RING_LABEL}=${ring}`,
   };
 }

@@ -43,6 +43,14 @@ export interface ShardedReconcilerOptions<T extends KubeObject> {
   readonly ackRetryMs?: number;
   /** Where a failed acknowledgement is logged (it is retried, not thrown). Default: nowhere. */
   readonly logger?: Logger;
+  /**
+   * Adoption: true while a shard is fenced (e.g. the ring view's `isFenced`, see
+   * `ShardRing.isFenced`). An object of a fenced shard whose standby label names this replica is
+   * then reconciled as this replica's own, before the sharder relabels it; give the replica's
+   * cache those objects too (a union of `shard=<identity>` and, per fenced shard D,
+   * `shard=D,standby=<identity>`). Default: no adoption.
+   */
+  readonly isFenced?: (shard: string) => boolean;
 }
 
 /**
@@ -57,9 +65,14 @@ export interface ShardedReconcilerOptions<T extends KubeObject> {
  *   in-flight reconcile of the key finished; and every later reconcile of the key sees the drain
  *   label or no object at all, so this shard never touches the object again until the sharder
  *   assigns it back. The sharder writes the new owner only after it saw the labels gone;
+ * - labelled for a fenced shard (`isFenced`) with the standby label naming this shard and no
+ *   drain label: adopted, the reconciler runs as for its own (the sharder will relabel it to this
+ *   shard); its owner lost its Lease before the fence was set, and the sharder never changes the
+ *   standby of a fenced shard's object except by moving it here;
  * - labelled for another shard: skipped (a cache that is not restricted to this shard);
  * - absent: the reconciler runs only when this shard reconciled the object as its own and did not
- *   hand it over since (a deletion). An object it let go of (moved away), or never held (a key
+ *   hand it over since (a deletion); an adopted one only while its owner is still fenced (else the
+ *   fence ended and it left this cache, which is no deletion). An object it let go of (moved away), or never held (a key
  *   enqueued by a secondary handler — e.g. an owned object's event — while the object belongs to
  *   another shard, or has not reached this shard's cache yet), is skipped: another shard may be
  *   reconciling it. A controller that must see deletions of objects it never saw while they
@@ -74,8 +87,12 @@ export function shardedReconciler<T extends KubeObject>(
   opts: ShardedReconcilerOptions<T>,
 ): Reconciler<ObjectKey> {
   const labels = shardLabels(opts.ring);
-  /** Keys reconciled as this shard's own and not handed over since (bounded by the share). */
-  const owned = new Set<string>();
+  /**
+   * Keys reconciled as this shard's own and not handed over since (bounded by the share), with
+   * the owner they were held under: this shard, or the fenced shard they were adopted from.
+   */
+  const owned = new Map<string, string>();
+  const isFenced = opts.isFenced ?? (() => false);
   const fieldManager = opts.fieldManager ?? 'kubeloom-shard';
   const ackRetryMs = opts.ackRetryMs ?? 1000;
   if (!Number.isFinite(ackRetryMs) || ackRetryMs < 0)
@@ -85,16 +102,34 @@ export function shardedReconciler<T extends KubeObject>(
     const obj = opts.get(key);
     const k = keyOf(key);
     if (obj === undefined) {
-      if (!owned.has(k)) return;
+      const heldAs = owned.get(k);
+      if (heldAs === undefined) return;
+      if (heldAs !== opts.identity && !isFenced(heldAs)) {
+        owned.delete(k); // the fence ended: the object left the adopters' cache, it was not deleted
+        return;
+      }
       // Forgotten once handled: a failed deletion reconcile is retried (the queue calls again).
       const result = await opts.reconciler(key, ctx);
       owned.delete(k);
       return result;
     }
     const objLabels = obj.metadata?.labels ?? {};
-    if (objLabels[labels.shard] !== opts.identity) return;
+    const owner = objLabels[labels.shard];
+    if (owner !== opts.identity) {
+      if (
+        owner !== undefined &&
+        objLabels[labels.standby] === opts.identity &&
+        objLabels[labels.drain] === undefined &&
+        isFenced(owner)
+      ) {
+        owned.set(k, owner);
+        return opts.reconciler(key, ctx);
+      }
+      owned.delete(k);
+      return;
+    }
     if (objLabels[labels.drain] === undefined) {
-      owned.add(k);
+      owned.set(k, opts.identity);
       return opts.reconciler(key, ctx);
     }
     try {

@@ -52,6 +52,7 @@ describe('sharding key examples', () => {
     const labels = shardLabels('web');
     labels.shard; // 'shard.kubeloom.dev/web': on each object, its owner's identity
     labels.drain; // 'drain.kubeloom.dev/web': set by the sharder while the object moves
+    labels.standby; // 'standby.kubeloom.dev/web': who adopts the object if its owner is fenced
     labels.leaseSelector; // 'sharding.kubeloom.dev/ring=web': the ring's Leases
     // Cache only this replica's share:
     const labelSelector = `${labels.shard}=web-0`;
@@ -60,6 +61,7 @@ describe('sharding key examples', () => {
       ring: 'web',
       shard: 'shard.kubeloom.dev/web',
       drain: 'drain.kubeloom.dev/web',
+      standby: 'standby.kubeloom.dev/web',
       leaseSelector: 'sharding.kubeloom.dev/ring=web',
     });
     expect(labelSelector).toBe('shard.kubeloom.dev/web=web-0');

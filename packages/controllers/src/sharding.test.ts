@@ -259,7 +259,8 @@ describe('createSharder', () => {
         async () => [...(await labelsOf())].every(([n, l]) => l[L.shard] === two.shardFor(`default/${n}`)),
         { timeoutMs: 30_000 },
       );
-      expect(patches).toBe(names.length); // one write per object
+      expect(patches).toBe(names.length); // one write per object, the standby label in it
+      for (const [n, l] of await labelsOf()) expect(l[L.standby]).toBe(two.successorFor(`default/${n}`));
       expect(sharder.isLeader()).toBe(true);
 
       // A change that does not move anything writes nothing.
@@ -274,19 +275,35 @@ describe('createSharder', () => {
       const three = hashRing(['web-0', 'web-1', 'web-2']);
       const moving = names.filter((n) => three.shardFor(`default/${n}`) === 'web-2');
       expect(moving.length).toBeGreaterThan(0);
+      // Staying objects whose standby changed get a standby-only write (no drain: the standby
+      // means nothing while the owner is live); moving ones keep theirs until they move.
+      const restandby = names.filter(
+        (n) => !moving.includes(n) && three.successorFor(`default/${n}`) !== two.successorFor(`default/${n}`),
+      );
+      expect(restandby.length).toBeGreaterThan(0);
+      expect(restandby.length).toBeLessThan(names.length - moving.length);
       // No member acknowledges here: the joiner's objects get the drain label and stay put.
       await waitFor(
-        'drain requests',
-        async () => [...(await labelsOf())].filter(([, l]) => l[L.drain] === 'true').length === moving.length,
+        'drain requests and standby writes',
+        async () => {
+          const now = await labelsOf();
+          return (
+            [...now].filter(([, l]) => l[L.drain] === 'true').length === moving.length &&
+            restandby.every((n) => now.get(n)?.[L.standby] === three.successorFor(`default/${n}`))
+          );
+        },
         { timeoutMs: 30_000 },
       );
       const labels = await labelsOf();
       for (const n of names) {
         expect(labels.get(n)?.[L.drain] !== undefined).toBe(moving.includes(n));
         expect(labels.get(n)?.[L.shard]).toBe(two.shardFor(`default/${n}`));
+        if (!moving.includes(n)) expect(labels.get(n)?.[L.standby]).toBe(three.successorFor(`default/${n}`));
+        else expect(labels.get(n)?.[L.standby]).toBe(two.successorFor(`default/${n}`));
       }
-      // The sharder's writes: one per object, one drain request per moving object (10 are the test's).
-      expect(patches).toBe(names.length + 10 + moving.length);
+      // The sharder's writes: one per object, one drain request per moving object, one standby
+      // write per staying object whose standby changed (10 are the test's).
+      expect(patches).toBe(names.length + 10 + moving.length + restandby.length);
       // The owner acknowledges (removes both labels): the sharder moves the object.
       const acked = moving[0]!;
       await kube.api.patch(
@@ -301,6 +318,8 @@ describe('createSharder', () => {
           timeoutMs: 30_000,
         },
       );
+      // With its new owner's standby, in the same write.
+      expect((await labelsOf()).get(acked)?.[L.standby]).toBe(three.successorFor(`default/${acked}`));
     } finally {
       stop.abort();
       await running;

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeFakes, fakeKube } from '../test/fake-harness.ts';
 import { createClient, createMetadataClient } from './create-client.ts';
 import { createUnionClient } from './create-union-client.ts';
+import { shardUnionMembers } from './shard-union-members.ts';
 import { createEventTracker, trackerHandler } from './testing/event-tracker.ts';
 
 afterEach(closeFakes);
@@ -129,5 +130,51 @@ describe('createUnionClient', () => {
     await tracker.waitUnordered('delete/adopted', 'delete/mine');
     expect(client.list()).toEqual([]);
     expect(client.hasSynced()).toBe(true);
+  });
+});
+
+describe('createUnionClient over shardUnionMembers', () => {
+  it("follows the ring's fenced shards: a fenced shard's objects naming this replica as standby come and go, nothing else", async () => {
+    const S = 'shard.kubeloom.dev/web';
+    const B = 'standby.kubeloom.dev/web';
+    const { kube, stop } = fakeKube({
+      objects: [
+        cm('own', 'shop', { [S]: 'web-0', [B]: 'web-1' }),
+        cm('adoptable', 'shop', { [S]: 'web-2', [B]: 'web-0' }),
+        cm('other-standby', 'shop', { [S]: 'web-2', [B]: 'web-1' }),
+        cm('elsewhere', 'other', { [S]: 'web-2', [B]: 'web-0' }),
+      ],
+    });
+    const members = (fenced: readonly string[]) =>
+      shardUnionMembers({ ring: 'web', identity: 'web-0', fenced, namespace: 'shop' });
+    const client = createUnionClient(kube, builtins.ConfigMap, { members: members([]), fieldManager: 'test' });
+    const tracker = createEventTracker();
+    client.addEventHandler(trackerHandler(tracker));
+    await kube.runAndWait(stop.signal);
+    const names = () =>
+      client
+        .list()
+        .map((o) => o.metadata?.name)
+        .sort();
+    expect(names()).toEqual(['own']);
+    client.setMembers(members(['web-2']));
+    expect(await client.waitForMembers(stop.signal)).toBe(true);
+    await tracker.waitUnordered('add/own', 'add/adoptable');
+    expect(names()).toEqual(['adoptable', 'own']);
+    // The sharder moves the adopted object to this replica: it stays, no delete in between.
+    await kube.api.patch(
+      { resource: builtins.ConfigMap, name: 'adoptable', namespace: 'shop' },
+      { metadata: { labels: { [S]: 'web-0', [B]: 'web-1' } } },
+      { type: 'merge' },
+    );
+    await waitFor('the move seen', () => client.get('adoptable', 'shop')?.metadata?.labels?.[S] === 'web-0');
+    // The fence ends: only this replica's own objects stay.
+    await kube.api.create(builtins.ConfigMap, cm('late', 'shop', { [S]: 'web-2', [B]: 'web-0' }));
+    await waitFor('the late adoptable object', () => client.get('late', 'shop') !== undefined);
+    client.setMembers(members([]));
+    expect(await client.waitForMembers(stop.signal)).toBe(true);
+    await waitFor('the fenced shard’s object gone', () => client.get('late', 'shop') === undefined);
+    expect(names()).toEqual(['adoptable', 'own']);
+    expect(tracker.all().filter((e) => e.startsWith('delete/'))).toEqual(['delete/late']);
   });
 });

@@ -13,6 +13,7 @@ import { createClient, createWriteClient } from './create-client.ts';
 import type { Patcher } from './interfaces.ts';
 import { labelMatcher, labelSelectorString } from './label-selector.ts';
 import { retryOnConflict } from './retry-on-conflict.ts';
+import { shardUnionMembers } from './shard-union-members.ts';
 import { shardSelector } from './sharded-client.ts';
 import { shutdownAll } from './shutdown-all.ts';
 import { toPatcher } from './to-patcher.ts';
@@ -68,6 +69,25 @@ describe('@kubeloom/kclient helper doc examples', () => {
     // 'app=web,shard.kubeloom.dev/web=web-0': pass it to kube.informer() or createClient()
     // #endregion shardSelector
     expect(labelSelector).toBe('app=web,shard.kubeloom.dev/web=web-0');
+  });
+
+  it('shardUnionMembers: a replica’s share plus what it adopts from fenced shards', () => {
+    // #region shardUnionMembers
+    // web-2 is fenced (its Lease expired and the sharder's evictor holds it): web-0 also caches
+    // web-2's objects that name web-0 as their standby, and reconciles them at once.
+    const members = shardUnionMembers({ ring: 'web', identity: 'web-0', fenced: ['web-2'], namespace: 'shop' });
+    // [{ namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-0' },
+    //  { namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-2,standby.kubeloom.dev/web=web-0' }]:
+    // pass them to createUnionClient(), and to its setMembers() whenever the ring's fenced shards change
+    // #endregion shardUnionMembers
+    expect(members).toEqual([
+      { namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-0' },
+      { namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-2,standby.kubeloom.dev/web=web-0' },
+    ]);
+    expect(shardUnionMembers({ ring: 'web', identity: 'web-0', fenced: ['web-0', 'b', 'b'], labelSelector: 'app=x' })).toEqual([
+      { labelSelector: 'app=x,shard.kubeloom.dev/web=web-0' },
+      { labelSelector: 'app=x,shard.kubeloom.dev/web=b,standby.kubeloom.dev/web=web-0' },
+    ]);
   });
 
   it('retryOnConflict: a read-modify-write that survives a concurrent writer', async () => {

@@ -59,6 +59,7 @@ export {
   type ShardRef,
   shardSelector,
 } from './sharded-client.ts';
+export { type ShardUnionMembersOptions, shardUnionMembers } from './shard-union-members.ts';
 export { type HandlerShutdowner, shutdownAll } from './shutdown-all.ts';
 export { toPatcher } from './to-patcher.ts';
 export type { UnionClient, UnionClientOptions } from './union-client.ts';

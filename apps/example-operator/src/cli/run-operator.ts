@@ -149,6 +149,7 @@ async function operate(running: Running): Promise<number> {
             ring: sharding.ring.labels.ring,
             identity: sharding.identity,
             owns: (key: string) => sharding.ring.hashRing().shardFor(key) === sharding.identity,
+            fencing: sharding.ring,
           },
         }
       : {}),

@@ -8,15 +8,17 @@
 import {
   type Client,
   createClient,
+  createUnionClient,
   type InformerIndex,
   type ShardRef,
-  shardSelector,
+  shardUnionMembers,
 } from '@kubeloom/kclient';
 import { builtins, type KubeClient } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import {
   createEgressGatewayPolicyClient,
   createIPAMPoolClient,
+  EgressGatewayPolicyResource,
   type EgressGatewayPolicy,
   type IPAMPool,
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
@@ -34,6 +36,11 @@ export interface OperatorClients {
   readonly policiesByPool: InformerIndex<EgressGatewayPolicy>;
   /** Policies by uid (to tell orphan allocations from live ones). */
   readonly policiesByUid: InformerIndex<EgressGatewayPolicy>;
+  /**
+   * Sharded only: makes the policy and gateway caches also hold the objects of these fenced
+   * shards that name this shard as their standby (adoption), besides its own.
+   */
+  readonly adopt?: ((fenced: readonly string[]) => void) | undefined;
 }
 
 /** The label every gateway Deployment carries (the Deployment informer's and the sharder's selector). */
@@ -45,7 +52,8 @@ export interface OperatorClientsOptions {
   readonly namespace?: string | undefined;
   /**
    * Cache only this shard's policies and gateway Deployments (server-side label selector
-   * `shard.kubeloom.dev/<ring>=<identity>`); pools stay whole. Default: every object.
+   * `shard.kubeloom.dev/<ring>=<identity>`, plus the objects it adopts: see `adopt`); pools stay
+   * whole. Default: every object.
    */
   readonly shard?: ShardRef | undefined;
 }
@@ -57,17 +65,50 @@ export function createOperatorClients(
 ): OperatorClients {
   const scope = options.namespace ? { namespace: options.namespace } : {};
   const shard = options.shard;
-  const policies = createEgressGatewayPolicyClient(kube, {
-    ...scope,
-    ...(shard ? { labelSelector: shardSelector(shard) } : {}),
-    fieldManager: FIELD_MANAGER,
-  });
   const pools = createIPAMPoolClient(kube, { fieldManager: FIELD_MANAGER });
-  const deployments = createClient<V1Deployment>(kube, builtins.Deployment, {
-    ...scope,
-    labelSelector: shard ? shardSelector(shard, GATEWAY_SELECTOR) : GATEWAY_SELECTOR,
+  if (!shard) {
+    const policies = createEgressGatewayPolicyClient(kube, { ...scope, fieldManager: FIELD_MANAGER });
+    const deployments = createClient<V1Deployment>(kube, builtins.Deployment, {
+      ...scope,
+      labelSelector: GATEWAY_SELECTOR,
+      fieldManager: FIELD_MANAGER,
+    });
+    return withIndexes({ policies, pools, deployments });
+  }
+  // Sharded: one cache over this shard's own objects and those it adopts from fenced shards.
+  const membersOf = (fenced: readonly string[], labelSelector?: string) =>
+    shardUnionMembers({
+      ring: shard.ring,
+      identity: shard.identity,
+      fenced,
+      namespace: options.namespace,
+      labelSelector,
+    });
+  const policies = createUnionClient(kube, EgressGatewayPolicyResource, {
+    members: membersOf([]),
     fieldManager: FIELD_MANAGER,
   });
+  const deployments = createUnionClient<V1Deployment>(kube, builtins.Deployment, {
+    members: membersOf([], GATEWAY_SELECTOR),
+    fieldManager: FIELD_MANAGER,
+  });
+  let adopted = '';
+  const adopt = (fenced: readonly string[]): void => {
+    const next = [...fenced].sort().join(',');
+    if (next === adopted) return;
+    adopted = next;
+    policies.setMembers(membersOf(fenced));
+    deployments.setMembers(membersOf(fenced, GATEWAY_SELECTOR));
+  };
+  return { ...withIndexes({ policies, pools, deployments }), adopt };
+}
+
+function withIndexes(clients: {
+  readonly policies: Client<EgressGatewayPolicy>;
+  readonly pools: Client<IPAMPool>;
+  readonly deployments: Client<V1Deployment>;
+}): OperatorClients {
+  const { policies, pools, deployments } = clients;
   return {
     policies,
     pools,

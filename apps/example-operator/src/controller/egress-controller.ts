@@ -231,6 +231,7 @@ export function createEgressController(
         ? usage.list()
         : clients.pools.list().map((p) => poolUsage(p, clients.policiesByPool.lookup(name(p)))),
     async [Symbol.asyncDispose]() {
+      sharded?.close();
       usageRegistration?.remove();
       stopCollections.abort();
     },

@@ -29,6 +29,19 @@ export interface ControllerShard extends ShardRef {
    * among those, since its cache holds only its own policies.
    */
   readonly owns: (policyKey: string) => boolean;
+  /**
+   * Adoption (the ring view, `createShardRing`): the shards fenced now, and a subscription to
+   * their changes. With it, this replica also caches and reconciles the policies (and gateways) of
+   * fenced shards that name it as their standby, before the sharder relabels them. Default: none.
+   */
+  readonly fencing?: ShardFencing | undefined;
+}
+
+/** The part of a ring view adoption reads (`ShardRing` of `@kubeloom/controllers` has it). */
+export interface ShardFencing {
+  isFenced(shard: string): boolean;
+  fenced(): readonly string[];
+  subscribe(listener: () => void): () => void;
 }
 
 /** What sharding adds to a controller. */
@@ -39,6 +52,8 @@ export interface ShardedParts {
   readonly deploymentDrains: Queue<ObjectKey>;
   /** Handler registrations to remove when the controller stops. */
   readonly registrations: readonly { remove(): void; hasSynced(): boolean }[];
+  /** Stops following the ring's fenced shards (see {@link ControllerShard.fencing}). */
+  readonly close: () => void;
 }
 
 /** Options of {@link shardedParts}. */
@@ -67,6 +82,8 @@ function wallNow(): number {
  */
 export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
   const { kube, clients, shard, logger } = opts;
+  const fencing = shard.fencing;
+  const isFenced = fencing ? (d: string) => fencing.isFenced(d) : undefined;
   const logged: Reconciler<ObjectKey> = async (key, ctx) => {
     const k = keyOf(key);
     logger.debug('reconcile started', { key: k, shard: shard.identity, at: wallNow() });
@@ -85,6 +102,7 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
     reconciler: logged,
     fieldManager: FIELD_MANAGER,
     logger,
+    ...(isFenced ? { isFenced } : {}),
   });
   // A gateway Deployment is written only by its policy's reconcile, which never touches the shard
   // labels (server-side apply of the rendered fields): acknowledging its drain needs no ordering
@@ -101,11 +119,16 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
       reconciler: () => {},
       fieldManager: FIELD_MANAGER,
       logger,
+      ...(isFenced ? { isFenced } : {}),
     }),
   });
   const registrations = [
     clients.policies.addEventHandler(drainHandler(shard.ring, opts.policyQueue)),
     clients.deployments.addEventHandler(drainHandler(shard.ring, deploymentDrains)),
   ];
-  return { reconciler, deploymentDrains, registrations };
+  // The caches follow the ring's fenced shards: their objects that name this shard as standby.
+  const follow = () => clients.adopt?.(fencing?.fenced() ?? []);
+  const unsubscribe = fencing?.subscribe(follow);
+  follow();
+  return { reconciler, deploymentDrains, registrations, close: () => unsubscribe?.() };
 }
