@@ -191,7 +191,9 @@ async function runOnce(run: number): Promise<boolean> {
     const gatewayTimes = moved.map((k) => gatewayAt(k) ?? Number.NaN);
     const reconciled = [...reconciledBy.values()];
     const servedAt = Math.max(...reconciled);
-    const adopted = moved.filter((k) => (startedBy.get(k) ?? Number.POSITIVE_INFINITY) < (policyAt(k) ?? 0)).length;
+    const adopted = moved.filter(
+      (k) => (startedBy.get(k) ?? Number.POSITIVE_INFINITY) < (policyAt(k) ?? 0),
+    ).length;
     const servedWithin = servedAt - killedAt <= LEASE_DURATION_MS + RETRY_PERIOD_MS;
     const convergedAt = Math.max(cachedAt, ...policyTimes, ...gatewayTimes, ...reconciled);
     stop.abort();

@@ -138,7 +138,9 @@ describe("createSharder: a dead owner's objects", () => {
             ([n, l]) =>
               l[L.shard] === expectedOwner(n) &&
               l[L.standby] ===
-                (expectedOwner(n) === two.shardFor(key(n)) ? two.successorFor(key(n)) : two.shardFor(key(n))) &&
+                (expectedOwner(n) === two.shardFor(key(n))
+                  ? two.successorFor(key(n))
+                  : two.shardFor(key(n))) &&
               // Moved to a standby the ring would not pick: only then a normal drain moves it on.
               (l[L.drain] === 'true') === retargeted.includes(n),
           ),

@@ -382,7 +382,7 @@ class ShardAssigner implements Sharder {
     const standbyFor = (owner: string) => (owner === desired ? hashed.successorFor(key) : desired);
     if (current === undefined || current === '') {
       const drained = this.#draining.get(queueKey);
-      await this.#write({ tracked, obj }, desired, standbyFor(desired), this.#leading);
+      await this.#write({ tracked, obj }, { shard: desired, standby: standbyFor(desired) }, this.#leading);
       this.#draining.delete(queueKey);
       if (drained) {
         if (drained.from !== desired) this.#metrics?.move(desired);
@@ -403,7 +403,11 @@ class ShardAssigner implements Sharder {
         standby !== undefined && standby !== current && this.#ring.isLive(standby) ? standby : choice;
       if (target === undefined) return; // no other shard: enqueued again when the ring changes
       const next = standbyFor(target);
-      await this.#write({ tracked, obj }, target, next === current ? undefined : next, evictor.stop.signal);
+      await this.#write(
+        { tracked, obj },
+        { shard: target, standby: next === current ? undefined : next },
+        evictor.stop.signal,
+      );
       this.#draining.delete(queueKey);
       if (current !== target) this.#metrics?.move(target);
       return;
@@ -415,7 +419,10 @@ class ShardAssigner implements Sharder {
       if (labels[this.#labels.standby] === standby || this.#fencing.has(current)) return;
       // Only the standby is wrong, and its owner is live: it has no meaning until the owner is
       // fenced, and the fence waits for this write (see #evictor).
-      await this.#standbyWrite(current, this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, this.#leading));
+      await this.#standbyWrite(
+        current,
+        this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, this.#leading),
+      );
       return;
     }
     await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, this.#leading);
@@ -424,8 +431,8 @@ class ShardAssigner implements Sharder {
 
   /** Tracks a standby-only write of `owner`'s object, which the fence of `owner` waits for. */
   async #standbyWrite(owner: string, write: Promise<void>): Promise<void> {
-    let writes = this.#standbyWrites.get(owner);
-    if (!writes) this.#standbyWrites.set(owner, (writes = new Set()));
+    const writes = this.#standbyWrites.get(owner) ?? new Set<Promise<void>>();
+    this.#standbyWrites.set(owner, writes);
     writes.add(write);
     try {
       await write;
@@ -435,15 +442,19 @@ class ShardAssigner implements Sharder {
     }
   }
 
+  /** Writes the shard label and its standby together (a move or an assignment), dropping the drain label. */
   #write(
     target: Target,
-    shard: string,
-    standby: string | undefined,
+    to: { readonly shard: string; readonly standby: string | undefined },
     signal: AbortSignal | undefined,
   ): Promise<void> {
     return this.#patch(
       target,
-      { [this.#labels.shard]: shard, [this.#labels.standby]: standby ?? null, [this.#labels.drain]: null },
+      {
+        [this.#labels.shard]: to.shard,
+        [this.#labels.standby]: to.standby ?? null,
+        [this.#labels.drain]: null,
+      },
       signal,
     );
   }
@@ -495,8 +506,10 @@ class ShardAssigner implements Sharder {
     };
     return new Proxy(api, {
       get(target, prop) {
-        if (prop === 'update') return (...args: Parameters<ApiClient['update']>) => fence(() => api.update(...args));
-        if (prop === 'create') return (...args: Parameters<ApiClient['create']>) => fence(() => api.create(...args));
+        if (prop === 'update')
+          return (...args: Parameters<ApiClient['update']>) => fence(() => api.update(...args));
+        if (prop === 'create')
+          return (...args: Parameters<ApiClient['create']>) => fence(() => api.create(...args));
         const value: unknown = Reflect.get(target, prop, target);
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },

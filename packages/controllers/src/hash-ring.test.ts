@@ -118,7 +118,13 @@ describe('hashRing', () => {
       const names = shardNames(rand, n);
       const ring = hashRing(names, { virtualNodes: 1 + (seed % 3) * 50 });
       const withouts = new Map(
-        names.map((s) => [s, hashRing(names.filter((o) => o !== s), { virtualNodes: 1 + (seed % 3) * 50 })]),
+        names.map((s) => [
+          s,
+          hashRing(
+            names.filter((o) => o !== s),
+            { virtualNodes: 1 + (seed % 3) * 50 },
+          ),
+        ]),
       );
       const spread = new Map<string, number>();
       for (const k of objectKeys(rand, 500)) {
@@ -127,7 +133,9 @@ describe('hashRing', () => {
         expect(successor).not.toBe(owner);
         expect(successor).toBe(withouts.get(owner)!.shardFor(k));
         // Pure: the same in a ring built from the names in another order.
-        expect(hashRing([...names].reverse(), { virtualNodes: 1 + (seed % 3) * 50 }).successorFor(k)).toBe(successor);
+        expect(hashRing([...names].reverse(), { virtualNodes: 1 + (seed % 3) * 50 }).successorFor(k)).toBe(
+          successor,
+        );
         spread.set(successor!, (spread.get(successor!) ?? 0) + 1);
       }
       if (seed % 3 === 2) expect(spread.size).toBe(n); // with many points, every shard stands by for some keys

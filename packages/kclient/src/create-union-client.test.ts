@@ -147,7 +147,10 @@ describe('createUnionClient over shardUnionMembers', () => {
     });
     const members = (fenced: readonly string[]) =>
       shardUnionMembers({ ring: 'web', identity: 'web-0', fenced, namespace: 'shop' });
-    const client = createUnionClient(kube, builtins.ConfigMap, { members: members([]), fieldManager: 'test' });
+    const client = createUnionClient(kube, builtins.ConfigMap, {
+      members: members([]),
+      fieldManager: 'test',
+    });
     const tracker = createEventTracker();
     client.addEventHandler(trackerHandler(tracker));
     await kube.runAndWait(stop.signal);

@@ -75,7 +75,12 @@ describe('@kubeloom/kclient helper doc examples', () => {
     // #region shardUnionMembers
     // web-2 is fenced (its Lease expired and the sharder's evictor holds it): web-0 also caches
     // web-2's objects that name web-0 as their standby, and reconciles them at once.
-    const members = shardUnionMembers({ ring: 'web', identity: 'web-0', fenced: ['web-2'], namespace: 'shop' });
+    const members = shardUnionMembers({
+      ring: 'web',
+      identity: 'web-0',
+      fenced: ['web-2'],
+      namespace: 'shop',
+    });
     // [{ namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-0' },
     //  { namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-2,standby.kubeloom.dev/web=web-0' }]:
     // pass them to createUnionClient(), and to its setMembers() whenever the ring's fenced shards change
@@ -84,7 +89,14 @@ describe('@kubeloom/kclient helper doc examples', () => {
       { namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-0' },
       { namespace: 'shop', labelSelector: 'shard.kubeloom.dev/web=web-2,standby.kubeloom.dev/web=web-0' },
     ]);
-    expect(shardUnionMembers({ ring: 'web', identity: 'web-0', fenced: ['web-0', 'b', 'b'], labelSelector: 'app=x' })).toEqual([
+    expect(
+      shardUnionMembers({
+        ring: 'web',
+        identity: 'web-0',
+        fenced: ['web-0', 'b', 'b'],
+        labelSelector: 'app=x',
+      }),
+    ).toEqual([
       { labelSelector: 'app=x,shard.kubeloom.dev/web=web-0' },
       { labelSelector: 'app=x,shard.kubeloom.dev/web=b,standby.kubeloom.dev/web=web-0' },
     ]);

@@ -53,13 +53,13 @@ export type {
 export { METADATA_TRANSFORM_NAME, toPartialObjectMetadata } from './partial-object-metadata.ts';
 export { type RetryOptions, retryOnConflict } from './retry-on-conflict.ts';
 export { createScaleClient, withScale } from './scale-client.ts';
+export { type ShardUnionMembersOptions, shardUnionMembers } from './shard-union-members.ts';
 export {
   createShardedClient,
   type ShardedClientOptions,
   type ShardRef,
   shardSelector,
 } from './sharded-client.ts';
-export { type ShardUnionMembersOptions, shardUnionMembers } from './shard-union-members.ts';
 export { type HandlerShutdowner, shutdownAll } from './shutdown-all.ts';
 export { toPatcher } from './to-patcher.ts';
 export type { UnionClient, UnionClientOptions } from './union-client.ts';

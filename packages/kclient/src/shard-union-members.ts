@@ -32,7 +32,9 @@ export function shardUnionMembers(opts: ShardUnionMembersOptions): UnionMember[]
   const labels = shardLabels(ring);
   const other = labelSelectorString(labelSelector);
   const scope = namespace !== undefined ? { namespace } : {};
-  const members: UnionMember[] = [{ ...scope, labelSelector: shardSelector({ ring, identity }, labelSelector) }];
+  const members: UnionMember[] = [
+    { ...scope, labelSelector: shardSelector({ ring, identity }, labelSelector) },
+  ];
   for (const fenced of [...new Set(opts.fenced)].sort()) {
     if (fenced === identity) continue;
     const adopt = `${labels.shard}=${fenced},${labels.standby}=${identity}`;

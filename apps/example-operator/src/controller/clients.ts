@@ -18,8 +18,8 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import {
   createEgressGatewayPolicyClient,
   createIPAMPoolClient,
-  EgressGatewayPolicyResource,
   type EgressGatewayPolicy,
+  EgressGatewayPolicyResource,
   type IPAMPool,
 } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 

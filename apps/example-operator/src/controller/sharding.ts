@@ -38,9 +38,12 @@ export interface ControllerShard extends ShardRef {
 }
 
 /** The part of a ring view adoption reads (`ShardRing` of `@kubeloom/controllers` has it). */
-export interface ShardFencing {
+interface ShardFencing {
+  /** True while `shard` is fenced (its Lease held by the sharder's evictor). */
   isFenced(shard: string): boolean;
+  /** The fenced shards, sorted. */
   fenced(): readonly string[];
+  /** Calls `listener` after the fenced shards (or the live ones) changed; returns the unsubscribe. */
   subscribe(listener: () => void): () => void;
 }
 
