@@ -6,25 +6,15 @@ import { builtins, type KubeObject, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
+import { configMap, lease } from '../test/shard-fixtures.ts';
 import { createShardRing } from './create-shard-ring.ts';
 import { createSharder } from './create-sharder.ts';
 import { hashRing } from './hash-ring.ts';
 import { LeaseResource } from './internal/lease.ts';
-import { RING_LABEL, shardLabels } from './shard-labels.ts';
+import { shardLabels } from './shard-labels.ts';
 import { shardedReconciler } from './sharded-reconciler.ts';
 
 const L = shardLabels('web');
-const lease = (name: string, holder: string, seconds: number) => ({
-  apiVersion: 'coordination.k8s.io/v1',
-  kind: 'Lease',
-  metadata: { name, namespace: 'default', labels: { [RING_LABEL]: 'web' } },
-  spec: { holderIdentity: holder, leaseDurationSeconds: seconds },
-});
-const configMap = (name: string, labels: Record<string, string> = {}) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', labels },
-});
 
 describe('ShardRing.isFenced', () => {
   it("names the shards whose Lease another holder keeps, for two thirds of that holder's lease duration", async () => {

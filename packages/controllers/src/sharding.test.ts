@@ -2,6 +2,7 @@ import { builtins, type KubeObject, noopLogger, type ObjectKey } from '@kubeloom
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
+import { configMap, lease } from '../test/shard-fixtures.ts';
 import { createQueue } from './create-queue.ts';
 import { createShardMember } from './create-shard-member.ts';
 import { createShardRing } from './create-shard-ring.ts';
@@ -12,17 +13,6 @@ import { RING_LABEL, shardLabels } from './shard-labels.ts';
 import { shardedReconciler } from './sharded-reconciler.ts';
 
 const L = shardLabels('web');
-const lease = (name: string, holder: string, seconds: number) => ({
-  apiVersion: 'coordination.k8s.io/v1',
-  kind: 'Lease',
-  metadata: { name, namespace: 'default', labels: { [RING_LABEL]: 'web' } },
-  spec: { holderIdentity: holder, leaseDurationSeconds: seconds },
-});
-const configMap = (name: string, labels: Record<string, string> = {}) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default', labels },
-});
 
 describe('shard labels and identities', () => {
   it('refuses a ring name or identity that cannot be a label, saying what would do', () => {
