@@ -9,16 +9,16 @@ import {
   type Logger,
   type ResourceDescriptor,
   type SharedInformer,
-  serializeError,
 } from '@kubeloom/kube';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 import { createLeaderElector } from './create-leader-elector.ts';
 import { createQueue } from './create-queue.ts';
 import { createShardRing, type ShardRing } from './create-shard-ring.ts';
 import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
+import { ShardEvictors } from './internal/shard-evictors.ts';
 import type { LeaderElector } from './leader-election.ts';
 import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
-import { objectShardKey, RING_LABEL, type ShardLabels } from './shard-labels.ts';
+import { objectShardKey, type ShardLabels } from './shard-labels.ts';
 
 /** One resource the sharder assigns. */
 export interface ShardedResource {
@@ -119,13 +119,6 @@ interface Target {
   readonly obj: KubeObject;
 }
 
-/** A forced move's licence: an elector that took over a dead shard's Lease. */
-interface Evictor {
-  readonly elector: LeaderElector;
-  readonly stop: AbortController;
-  readonly done: Promise<void>;
-}
-
 /**
  * Creates a ring's sharder. Construction does no I/O. Run one in every replica (or in a separate
  * deployment): they elect one, which assigns. It writes only when an object's label is wrong:
@@ -171,14 +164,8 @@ class ShardAssigner implements Sharder {
   readonly #owners = new Map<string, number>();
   /** Keys asked to drain: from whom, since when. */
   readonly #draining = new Map<string, { readonly from: string; readonly at: number }>();
-  readonly #evictors = new Map<string, Evictor>();
-  /**
-   * Shards whose Lease an evictor is taking or holds: their objects' standby labels are frozen
-   * (only the move rewrites them), so each adopter stays the one the move goes to.
-   */
-  readonly #fencing = new Set<string>();
-  /** In-flight standby-only writes per owner, which an evictor's Lease write waits for. */
-  readonly #standbyWrites = new Map<string, Set<Promise<void>>>();
+  /** Candidates for dead shards' Leases, and the fence of their objects' standby labels. */
+  readonly #evictors: ShardEvictors;
   #leading: AbortSignal | undefined;
   #enqueue: ((key: string) => void) | undefined;
   #metrics: ShardingMetricsRecorder | undefined;
@@ -209,6 +196,17 @@ class ShardAssigner implements Sharder {
       onStartedLeading: (signal) => this.#lead(signal),
     });
     this.identity = this.#elector.identity;
+    this.#evictors = new ShardEvictors({
+      api: this.#api,
+      namespace: opts.namespace,
+      ring: opts.ring,
+      identity: this.identity,
+      shardRing: ring,
+      owners: this.#owners,
+      timings: this.#timings(),
+      logger: this.#logger,
+      onTakeOver: (shard) => this.#enqueueAll(shard),
+    });
     for (const [i, t] of this.#tracked.entries()) {
       t.informer.addEventHandler({
         onAdd: (obj) => this.#count(undefined, obj, i),
@@ -281,7 +279,7 @@ class ShardAssigner implements Sharder {
       if (after !== undefined) this.#owners.set(after, (this.#owners.get(after) ?? 0) + 1);
       if (before !== undefined && this.#owners.get(before) === 0) {
         this.#owners.delete(before);
-        this.#retireIfIdle(before);
+        this.#evictors.retireIfIdle(before);
       }
     }
     const meta = (obj ?? old)?.metadata;
@@ -333,9 +331,10 @@ class ShardAssigner implements Sharder {
       ...(this.#opts.clock ? { clock: this.#opts.clock } : {}),
     });
     this.#leading = signal;
+    this.#evictors.lead(signal);
     this.#enqueue = (key) => queue.add(key);
     const unsubscribe = this.#ring.subscribe(() => {
-      for (const shard of [...this.#evictors.keys()]) this.#retireIfIdle(shard);
+      this.#evictors.retireIdle();
       this.#enqueueAll();
     });
     this.#enqueueAll();
@@ -354,10 +353,7 @@ class ShardAssigner implements Sharder {
       this.#enqueue = undefined;
       this.#leading = undefined;
       this.#draining.clear();
-      const evictors = [...this.#evictors.values()];
-      this.#evictors.clear();
-      for (const e of evictors) e.stop.abort();
-      await Promise.all(evictors.map((e) => e.done));
+      await this.#evictors.stopAll();
       this.#metrics?.close();
       this.#metrics = undefined;
     }
@@ -390,10 +386,10 @@ class ShardAssigner implements Sharder {
       }
       return;
     }
-    if (this.#evictors.get(current)?.elector.isLeader() || !this.#ring.isLive(current)) {
+    if (this.#evictors.holds(current) || !this.#ring.isLive(current)) {
       // Its owner stopped renewing (or released its Lease): move only under that Lease. Its live
       // standby adopted the object the moment the Lease was taken: the move goes to that standby.
-      const evictor = this.#evictor(current);
+      const evictor = this.#evictors.evictor(current);
       if (!evictor.elector.isLeader()) return; // enqueued again once it holds the Lease
       // The ring view may not show the owner gone yet (a released Lease taken at once): never
       // choose it, as target or as standby.
@@ -412,14 +408,14 @@ class ShardAssigner implements Sharder {
       if (current !== target) this.#metrics?.move(target);
       return;
     }
-    this.#evictor(current); // standing by: takes over the moment the owner's Lease expires
+    this.#evictors.evictor(current); // standing by: takes over the moment the owner's Lease expires
     if (labels[this.#labels.drain] !== undefined) return;
     if (current === desired) {
       const standby = standbyFor(current);
-      if (labels[this.#labels.standby] === standby || this.#fencing.has(current)) return;
+      if (labels[this.#labels.standby] === standby || this.#evictors.isFencing(current)) return;
       // Only the standby is wrong, and its owner is live: it has no meaning until the owner is
-      // fenced, and the fence waits for this write (see #evictor).
-      await this.#standbyWrite(
+      // fenced, and the fence waits for this write (see ShardEvictors).
+      await this.#evictors.standbyWrite(
         current,
         this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, this.#leading),
       );
@@ -427,19 +423,6 @@ class ShardAssigner implements Sharder {
     }
     await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, this.#leading);
     this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
-  }
-
-  /** Tracks a standby-only write of `owner`'s object, which the fence of `owner` waits for. */
-  async #standbyWrite(owner: string, write: Promise<void>): Promise<void> {
-    const writes = this.#standbyWrites.get(owner) ?? new Set<Promise<void>>();
-    this.#standbyWrites.set(owner, writes);
-    writes.add(write);
-    try {
-      await write;
-    } finally {
-      writes.delete(write);
-      if (writes.size === 0 && this.#standbyWrites.get(owner) === writes) this.#standbyWrites.delete(owner);
-    }
   }
 
   /** Writes the shard label and its standby together (a move or an assignment), dropping the drain label. */
@@ -480,92 +463,5 @@ class ShardAssigner implements Sharder {
       if (isConflict(err) || isNotFound(err) || signal.aborted) return;
       throw err;
     }
-  }
-
-  /** Stops the candidate for a shard's Lease once no object names the shard and it is not live. */
-  #retireIfIdle(shard: string): void {
-    if (!this.#owners.has(shard) && !this.#ring.isLive(shard)) this.#evictors.get(shard)?.stop.abort();
-  }
-
-  /**
-   * The API of a shard's evictor: before any write of the shard's Lease (a take-over or a renewal)
-   * the shard counts as fencing, so no standby-only write of its objects starts, and the Lease
-   * write waits for those in flight. A take-over that fails leaves the shard unfenced.
-   */
-  #fencingApi(shard: string, leading: () => boolean): ApiClient {
-    const api = this.#api;
-    const fence = async <R>(write: () => Promise<R>): Promise<R> => {
-      this.#fencing.add(shard);
-      try {
-        await Promise.all([...(this.#standbyWrites.get(shard) ?? [])].map((w) => w.catch(() => {})));
-        return await write();
-      } catch (err) {
-        if (!leading()) this.#fencing.delete(shard);
-        throw err;
-      }
-    };
-    return new Proxy(api, {
-      get(target, prop) {
-        if (prop === 'update')
-          return (...args: Parameters<ApiClient['update']>) => fence(() => api.update(...args));
-        if (prop === 'create')
-          return (...args: Parameters<ApiClient['create']>) => fence(() => api.create(...args));
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  }
-
-  /**
-   * The candidate for a shard's Lease: it takes the Lease over only once the record stayed
-   * unchanged for a lease duration (the leader elector's rule), and lets go once no object names
-   * the shard any more.
-   */
-  #evictor(shard: string): Evictor {
-    const existing = this.#evictors.get(shard);
-    if (existing) return existing;
-    const stop = new AbortController();
-    const owners = this.#owners;
-    const elector: LeaderElector = createLeaderElector({
-      api: this.#fencingApi(shard, () => elector.isLeader()),
-      lease: { namespace: this.#opts.namespace, name: shard },
-      identity: `${this.identity}-evicting`,
-      // Released only once no object names the shard: while some do, their standbys adopt them,
-      // and the Lease must expire (adopters let go before that) rather than be free for the shard
-      // to take back at once.
-      get releaseOnCancel() {
-        return !owners.has(shard);
-      },
-      labels: { [RING_LABEL]: this.#opts.ring },
-      // The ring has watched the Lease all along (also before this replica became the sharder):
-      // its stillness counts from then, so a dead shard's objects move one lease duration after
-      // its last renewal even when the sharder itself failed over meanwhile.
-      observedSince: (rv) => this.#ring.observedSince(shard, rv),
-      ...this.#timings(),
-      logger: this.#logger,
-      onStartedLeading: async (held) => {
-        this.#logger.info('took over the Lease of a shard that stopped renewing; moving its objects', {
-          shard,
-        });
-        this.#enqueueAll(shard);
-        await new Promise<void>((resolve) => held.addEventListener('abort', () => resolve(), { once: true }));
-      },
-    });
-    const signal = AbortSignal.any([stop.signal, this.#leading ?? AbortSignal.abort()]);
-    const done = (async () => {
-      try {
-        while (!signal.aborted) await elector.run(signal);
-      } catch (err) {
-        this.#logger.error('evicting a shard failed', { shard, err: serializeError(err) });
-      } finally {
-        if (this.#evictors.get(shard)?.elector === elector) {
-          this.#evictors.delete(shard);
-          this.#fencing.delete(shard);
-        }
-      }
-    })();
-    const evictor = { elector, stop, done };
-    this.#evictors.set(shard, evictor);
-    return evictor;
   }
 }
