@@ -15,7 +15,7 @@ import {
   type WriteOptions,
 } from './api.ts';
 import { apiErrorFromStatus, type Status } from './errors.ts';
-import { createApiAgent } from './internal/api-agent.ts';
+import { ApiAgents, createApiAgent } from './internal/api-agent.ts';
 import { httpsWatchConnection } from './internal/https-watch-connection.ts';
 import {
   type BodyPeek,
@@ -97,7 +97,7 @@ export class HttpApiClient implements ApiClient {
   readonly #perRequestAuth: boolean;
   /** The cluster's `proxy-url`, parsed. */
   readonly #proxy: ProxyConfig | undefined;
-  #agent: https.Agent | undefined;
+  readonly #agents: ApiAgents;
   #baseOptions: Promise<https.RequestOptions> | undefined;
   readonly #maxSockets: number;
   /** Cuts each open watch of the TLS transport (they hold no agent socket). */
@@ -129,6 +129,14 @@ export class HttpApiClient implements ApiClient {
       | (Record<string, unknown> & { exec?: unknown; authProvider?: unknown })
       | null;
     this.#perRequestAuth = !!(user && (user.exec || user.authProvider || user.tokenFile));
+    this.#agents = new ApiAgents((tls) =>
+      createApiAgent({
+        tls,
+        maxSockets: this.#maxSockets,
+        proxy: this.#proxy,
+        tunnelTimeoutMs: this.#requestTimeoutMs,
+      }),
+    );
   }
 
   async #options(): Promise<https.RequestOptions> {
@@ -136,14 +144,9 @@ export class HttpApiClient implements ApiClient {
       const pending = (async () => {
         const opts: https.RequestOptions = { headers: {} };
         await this.#kubeConfig.applyToHTTPSOptions(opts);
-        this.#agent ??= createApiAgent({
-          tls: opts,
-          maxSockets: this.#maxSockets,
-          proxy: this.#proxy,
-          tunnelTimeoutMs: this.#requestTimeoutMs,
-        });
+        const agent = this.#agents.for(opts);
         const headers = { ...(opts.headers as Record<string, string>) };
-        const out: https.RequestOptions = { agent: this.#agent, headers };
+        const out: https.RequestOptions = { agent, headers };
         if (opts.auth) out.auth = opts.auth;
         return out;
       })();
@@ -479,21 +482,15 @@ export class HttpApiClient implements ApiClient {
 
   /** {@inheritDoc ApiClient.close} */
   close(): void {
-    const agent = this.#agent;
-    this.#agent = undefined;
     this.#baseOptions = undefined;
-    if (!agent) return;
     // Idle sockets close now; sockets of in-flight requests close when their response ends.
-    (agent as https.Agent & { keepAlive: boolean }).keepAlive = false;
-    for (const sockets of Object.values(agent.freeSockets))
-      for (const socket of sockets ?? []) socket.destroy();
+    this.#agents.close();
   }
 
   /** Closes the client and destroys every socket, those of in-flight requests and open watches too. */
   async [Symbol.asyncDispose](): Promise<void> {
-    const agent = this.#agent;
-    this.close();
-    agent?.destroy(); // the sockets of in-flight requests and open watches too
+    this.#baseOptions = undefined;
+    this.#agents.destroy(); // the sockets of in-flight requests and open watches too
     for (const cut of [...this.#tlsWatches]) cut();
   }
 }
