@@ -12,7 +12,17 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { hashRing, shardLabels } from '@kubeloom/controllers';
 import { createClient } from '@kubeloom/kclient';
-import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
+import {
+  builtins,
+  ConnectionError,
+  createKubeClient,
+  isAlreadyExists,
+  isTimeout,
+  isTooManyRequests,
+  type KubeClient,
+  noopLogger,
+  toApiError,
+} from '@kubeloom/kube';
 import { type ControlPlane, findBinary, startControlPlane, waitFor } from '@kubeloom/testing';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { type OperatorProcess, startOperatorProcess } from '../scripts/replica.ts';
@@ -274,16 +284,18 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       for (let i = 0; i < names.length; i += 25)
         await Promise.all(
           names.slice(i, i + 25).map((name, j) =>
-            admin.api.create(EgressGatewayPolicyResource, {
-              ...TYPE_META,
-              kind: 'EgressGatewayPolicy',
-              metadata: { name, namespace },
-              spec: {
-                podSelector: { matchLabels: { app: name } },
-                ipamPoolRef: { name: `pool-${(i + j) % pools}` },
-                gateway: { replicas: 1 },
-              },
-            }),
+            createRetrying(() =>
+              admin.api.create(EgressGatewayPolicyResource, {
+                ...TYPE_META,
+                kind: 'EgressGatewayPolicy',
+                metadata: { name, namespace },
+                spec: {
+                  podSelector: { matchLabels: { app: name } },
+                  ipamPoolRef: { name: `pool-${(i + j) % pools}` },
+                  gateway: { replicas: 1 },
+                },
+              }),
+            ),
           ),
         );
       return names;
@@ -416,4 +428,26 @@ export async function auditAllocations(
     await delay(options.intervalMs ?? 500, undefined, { signal: options.signal }).catch(() => {});
   }
   return { checks, duplicates };
+}
+
+/**
+ * Runs a create, again (up to 8 attempts, 0.5–4 s apart) while the apiserver answers that it is
+ * overloaded: 429, a timeout, a dropped connection, or a 5xx such as "resource quota evaluation timed out", which a
+ * saturated 2-core machine produces. AlreadyExists after a failed attempt means that attempt
+ * landed after all.
+ */
+async function createRetrying(create: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await create();
+      return;
+    } catch (err) {
+      if (attempt > 1 && isAlreadyExists(err)) return;
+      const code = toApiError(err)?.code ?? 0;
+      const overloaded =
+        err instanceof ConnectionError || isTooManyRequests(err) || isTimeout(err) || code >= 500;
+      if (!overloaded || attempt >= 8) throw err;
+      await delay(Math.min(4000, 500 * 2 ** (attempt - 1)));
+    }
+  }
 }
