@@ -8,12 +8,20 @@
  *    JSON each, most of it managedFields): time to synced and retained heap per cached object.
  *    Floors: `floor` (paginated raw list + JSON.parse into a Map) and `floor-strip` (the same,
  *    also dropping managedFields, which kubeloom's default transform does);
- * 2. watch, client-bound replay: 40,000 ConfigMap updates (KUBELOOM_BENCH_WATCH_EVENTS) replayed
- *    from a resourceVersion through each informer, events/s delivered to a handler and CPU per
- *    event: the process's (every thread) and the main thread's alone (`process.threadCpuUsage`,
- *    without V8's background GC and compiler threads, whose share swings ±20 % between runs).
- *    40,000 rather than 10,000 so that a process's fixed costs (connecting, compiling the hot
- *    path) are a small part of the figure;
+ * 2. watch: 40,000 ConfigMap updates (KUBELOOM_BENCH_WATCH_EVENTS) replayed from a
+ *    resourceVersion through each informer, events/s delivered to a handler and CPU per event:
+ *    the process's (every thread) and the main thread's alone (`process.threadCpuUsage`, without
+ *    V8's background GC and compiler threads, whose share swings ±20 % between runs). 40,000
+ *    rather than 10,000 so that a process's fixed costs (connecting, compiling the hot path) are a
+ *    small part of the figure. Two cells:
+ *    - server-paced: from the apiserver itself, which reads them from etcd (watch cache off) at
+ *      its own pace (~6–9 k events/s here), so events/s is the server's, not the client's;
+ *    - client-bound: the same stream recorded once from the apiserver (watch-recording.ts) and
+ *      served from 127.0.0.1 over TLS as fast as each client reads it (watch-replay-server.ts),
+ *      one HTTP chunk and TLS record per event by default (`KUBELOOM_BENCH_REPLAY_FRAMING=batched`:
+ *      the 2 KiB chunks and 4 KiB writes of an apiserver whose queue is backed up); events/s is
+ *      then bounded by the client. Both clients read the same bytes through their normal watch
+ *      code; the server runs in the benchmark's own process, not in the measured one;
  * 3. scale: kubeloom's sync of 1k … KUBELOOM_BENCH_SCALE ConfigMaps (default 30,000), time and
  *    bytes per object, beside `floor-strip`.
  *
@@ -22,13 +30,18 @@
  * `KUBELOOM_BENCH_ROUNDS` sets the processes per variant and cell (default 5).
  * `KUBELOOM_BENCH_SMOKE=1` uses tiny sizes and one round.
  */
-import { execFileSync, execSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { execFile, execSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { builtins, createKubeClient, type KubeClient, noopLogger } from '@kubeloom/kube';
 import { type BenchMeasurement, reportBenchResults, startControlPlane } from '@kubeloom/testing';
 import { benchPod } from './bench-pod.ts';
+import { recordWatch } from './watch-recording.ts';
+import { type ReplayFraming, startWatchReplayServer, type WatchReplayServer } from './watch-replay-server.ts';
+
+const execFileAsync = promisify(execFile);
 
 const smoke = process.env.KUBELOOM_BENCH_SMOKE === '1';
 const N_CM = smoke ? 300 : 10_000;
@@ -38,6 +51,9 @@ if (!Number.isInteger(N_UPDATES) || N_UPDATES < 1)
   throw new Error(`KUBELOOM_BENCH_WATCH_EVENTS: "${N_UPDATES}" is not a positive integer`);
 const ROUNDS = smoke ? 1 : Number(process.env.KUBELOOM_BENCH_ROUNDS ?? 5);
 const SCALE_MAX = smoke ? 1_000 : Number(process.env.KUBELOOM_BENCH_SCALE ?? 30_000);
+const REPLAY_FRAMING = (process.env.KUBELOOM_BENCH_REPLAY_FRAMING ?? 'event') as ReplayFraming;
+if (REPLAY_FRAMING !== 'event' && REPLAY_FRAMING !== 'batched')
+  throw new Error(`KUBELOOM_BENCH_REPLAY_FRAMING: "${REPLAY_FRAMING}" is neither event nor batched`);
 const SCALES = [1_000, 3_000, 10_000, 30_000, 100_000].filter((n) => n <= SCALE_MAX);
 const worker = path.join(import.meta.dirname, 'informer-worker.ts');
 const kubeDir = path.resolve(import.meta.dirname, '..');
@@ -60,9 +76,9 @@ function configMap(name: string, namespace: string, i: number) {
   };
 }
 
-/** One measurement in a fresh process. */
-function run(args: string[], base: string | undefined): Record<string, number> {
-  const out = execFileSync(
+/** One measurement in a fresh process (asynchronous: the replay server answers it meanwhile). */
+async function run(args: string[], base: string | undefined): Promise<Record<string, number>> {
+  const { stdout } = await execFileAsync(
     process.execPath,
     ['--conditions=@kubeloom/source', '--expose-gc', '--max-old-space-size=8192', worker, ...args],
     {
@@ -71,16 +87,16 @@ function run(args: string[], base: string | undefined): Record<string, number> {
       env: { ...process.env, ...(base ? { KUBELOOM_BENCH_BASE: base } : {}) },
     },
   );
-  return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
+  return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, number>;
 }
 
-/** ROUNDS fresh processes per variant, the order rotated every round. */
-function rounds(variants: readonly string[], args: (v: string) => string[], base: string | undefined) {
+/** ROUNDS fresh processes per variant, one at a time, the order rotated every round. */
+async function rounds(variants: readonly string[], args: (v: string) => string[], base: string | undefined) {
   const res: Record<string, Array<Record<string, number>>> = Object.fromEntries(variants.map((v) => [v, []]));
   for (let r = 0; r < ROUNDS; r++) {
     for (let j = 0; j < variants.length; j++) {
       const v = variants[(j + r) % variants.length]!;
-      res[v]!.push(run([v, ...args(v)], base));
+      res[v]!.push(await run([v, ...args(v)], base));
     }
   }
   return res;
@@ -144,10 +160,53 @@ function syncTable(opts: {
   }
 }
 
+/** A watch cell's records and table: events/s, CPU and main-thread CPU per event, wall. */
+async function watchCell(opts: {
+  readonly cell: string;
+  readonly res: Record<string, Array<Record<string, number>>>;
+  readonly note: string;
+}): Promise<void> {
+  const { cell, res } = opts;
+  const rate = (r: Record<string, number>) => (r.events! / r.wallMs!) * 1000;
+  const cpuPer = (r: Record<string, number>) => (r.cpuMs! * 1000) / r.events!;
+  const threadPer = (r: Record<string, number>) => (r.threadCpuMs! * 1000) / r.events!;
+  console.log(
+    `\n| ${cell} | events/s delivered to a handler | × client-node | client CPU µs / event | × client-node | main-thread CPU µs / event | × client-node | wall ms |`,
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [v, rs] of Object.entries(res)) {
+    for (const r of rs)
+      if (r.events !== N_UPDATES) throw new Error(`${v} saw ${r.events} of ${N_UPDATES} events (${cell})`);
+    measurements.push(
+      { cell, variant: v, metric: 'events-per-second', unit: 'events/s', values: rs.map(rate) },
+      { cell, variant: v, metric: 'cpu-per-event', unit: 'µs', values: rs.map(cpuPer) },
+      { cell, variant: v, metric: 'main-thread-cpu-per-event', unit: 'µs', values: rs.map(threadPer) },
+      { cell, variant: v, metric: 'wall', unit: 'ms', values: rs.map((r) => r.wallMs!) },
+    );
+  }
+  const cn = res['client-node']!;
+  const ratio = (rs: Array<Record<string, number>>, f: (r: Record<string, number>) => number) =>
+    fmt(median(rs.map(f)) / median(cn.map(f)), 2);
+  for (const [v, rs] of Object.entries(res)) {
+    console.log(
+      `| ${v} | ${spread(rs.map(rate))} | ${ratio(rs, rate)} | ${spread(rs.map(cpuPer), 1)} | ${ratio(rs, cpuPer)} | ` +
+        `${spread(rs.map(threadPer), 1)} | ${ratio(rs, threadPer)} | ${spread(rs.map((r) => r.wallMs!))} |`,
+    );
+  }
+  console.log(
+    `\n(${opts.note}; load average now ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')}.)`,
+  );
+}
+
 const baseRef = process.env.KUBELOOM_BENCH_BASE_REF;
 const base = baseRef ? extractBase(baseRef) : undefined;
 let plane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
 let kube: KubeClient | undefined;
+let replay: WatchReplayServer | undefined;
+let replayDir: string | undefined;
 try {
   plane = await startControlPlane({
     apiServerArgs: [
@@ -216,11 +275,12 @@ try {
     ['pods', 'bench-pod', N_POD],
   ] as const) {
     const variants = withBase(['floor', 'floor-strip', 'client-node', 'kubeloom']);
-    const res = rounds(variants, () => [kind, kubeconfigPath, ns, 'sync', String(n)], base?.src);
+    const res = await rounds(variants, () => [kind, kubeconfigPath, ns, 'sync', String(n)], base?.src);
     syncTable({ cell: `sync ${n} ${kind}`, n, res, floor: 'floor-strip', other: 'client-node' });
   }
 
-  // Watch, client-bound replay: record the revision, make N updates, then replay them through each informer.
+  // Watch: record the revision, make N updates, then replay them through each informer, first from
+  // the apiserver (server-paced), then from a recording served as fast as each client reads it.
   const names = Array.from({ length: 100 }, (_, i) => `w-${i}`);
   await pool(names, 32, (name) =>
     k.api.create(builtins.ConfigMap, { metadata: { name, namespace: 'bench-watch' }, data: { v: '0' } }),
@@ -237,46 +297,43 @@ try {
         { type: 'merge' },
       ),
   );
-  const wcell = `watch replay ${N_UPDATES} configmap updates`;
-  console.log(
-    `\n| ${wcell} | events/s delivered to a handler | × client-node | client CPU µs / event | × client-node | main-thread CPU µs / event | × client-node | wall ms |`,
-  );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  const wres = rounds(
-    withBase(['client-node', 'kubeloom']),
-    () => ['configmaps', kubeconfigPath, 'bench-watch', 'watch', start, String(N_UPDATES)],
-    base?.src,
-  );
-  const rate = (r: Record<string, number>) => (r.events! / r.wallMs!) * 1000;
-  const cpuPer = (r: Record<string, number>) => (r.cpuMs! * 1000) / r.events!;
-  const threadPer = (r: Record<string, number>) => (r.threadCpuMs! * 1000) / r.events!;
-  for (const [v, rs] of Object.entries(wres)) {
-    for (const r of rs)
-      if (r.events !== N_UPDATES) throw new Error(`${v} saw ${r.events} of ${N_UPDATES} events`);
-    measurements.push(
-      { cell: wcell, variant: v, metric: 'events-per-second', unit: 'events/s', values: rs.map(rate) },
-      { cell: wcell, variant: v, metric: 'cpu-per-event', unit: 'µs', values: rs.map(cpuPer) },
-      {
-        cell: wcell,
-        variant: v,
-        metric: 'main-thread-cpu-per-event',
-        unit: 'µs',
-        values: rs.map(threadPer),
-      },
-      { cell: wcell, variant: v, metric: 'wall', unit: 'ms', values: rs.map((r) => r.wallMs!) },
-    );
-  }
-  const cn = wres['client-node']!;
-  for (const [v, rs] of Object.entries(wres)) {
-    console.log(
-      `| ${v} | ${spread(rs.map(rate))} | ${fmt(median(rs.map(rate)) / median(cn.map(rate)), 2)} | ` +
-        `${spread(rs.map(cpuPer), 1)} | ${fmt(median(rs.map(cpuPer)) / median(cn.map(cpuPer)), 2)} | ` +
-        `${spread(rs.map(threadPer), 1)} | ${fmt(median(rs.map(threadPer)) / median(cn.map(threadPer)), 2)} | ${spread(rs.map((r) => r.wallMs!))} |`,
-    );
-  }
-  console.log(
-    "\n(events/s is bounded by the apiserver replaying from etcd; CPU per event is the client's own cost.)",
-  );
+  const watchVariants = withBase(['client-node', 'kubeloom']);
+  const watchArgs = (kc: string) => () => [
+    'configmaps',
+    kc,
+    'bench-watch',
+    'watch',
+    start,
+    String(N_UPDATES),
+  ];
+  await watchCell({
+    cell: `watch server-paced ${N_UPDATES} configmap updates`,
+    res: await rounds(watchVariants, watchArgs(kubeconfigPath), base?.src),
+    note: "server-paced: the apiserver replays from etcd (watch cache off), so events/s is its pace; CPU per event is the client's own cost",
+  });
+
+  const lines = await recordWatch({
+    kubeConfig: plane.kubeConfig,
+    path: '/api/v1/namespaces/bench-watch/configmaps',
+    resourceVersion: start,
+    events: N_UPDATES,
+  });
+  const bytes = lines.reduce((sum, l) => sum + l.length, 0);
+  replay = await startWatchReplayServer({ lines, framing: REPLAY_FRAMING });
+  replayDir = mkdtempSync(path.join(os.tmpdir(), 'kubeloom-bench-replay-'));
+  const replayKubeconfig = path.join(replayDir, 'kubeconfig');
+  writeFileSync(replayKubeconfig, replay.kubeConfig.exportConfig());
+  await watchCell({
+    cell: `watch client-bound ${N_UPDATES} configmap updates`,
+    res: await rounds(watchVariants, watchArgs(replayKubeconfig), base?.src),
+    note:
+      `client-bound: the ${fmt(lines.length)} lines the apiserver sent (${fmt(bytes / lines.length)} bytes each on average), recorded once and ` +
+      `served from 127.0.0.1 over TLS as fast as each client reads them, framing "${REPLAY_FRAMING}" ` +
+      `(${REPLAY_FRAMING === 'event' ? 'one HTTP chunk and TLS record per event' : "Go net/http's 2 KiB chunks, 4 KiB writes"}); ` +
+      `${replay.watches()} watch requests served, ${replay.others()} other requests`,
+  });
+  await replay.close();
+  replay = undefined;
 
   // Scale: the same sync at growing sizes; per-object time and bytes should stay flat.
   if (SCALES.length > 0) {
@@ -285,7 +342,7 @@ try {
     console.log('|---|---|---:|---:|---:|');
     for (const n of SCALES) {
       const cell = `scale ${n} configmaps`;
-      const res = rounds(
+      const res = await rounds(
         ['floor-strip', 'kubeloom'],
         () => ['configmaps', kubeconfigPath, scaleNs(n), 'sync', String(n)],
         undefined,
@@ -319,6 +376,8 @@ try {
   reportBenchResults('kube/informer', measurements);
 } finally {
   kube?.shutdown();
+  await replay?.close();
+  if (replayDir) rmSync(replayDir, { recursive: true, force: true });
   await plane?.stop();
   if (base) rmSync(base.dir, { recursive: true, force: true });
 }
