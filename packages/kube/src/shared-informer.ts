@@ -397,12 +397,23 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
     const push = sinkWatchOf(this.#api);
     if (push) {
       let outcome: WatchOutcome | undefined;
-      await push<T>(resource, opts, (event) => {
-        if (signal.aborted) return true;
-        this.#lastEventMs = Date.now();
-        outcome = this.#handleEvent(event);
-        return outcome !== undefined;
-      });
+      // A flag, not `signal.aborted` per event: the run signal is a composite (`AbortSignal.any`),
+      // whose getter walks its sources on every read.
+      let aborted = signal.aborted;
+      const onAbort = (): void => {
+        aborted = true;
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await push<T>(resource, opts, (event) => {
+          if (aborted) return true;
+          this.#lastEventMs = Date.now();
+          outcome = this.#handleEvent(event);
+          return outcome !== undefined;
+        });
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
       return outcome ?? 'closed';
     }
     // An in-memory server can hand over its frozen objects when the transform leaves them alone.
