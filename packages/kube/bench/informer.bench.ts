@@ -7,7 +7,10 @@
  * 1. initial sync of 10,000 1 KiB ConfigMaps and of 2,000 server-side-applied Pods (~11 KB of
  *    JSON each, most of it managedFields): time to synced and retained heap per cached object.
  *    Floors: `floor` (paginated raw list + JSON.parse into a Map) and `floor-strip` (the same,
- *    also dropping managedFields, which kubeloom's default transform does);
+ *    also dropping managedFields, which kubeloom's default transform does). The same cells run again
+ *    at the end, labelled `(watch cache)`, on a second control plane with the watch cache on
+ *    (kube-apiserver's default and production's, where 1.37 serves consistent lists from the
+ *    cache); `KUBELOOM_BENCH_WATCH_CACHE=0` skips them;
  * 2. watch: 40,000 ConfigMap updates (KUBELOOM_BENCH_WATCH_EVENTS) replayed from a
  *    resourceVersion through each informer, events/s delivered to a handler and CPU per event:
  *    the process's (every thread) and the main thread's alone (`process.threadCpuUsage`, without
@@ -54,6 +57,8 @@ const SCALE_MAX = smoke ? 1_000 : Number(process.env.KUBELOOM_BENCH_SCALE ?? 30_
 const REPLAY_FRAMING = (process.env.KUBELOOM_BENCH_REPLAY_FRAMING ?? 'event') as ReplayFraming;
 if (REPLAY_FRAMING !== 'event' && REPLAY_FRAMING !== 'batched')
   throw new Error(`KUBELOOM_BENCH_REPLAY_FRAMING: "${REPLAY_FRAMING}" is neither event nor batched`);
+/** `KUBELOOM_BENCH_WATCH_CACHE=0` skips the sync cells on a plane with the watch cache on. */
+const WATCH_CACHE = process.env.KUBELOOM_BENCH_WATCH_CACHE !== '0';
 const SCALES = [1_000, 3_000, 10_000, 30_000, 100_000].filter((n) => n <= SCALE_MAX);
 const worker = path.join(import.meta.dirname, 'informer-worker.ts');
 const kubeDir = path.resolve(import.meta.dirname, '..');
@@ -201,6 +206,57 @@ async function watchCell(opts: {
   );
 }
 
+/** Creates `bench-cm` with N_CM ConfigMaps and `bench-pod` with N_POD server-side-applied Pods. */
+async function seedSync(k: KubeClient): Promise<void> {
+  for (const ns of ['bench-cm', 'bench-pod'])
+    await k.api.create(builtins.Namespace, { metadata: { name: ns } });
+  await pool(
+    Array.from({ length: N_CM }, (_, i) => i),
+    32,
+    (i) => k.api.create(builtins.ConfigMap, configMap(`cm-${i}`, 'bench-cm', i)),
+  );
+  await pool(
+    Array.from({ length: N_POD }, (_, i) => i),
+    32,
+    (i) =>
+      k.api.patch(
+        { resource: builtins.Pod, name: `pod-${i}`, namespace: 'bench-pod' },
+        benchPod(`pod-${i}`, 'bench-pod'),
+        { type: 'apply', fieldManager: 'bench-deployer' },
+      ),
+  );
+}
+
+/** The sync cells (ConfigMaps, Pods) against the plane of `kubeconfigPath`, their table and records. */
+async function syncCells(opts: {
+  readonly kubeconfigPath: string;
+  readonly suffix: string;
+  readonly variants: string[];
+  readonly base: string | undefined;
+}): Promise<void> {
+  console.log(
+    '| cell | variant | wall ms | × floor-strip | × client-node | CPU ms | × floor-strip | × client-node | retained bytes / object | × client-node |',
+  );
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [kind, ns, n] of [
+    ['configmaps', 'bench-cm', N_CM],
+    ['pods', 'bench-pod', N_POD],
+  ] as const) {
+    const res = await rounds(
+      opts.variants,
+      () => [kind, opts.kubeconfigPath, ns, 'sync', String(n)],
+      opts.base,
+    );
+    syncTable({
+      cell: `sync ${n} ${kind}${opts.suffix}`,
+      n,
+      res,
+      floor: 'floor-strip',
+      other: 'client-node',
+    });
+  }
+}
+
 const baseRef = process.env.KUBELOOM_BENCH_BASE_REF;
 const base = baseRef ? extractBase(baseRef) : undefined;
 let plane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
@@ -222,13 +278,8 @@ try {
   kube = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
   const k = kube;
   const scaleNs = (n: number) => (n === N_CM ? 'bench-cm' : `bench-scale-${n}`);
-  const namespaces = [
-    'bench-cm',
-    'bench-pod',
-    'bench-watch',
-    ...SCALES.filter((n) => n !== N_CM).map(scaleNs),
-  ];
-  for (const ns of namespaces) await k.api.create(builtins.Namespace, { metadata: { name: ns } });
+  for (const ns of ['bench-watch', ...SCALES.filter((n) => n !== N_CM).map(scaleNs)])
+    await k.api.create(builtins.Namespace, { metadata: { name: ns } });
   const t0 = Date.now();
   const seed = (ns: string, n: number) =>
     pool(
@@ -236,20 +287,7 @@ try {
       32,
       (i) => k.api.create(builtins.ConfigMap, configMap(`cm-${i}`, ns, i)),
     );
-  await seed('bench-cm', N_CM);
-  await pool(
-    Array.from({ length: N_POD }, (_, i) => i),
-    32,
-    (i) =>
-      k.api.patch(
-        { resource: builtins.Pod, name: `pod-${i}`, namespace: 'bench-pod' },
-        benchPod(`pod-${i}`, 'bench-pod'),
-        {
-          type: 'apply',
-          fieldManager: 'bench-deployer',
-        },
-      ),
-  );
+  await seedSync(k);
   const samplePod = (await k.api.list(builtins.Pod, { namespace: 'bench-pod', limit: 1 })).items[0]!;
   const sampleCm = (await k.api.list(builtins.ConfigMap, { namespace: 'bench-cm', limit: 1 })).items[0]!;
   const podBytes = JSON.stringify(samplePod).length;
@@ -266,18 +304,8 @@ try {
   );
 
   const withBase = (vs: string[]) => (base ? [...vs, 'base'] : vs);
-  console.log(
-    '| cell | variant | wall ms | × floor-strip | × client-node | CPU ms | × floor-strip | × client-node | retained bytes / object | × client-node |',
-  );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const [kind, ns, n] of [
-    ['configmaps', 'bench-cm', N_CM],
-    ['pods', 'bench-pod', N_POD],
-  ] as const) {
-    const variants = withBase(['floor', 'floor-strip', 'client-node', 'kubeloom']);
-    const res = await rounds(variants, () => [kind, kubeconfigPath, ns, 'sync', String(n)], base?.src);
-    syncTable({ cell: `sync ${n} ${kind}`, n, res, floor: 'floor-strip', other: 'client-node' });
-  }
+  const syncVariants = withBase(['floor', 'floor-strip', 'client-node', 'kubeloom']);
+  await syncCells({ kubeconfigPath, suffix: '', variants: syncVariants, base: base?.src });
 
   // Watch: record the revision, make N updates, then replay them through each informer, first from
   // the apiserver (server-paced), then from a recording served as fast as each client reads it.
@@ -366,6 +394,31 @@ try {
         );
       }
     }
+  }
+  // The sync again on a plane with the watch cache on (kube-apiserver's default, and production's):
+  // 1.37 serves a consistent list, paginated or not, from the cache instead of reading etcd.
+  if (WATCH_CACHE) {
+    kube.shutdown();
+    await plane.stop();
+    plane = undefined;
+    plane = await startControlPlane({
+      apiServerArgs: ['--max-requests-inflight=2000', '--max-mutating-requests-inflight=1000'],
+      startTimeoutMs: 300_000,
+    });
+    kube = createKubeClient({ kubeConfig: plane.kubeConfig, logger: noopLogger });
+    await seedSync(kube);
+    console.log(
+      `\nThe same sync on a second control plane with the watch cache on (the default), load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' / ')}:\n`,
+    );
+    await syncCells({
+      kubeconfigPath: plane.kubeconfigPath,
+      suffix: ' (watch cache)',
+      variants: syncVariants,
+      base: base?.src,
+    });
   }
   console.log(
     `\nload average at the end: ${os
