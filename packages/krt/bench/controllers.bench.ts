@@ -25,18 +25,18 @@
  *    event per pod. Wall time and process CPU time (user + system, GC threads included) of the
  *    sync and of each round; retained heap after a forced GC with the controller alive, relative
  *    to the heap before the fake client was created.
- * 2. The controller's own cost, inside the process: the controller is detached (its signal
- *    aborted), a bare counting handler stays on the pods as the round barrier, then `pairs`
- *    pairs of update rounds, one with the controller attached again (a fresh instance, synced
- *    from the informers' caches before the round) and one without, in alternating order
- *    (off-on, on-off, ...), each after a forced GC. The own cost of a round is on − off of the
- *    same pair; the process's figure is the median over its pairs. Attaching (building the
- *    controller and computing every workload from the synced caches) is timed too: the
- *    controller's own initial sync. For the floor the "on" round attaches nothing: its figure is
- *    the method's noise.
+ * 2. The controller's own cost, inside the process, by CPU-profile attribution: the controller is
+ *    detached (its signal aborted), then fresh instances are attached to the synced informers one
+ *    after another, each through its initial workload events (its own initial sync) and detached
+ *    again, except the last, which then runs more update rounds. Each attach and the rounds run
+ *    under V8's sampling profiler; a sample is the controller's when a frame of its code is on
+ *    the stack, and its own CPU time is its share of the busy samples times the main thread's CPU
+ *    time. The process's own initial sync is the median over its attaches (one attach at 1× is
+ *    ≈ 10 ms, a few dozen samples, and swings with the machine's load).
  *
  * KUBELOOM_BENCH_SMOKE=1 runs tiny sizes (< 30 s); KRT_BENCH_RUNS sets the processes per cell,
- * KRT_BENCH_OWN_ROUNDS the profiled rounds per process; KRT_BENCH_PROFILE_DIR=dir writes the profiles.
+ * KRT_BENCH_OWN_ROUNDS the profiled rounds per process, KRT_BENCH_ATTACHES the profiled attaches per
+ * process; KRT_BENCH_PROFILE_DIR=dir writes the profiles.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -73,8 +73,11 @@ interface Result extends Span {
   sync: Span;
   /** Each update round: every pod's IP updated through the API, one workload event per pod. */
   rounds: Span[];
-  /** Profiled: a fresh controller attached to the synced informers, through its initial events. */
-  attach: Profiled;
+  /**
+   * Profiled, one per attach: a fresh controller attached to the synced informers, through its
+   * initial events (its own initial sync).
+   */
+  attaches: Profiled[];
   /** Profiled: update rounds with that controller. */
   ownRounds: Profiled;
   retainedBytes: number;
@@ -199,7 +202,7 @@ async function updateRound(kube: KubeClient, pods: V1Pod[]): Promise<void> {
 }
 
 async function child(variant: string, { pods: nPods, services: nServices, apps }: Sizes): Promise<Result> {
-  const { iters, ownIters } = plan(nPods);
+  const { iters, ownIters, attachIters } = plan(nPods);
   const gc = (globalThis as { gc?: () => void }).gc!;
   gc();
   gc();
@@ -240,26 +243,40 @@ async function child(variant: string, { pods: nPods, services: nServices, apps }
   const retainedBytes = process.memoryUsage().heapUsed - heapBefore;
 
   // Phase 2: the own cost, by CPU-profile attribution. The controller is detached (its signal
-  // aborted), then a fresh instance is attached to the synced informers and runs `ownRounds`
-  // update rounds, each segment under V8's sampling profiler.
+  // aborted), then fresh instances are attached to the synced informers one after another (each
+  // through its initial events, then detached, except the last), and the last one runs
+  // `ownIters` update rounds; each attach and the rounds under V8's sampling profiler.
   stop.abort();
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: SAMPLE_US });
-  const detach = new AbortController();
-  const own = new Counter();
+  const attaches: Profiled[] = [];
+  let detach = new AbortController();
+  let own = new Counter();
+  for (let k = 0; k < attachIters; k++) {
+    if (k > 0) {
+      detach.abort();
+      detach = new AbortController();
+      own = new Counter();
+    }
+    gc();
+    gc();
+    const d = detach;
+    const c = own;
+    attaches.push(
+      await profiled(session, async () => {
+        builders[variant]!(kube, c.emit, d.signal);
+        await c.drain(nPods);
+      }),
+    );
+  }
   gc();
   gc();
-  const attach = await profiled(session, async () => {
-    builders[variant]!(kube, own.emit, detach.signal);
-    await own.drain(nPods);
-  });
-  gc();
-  gc();
+  const ownCounter = own;
   const ownRounds = await profiled(session, async () => {
     for (let it = 0; it < ownIters; it++) {
-      const done = own.drain(nPods);
+      const done = ownCounter.drain(nPods);
       await updateRound(kube, pods);
       await done;
     }
@@ -268,7 +285,7 @@ async function child(variant: string, { pods: nPods, services: nServices, apps }
   detach.abort();
   informers.abort();
   kube.shutdown();
-  return { ...total, sync, rounds, attach, ownRounds, retainedBytes, events: counter.events, pods: nPods };
+  return { ...total, sync, rounds, attaches, ownRounds, retainedBytes, events: counter.events, pods: nPods };
 }
 
 function run(variant: string, scale: number): Result {
@@ -305,15 +322,22 @@ function sizes(scale: number): Sizes {
   return { pods: 1000 * scale, services: 50 * scale, apps: 25 * scale };
 }
 
-/** Istio-style update rounds and profiled own-cost rounds per process: more at 1×, where rounds are short. */
-function plan(pods: number): { iters: number; ownIters: number } {
-  const own = process.env.KRT_BENCH_OWN_ROUNDS;
+/**
+ * Istio-style update rounds, profiled own-cost rounds and profiled attaches per process: more at
+ * 1×, where rounds and attaches are short.
+ */
+function plan(pods: number): { iters: number; ownIters: number; attachIters: number } {
+  const env = process.env;
   const p = smoke
-    ? { iters: 2, ownIters: 2 }
+    ? { iters: 2, ownIters: 2, attachIters: 2 }
     : pods <= 1000
-      ? { iters: 10, ownIters: 40 }
-      : { iters: 5, ownIters: 3 };
-  return own === undefined ? p : { ...p, ownIters: Number(own) };
+      ? { iters: 10, ownIters: 40, attachIters: 25 }
+      : { iters: 5, ownIters: 5, attachIters: 3 };
+  return {
+    iters: p.iters,
+    ownIters: env.KRT_BENCH_OWN_ROUNDS === undefined ? p.ownIters : Number(env.KRT_BENCH_OWN_ROUNDS),
+    attachIters: env.KRT_BENCH_ATTACHES === undefined ? p.attachIters : Number(env.KRT_BENCH_ATTACHES),
+  };
 }
 
 if (process.argv[2] === 'child') {
@@ -340,9 +364,9 @@ function ownRound(x: Result): number {
   return ownCpu(x.ownRounds) / plan(x.pods).ownIters;
 }
 
-/** The process's own initial sync CPU. */
+/** The process's own initial sync CPU: the median over its attaches. */
 function ownSync(x: Result): number {
-  return ownCpu(x.attach);
+  return median(x.attaches.map(ownCpu));
 }
 
 async function main(): Promise<void> {
@@ -443,7 +467,7 @@ async function main(): Promise<void> {
   const planText = scales
     .map((sc) => {
       const p = plan(sizes(sc).pods);
-      return `${p.iters} timed and ${p.ownIters} profiled update rounds at ${sc}×`;
+      return `${p.iters} timed update rounds, ${p.attachIters} profiled attaches and ${p.ownIters} profiled update rounds at ${sc}×`;
     })
     .join(', ');
   console.log(
@@ -467,7 +491,8 @@ async function main(): Promise<void> {
     `\nOwn cost, inside each process: the controller's share of the busy CPU-profile samples (${SAMPLE_US} µs ` +
       "interval; a sample is the controller's when its code is on the stack; garbage collection is " +
       "nobody's) times the main thread's CPU time, for the profiled update rounds (per round) and for " +
-      'attaching a fresh controller to the synced informers (its own initial sync). Ratios against the ' +
+      'attaching a fresh controller to the synced informers (its own initial sync: the median over the ' +
+      "process's attaches). Ratios against the " +
       'indexed hand-written controller (ratio of the medians, range of the per-rotation-round ratios).\n',
   );
   console.log(

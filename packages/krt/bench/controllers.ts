@@ -113,6 +113,8 @@ function buildKrt(kube: KubeClient, emit: Emit, signal: AbortSignal): void {
   workloads.register(() => emit());
 }
 
+let instances = 0;
+
 /**
  * The hand-written controller as a Go engineer would write it with kclient: a queue of pod keys,
  * each reconcile recomputing one workload from the caches. `scan` is Istio's `NewLegacy` exactly
@@ -128,9 +130,11 @@ function buildLegacy(
 ): void {
   const pods = createClient(kube, builtins.Pod);
   const services = createClient(kube, builtins.Service);
+  // A fresh index per instance (kclient's indexes live as long as the shared informer, shared by
+  // name): attaching a new controller builds its index, as a controller starting up does.
   const bySelectorPair = scan
     ? undefined
-    : services.index('legacy-selector-pairs', (svc) => {
+    : services.index(`legacy-selector-pairs-${instances++}`, (svc) => {
         const ns = svc.metadata?.namespace ?? '';
         return Object.entries(svc.spec?.selector ?? {}).map(([k, v]) => `${ns}/${k}=${v}`);
       });

@@ -7,7 +7,7 @@ import {
   parseKey,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
-import type { BatchHandler, Collection, Registration } from './core.ts';
+import type { BatchHandler, Collection, Event, Registration } from './core.ts';
 import { BaseCollection } from './internal/base.ts';
 import type { CollectionDump, IndexView } from './internal/internals.ts';
 import { newUid } from './internal/internals.ts';
@@ -74,21 +74,29 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
    * always sees the index as of that event.
    */
   readonly #auto: TrackedIndexStore<T>[] = [];
+  /** Initial adds received and not emitted yet (see {@link InformerCollection.#queueInitial}). */
+  #initial: Event<T>[] | undefined;
 
   constructor(client: ClientInformer<T>, opts: CollectionOptions) {
     super('informer', `Informer[${client.resource.kind}]`, opts);
     this.#client = client;
     this.start();
     this.#reg = client.addEventHandler({
-      onAdd: (obj) => {
+      onAdd: (obj, initial) => {
         this.#file(obj, obj);
-        this.emit([{ type: 'add', new: obj }]);
+        if (initial) this.#queueInitial(obj);
+        else {
+          this.#flushInitial();
+          this.emit([{ type: 'add', new: obj }]);
+        }
       },
       onUpdate: (old, obj) => {
+        this.#flushInitial();
         this.#file(obj, obj);
         this.emit([{ type: 'update', old, new: obj }]);
       },
       onDelete: (obj) => {
+        this.#flushInitial();
         const old = extractTombstone(obj);
         this.#file(old, undefined);
         this.emit([{ type: 'delete', old }]);
@@ -99,6 +107,31 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
       this.signal,
       () => this.markSynced(),
     );
+  }
+
+  /**
+   * The initial list arrives as one synchronous run of adds: they are emitted as one batch (from
+   * a microtask, or before anything else this collection emits or hands out), so a derived
+   * collection computes its initial state in one pass rather than one event at a time.
+   */
+  #queueInitial(obj: T): void {
+    if (this.#initial === undefined) {
+      this.#initial = [];
+      queueMicrotask(this.#flushInitial);
+    }
+    this.#initial.push({ type: 'add', new: obj });
+  }
+
+  readonly #flushInitial = (): void => {
+    const batch = this.#initial;
+    if (batch === undefined) return;
+    this.#initial = undefined;
+    this.emit(batch);
+  };
+
+  protected override markSynced(): void {
+    this.#flushInitial();
+    super.markSynced();
   }
 
   get(key: string): T | undefined {
@@ -113,6 +146,8 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
   override registerBatch(handler: BatchHandler<T>, runExistingState: boolean): Registration {
     // Until our own handler has received the initial list, every object still arrives as an
     // event, so the snapshot must be empty (or it would be delivered twice).
+    // Initial adds not emitted yet go to the handlers registered before this one only.
+    this.#flushInitial();
     const snapshot = runExistingState && this.#reg.hasSynced() ? this.list() : undefined;
     return this.handlers.insert(handler, snapshot);
   }
@@ -149,6 +184,7 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
 
   protected override onStop(): void {
     this.#reg.remove();
+    this.#initial = undefined;
     this.#auto.length = 0;
     this.#indexes.clear();
   }
