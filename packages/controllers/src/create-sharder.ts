@@ -18,6 +18,7 @@ import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
 import { ShardEvictors } from './internal/shard-evictors.ts';
 import type { LeaderElector } from './leader-election.ts';
 import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
+import type { ReconcileResult } from './queue.ts';
 import { objectShardKey, type ShardLabels } from './shard-labels.ts';
 
 /** One resource the sharder assigns. */
@@ -99,6 +100,9 @@ export interface Sharder {
   /** Stops it and resolves once stopped, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/** How long a standby-only write waits while a dead shard's objects are still to move. */
+const STANDBY_DEFER_MS = 1000;
 
 const METADATA_ONLY = {
   name: 'kubeloom-sharder-metadata',
@@ -359,7 +363,7 @@ class ShardAssigner implements Sharder {
     }
   }
 
-  async #reconcile(queueKey: string): Promise<void> {
+  async #reconcile(queueKey: string): Promise<ReconcileResult | undefined> {
     const bar = queueKey.indexOf('|');
     const tracked = this.#tracked[Number(queueKey.slice(0, bar))]!;
     const storeKey = queueKey.slice(bar + 1);
@@ -414,7 +418,10 @@ class ShardAssigner implements Sharder {
       const standby = standbyFor(current);
       if (labels[this.#labels.standby] === standby || this.#evictors.isFencing(current)) return;
       // Only the standby is wrong, and its owner is live: it has no meaning until the owner is
-      // fenced, and the fence waits for this write (see ShardEvictors).
+      // fenced, and the fence waits for this write (see ShardEvictors). Moves go first: while a
+      // dead shard's objects wait to move, this write waits (a dead shard's objects and the live
+      // ones whose standby it was are enqueued together when it leaves the ring).
+      if (this.#movesPending()) return { requeueAfterMs: STANDBY_DEFER_MS };
       await this.#evictors.standbyWrite(
         current,
         this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, this.#leading),
@@ -423,6 +430,13 @@ class ShardAssigner implements Sharder {
     }
     await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, this.#leading);
     this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
+    return undefined;
+  }
+
+  /** True while some shard that is not live still owns objects (they move before any standby-only write). */
+  #movesPending(): boolean {
+    for (const owner of this.#owners.keys()) if (!this.#ring.isLive(owner)) return true;
+    return false;
   }
 
   /** Writes the shard label and its standby together (a move or an assignment), dropping the drain label. */
