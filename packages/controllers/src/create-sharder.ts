@@ -15,6 +15,7 @@ import { createLeaderElector } from './create-leader-elector.ts';
 import { createQueue } from './create-queue.ts';
 import { createShardRing, type ShardRing } from './create-shard-ring.ts';
 import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
+import { type LeaseWatch, watchLease } from './internal/lease-watch.ts';
 import { ShardEvictors } from './internal/shard-evictors.ts';
 import type { LeaderElector } from './leader-election.ts';
 import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
@@ -160,6 +161,7 @@ class ShardAssigner implements Sharder {
   readonly #labels: ShardLabels;
   readonly #api: ApiClient;
   readonly #elector: LeaderElector;
+  readonly #electionWatch: LeaseWatch;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #tracked: Tracked[];
@@ -190,9 +192,14 @@ class ShardAssigner implements Sharder {
         transform: METADATA_ONLY,
       }),
     }));
+    const election = { namespace: opts.namespace, name: `${opts.ring}-sharder` };
+    // The election's Lease by a watch: a dead sharder's successor takes over one lease duration
+    // after its last renewal as the watch saw it, not up to a retry period later.
+    this.#electionWatch = watchLease({ kube: opts.kube, ...election, clock: this.#clock });
     this.#elector = createLeaderElector({
       api: this.#api,
-      lease: { namespace: opts.namespace, name: `${opts.ring}-sharder` },
+      lease: election,
+      observedSince: (rv) => this.#electionWatch.observedSince(rv),
       ...this.#timings(),
       ...(opts.identity !== undefined ? { identity: opts.identity } : {}),
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
@@ -253,7 +260,11 @@ class ShardAssigner implements Sharder {
     if (this.#running) throw new Error(`the sharder of ring ${this.#opts.ring} already runs`);
     const stop = AbortSignal.any([signal, this.#disposed.signal]);
     const work = (async () => {
-      const background = [this.#ring.run(stop), ...this.#tracked.map((t) => t.informer.run(stop))];
+      const background = [
+        this.#ring.run(stop),
+        this.#electionWatch.run(stop),
+        ...this.#tracked.map((t) => t.informer.run(stop)),
+      ];
       if (await this.waitUntilSynced(stop)) {
         while (!stop.aborted) await this.#elector.run(stop);
       }
