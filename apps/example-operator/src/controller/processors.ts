@@ -12,7 +12,8 @@ import { builtins, ignoreNotFound, type KubeClient } from '@kubeloom/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { type AllocationPlan, planAllocation, releaseAllocations } from '../domain/allocation.ts';
 import { isUpToDate, type Ownership, ownership, renderGateway } from '../domain/gateway.ts';
-import { desiredPolicyStatus, jsonEqual } from '../domain/policy-status.ts';
+import { jsonEqual } from '../domain/json-equal.ts';
+import { desiredPolicyStatus } from '../domain/policy-status.ts';
 import type { OrphanCandidate } from '../domain/pool-summary.ts';
 import {
   type EgressGatewayPolicy,

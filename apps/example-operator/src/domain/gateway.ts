@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1OwnerReference } from '@kubernetes/client-node';
 import type { EgressGatewayPolicy } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
-import { jsonEqual } from './policy-status.ts';
+import { jsonEqual } from './json-equal.ts';
 
 /** The API group of the operator's resources. */
 const GROUP = 'egress.kubeloom.dev';

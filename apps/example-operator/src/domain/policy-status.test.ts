@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { EgressGatewayPolicy } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { findCondition, REASON_PATTERN } from './conditions.ts';
 import { renderGateway } from './gateway.ts';
-import { desiredPolicyStatus, jsonEqual, type PolicyObservation } from './policy-status.ts';
+import { jsonEqual } from './json-equal.ts';
+import { desiredPolicyStatus, type PolicyObservation } from './policy-status.ts';
 
 const t0 = new Date('2026-12-01T10:00:00Z');
 const t1 = new Date('2026-12-01T10:05:00Z');

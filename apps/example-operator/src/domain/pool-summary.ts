@@ -14,7 +14,7 @@ import type {
 import { addressSpace, contains } from './address-space.ts';
 import type { ConditionInput } from './conditions.ts';
 import { setCondition } from './conditions.ts';
-import { jsonEqual } from './policy-status.ts';
+import { jsonEqual } from './json-equal.ts';
 
 /**
  * The pool's status with its counters and conditions recomputed from its spec and allocation table:
