@@ -15,11 +15,9 @@ import { createLeaderElector } from './create-leader-elector.ts';
 import { createQueue } from './create-queue.ts';
 import { createShardRing, type ShardRing } from './create-shard-ring.ts';
 import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
-import { type LeaseWatch, watchLease } from './internal/lease-watch.ts';
 import { ShardEvictors } from './internal/shard-evictors.ts';
 import type { LeaderElector } from './leader-election.ts';
 import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
-import type { ReconcileResult } from './queue.ts';
 import { objectShardKey, type ShardLabels } from './shard-labels.ts';
 
 /** One resource the sharder assigns. */
@@ -102,9 +100,6 @@ export interface Sharder {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** How long a standby-only write waits while a dead shard's objects are still to move. */
-const STANDBY_DEFER_MS = 1000;
-
 const METADATA_ONLY = {
   name: 'kubeloom-sharder-metadata',
   fn: (obj: KubeObject): KubeObject => {
@@ -161,7 +156,6 @@ class ShardAssigner implements Sharder {
   readonly #labels: ShardLabels;
   readonly #api: ApiClient;
   readonly #elector: LeaderElector;
-  readonly #electionWatch: LeaseWatch;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #tracked: Tracked[];
@@ -192,14 +186,9 @@ class ShardAssigner implements Sharder {
         transform: METADATA_ONLY,
       }),
     }));
-    const election = { namespace: opts.namespace, name: `${opts.ring}-sharder` };
-    // The election's Lease by a watch: a dead sharder's successor takes over one lease duration
-    // after its last renewal as the watch saw it, not up to a retry period later.
-    this.#electionWatch = watchLease({ kube: opts.kube, ...election, clock: this.#clock });
     this.#elector = createLeaderElector({
       api: this.#api,
-      lease: election,
-      observedSince: (rv) => this.#electionWatch.observedSince(rv),
+      lease: { namespace: opts.namespace, name: `${opts.ring}-sharder` },
       ...this.#timings(),
       ...(opts.identity !== undefined ? { identity: opts.identity } : {}),
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
@@ -260,11 +249,7 @@ class ShardAssigner implements Sharder {
     if (this.#running) throw new Error(`the sharder of ring ${this.#opts.ring} already runs`);
     const stop = AbortSignal.any([signal, this.#disposed.signal]);
     const work = (async () => {
-      const background = [
-        this.#ring.run(stop),
-        this.#electionWatch.run(stop),
-        ...this.#tracked.map((t) => t.informer.run(stop)),
-      ];
+      const background = [this.#ring.run(stop), ...this.#tracked.map((t) => t.informer.run(stop))];
       if (await this.waitUntilSynced(stop)) {
         while (!stop.aborted) await this.#elector.run(stop);
       }
@@ -374,7 +359,7 @@ class ShardAssigner implements Sharder {
     }
   }
 
-  async #reconcile(queueKey: string): Promise<ReconcileResult | undefined> {
+  async #reconcile(queueKey: string): Promise<void> {
     const bar = queueKey.indexOf('|');
     const tracked = this.#tracked[Number(queueKey.slice(0, bar))]!;
     const storeKey = queueKey.slice(bar + 1);
@@ -429,10 +414,7 @@ class ShardAssigner implements Sharder {
       const standby = standbyFor(current);
       if (labels[this.#labels.standby] === standby || this.#evictors.isFencing(current)) return;
       // Only the standby is wrong, and its owner is live: it has no meaning until the owner is
-      // fenced, and the fence waits for this write (see ShardEvictors). Moves go first: while a
-      // dead shard's objects wait to move, this write waits (a dead shard's objects and the live
-      // ones whose standby it was are enqueued together when it leaves the ring).
-      if (this.#movesPending()) return { requeueAfterMs: STANDBY_DEFER_MS };
+      // fenced, and the fence waits for this write (see ShardEvictors).
       await this.#evictors.standbyWrite(
         current,
         this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, this.#leading),
@@ -441,13 +423,6 @@ class ShardAssigner implements Sharder {
     }
     await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, this.#leading);
     this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
-    return undefined;
-  }
-
-  /** True while some shard that is not live still owns objects (they move before any standby-only write). */
-  #movesPending(): boolean {
-    for (const owner of this.#owners.keys()) if (!this.#ring.isLive(owner)) return true;
-    return false;
   }
 
   /** Writes the shard label and its standby together (a move or an assignment), dropping the drain label. */
