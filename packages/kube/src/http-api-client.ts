@@ -33,6 +33,7 @@ import {
   requireNamespace,
   writeQuery,
 } from './internal/request-helpers.ts';
+import { RequestOptions } from './internal/request-options.ts';
 import { tlsWatchConnection, WatchTls } from './internal/tls-watch-connection.ts';
 import { apiErrorFromResponse, wrapTransport } from './internal/transport-errors.ts';
 import { TUNNEL_SIGNAL } from './internal/tunnelling-agent.ts';
@@ -90,15 +91,13 @@ interface SendRequest {
  * With a cluster `proxy-url`, every connection is a tunnel through that proxy (see proxy-tunnel.ts).
  */
 export class HttpApiClient implements ApiClient {
-  readonly #kubeConfig: KubeConfig;
   readonly #server: URL;
   readonly #requestTimeoutMs: number;
   readonly #userAgent: string;
-  readonly #perRequestAuth: boolean;
   /** The cluster's `proxy-url`, parsed. */
   readonly #proxy: ProxyConfig | undefined;
   readonly #agents: ApiAgents;
-  #baseOptions: Promise<https.RequestOptions> | undefined;
+  readonly #requestOptions: RequestOptions;
   readonly #maxSockets: number;
   /** Cuts each open watch of the TLS transport (they hold no agent socket). */
   readonly #tlsWatches = new Set<() => void>();
@@ -120,15 +119,10 @@ export class HttpApiClient implements ApiClient {
       throw new Error(`kubeconfig cluster "${cluster.name}" has an invalid server URL: "${cluster.server}"`);
     }
     this.#proxy = cluster.proxyUrl ? parseProxyUrl(cluster.proxyUrl) : undefined;
-    this.#kubeConfig = kubeConfig;
     this.#server = server;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.#userAgent = options.userAgent ?? 'kubeloom';
     this.#maxSockets = options.maxSockets ?? Number.POSITIVE_INFINITY;
-    const user = kubeConfig.getCurrentUser() as
-      | (Record<string, unknown> & { exec?: unknown; authProvider?: unknown })
-      | null;
-    this.#perRequestAuth = !!(user && (user.exec || user.authProvider || user.tokenFile));
     this.#agents = new ApiAgents((tls) =>
       createApiAgent({
         tls,
@@ -137,34 +131,12 @@ export class HttpApiClient implements ApiClient {
         tunnelTimeoutMs: this.#requestTimeoutMs,
       }),
     );
-  }
-
-  async #options(): Promise<https.RequestOptions> {
-    if (this.#perRequestAuth || !this.#baseOptions) {
-      const pending = (async () => {
-        const opts: https.RequestOptions = { headers: {} };
-        await this.#kubeConfig.applyToHTTPSOptions(opts);
-        const agent = this.#agents.for(opts);
-        const headers = { ...(opts.headers as Record<string, string>) };
-        const out: https.RequestOptions = { agent, headers };
-        if (opts.auth) out.auth = opts.auth;
-        return out;
-      })();
-      if (!this.#perRequestAuth) {
-        this.#baseOptions = pending;
-        // A transient failure (an exec plugin, a credential file) must not stick forever.
-        pending.catch(() => {
-          if (this.#baseOptions === pending) this.#baseOptions = undefined;
-        });
-      }
-      return await pending;
-    }
-    return await this.#baseOptions;
+    this.#requestOptions = new RequestOptions({ kubeConfig, agents: this.#agents });
   }
 
   async #prepare(req: PrepareRequest): Promise<Prepared> {
     const { method, path, query, headers = {} } = req;
-    const base = await this.#options();
+    const base = await this.#requestOptions.get();
     const url = new URL(this.#server.toString().replace(/\/$/, '') + path);
     buildQuery(url, query);
     return {
@@ -482,14 +454,14 @@ export class HttpApiClient implements ApiClient {
 
   /** {@inheritDoc ApiClient.close} */
   close(): void {
-    this.#baseOptions = undefined;
+    this.#requestOptions.reset();
     // Idle sockets close now; sockets of in-flight requests close when their response ends.
     this.#agents.close();
   }
 
   /** Closes the client and destroys every socket, those of in-flight requests and open watches too. */
   async [Symbol.asyncDispose](): Promise<void> {
-    this.#baseOptions = undefined;
+    this.#requestOptions.reset();
     this.#agents.destroy(); // the sockets of in-flight requests and open watches too
     for (const cut of [...this.#tlsWatches]) cut();
   }
