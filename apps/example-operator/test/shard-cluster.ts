@@ -4,10 +4,14 @@
  * processes started as Pods of the manifests' ServiceAccount with `--shard-ring`, and what the
  * proof reads: where every policy and gateway sits (a live list), what each replica caches (its
  * `egress_cached_objects` gauge), the reconcile start/end records of every process, and an audit
- * of the pools that fails on any address held twice.
+ * of the pools that fails on any address held twice. With `SHARD_CLUSTER_LOG_DIR=<dir>` every
+ * replica's log (debug level, one JSON record a line) is written to `<dir>/<replica>.jsonl` when
+ * the cluster is disposed, for a post-mortem of a failed run.
  */
 
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { hashRing, shardLabels } from '@kubeloom/controllers';
@@ -333,6 +337,13 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
     },
     apiServerMetrics: () => kubectl('get', '--raw', '/metrics'),
     async [Symbol.asyncDispose]() {
+      // SHARD_CLUSTER_LOG_DIR=<dir> keeps every replica's log (one JSON record a line) for a post-mortem.
+      const logDir = process.env.SHARD_CLUSTER_LOG_DIR;
+      if (logDir) {
+        mkdirSync(logDir, { recursive: true });
+        for (const [name, p] of replicas)
+          writeFileSync(path.join(logDir, `${name}.jsonl`), p.logs.map((r) => JSON.stringify(r)).join('\n'));
+      }
       await Promise.all([...replicas.values()].map((p) => p[Symbol.asyncDispose]()));
       await admin[Symbol.asyncDispose]();
       await plane[Symbol.asyncDispose]();
