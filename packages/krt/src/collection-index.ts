@@ -1,7 +1,7 @@
 import type { Collection, Event, HandlerContext, Registration } from './core.ts';
 import { equal } from './equality.ts';
 import { fetchIndexed } from './fetch.ts';
-import type { FetchOption } from './filter.ts';
+import type { FetchOption, IndexHandle } from './filter.ts';
 import { BaseCollection } from './internal/base.ts';
 import { type CollectionDump, IndexSet, type IndexView, internalsOf } from './internal/internals.ts';
 import { namespaceOf } from './internal/namespace-of.ts';
@@ -101,16 +101,35 @@ function makeIndex<K, O>(
   source: IndexSource<K, O>,
   { owner, namespace }: { readonly owner: number; readonly namespace: boolean },
 ): CollectionIndex<K, O> {
-  const { view } = source;
-  const idx: CollectionIndex<K, O> = {
-    name: view.name,
-    collection: c,
-    [INTERNAL]: { view, owner, namespace },
-    lookup: (key) => view.lookup(keyString(key)),
-    fetch: (ctx, key, ...opts) => fetchIndexed(ctx, c, { handle: idx[INTERNAL], key: keyString(key), opts }),
-    asCollection: (opts) => new IndexCollection<K, O>(c, source, opts),
-  };
-  return idx;
+  return new IndexImpl(c, source, { view: source.view, owner, namespace });
+}
+
+/**
+ * A {@link CollectionIndex}. Its functions are bound (they may be passed around detached), and
+ * `fetch`, which runs in every transformation that reads the index, builds no argument object.
+ */
+class IndexImpl<K, O> implements CollectionIndex<K, O> {
+  readonly name: string;
+  readonly collection: Collection<O>;
+  readonly [INTERNAL]: IndexHandle & { readonly view: IndexView<O> };
+  readonly lookup: (key: K) => O[];
+  readonly fetch: (ctx: HandlerContext, key: K, ...opts: FetchOption[]) => O[];
+  readonly asCollection: (opts: CollectionOptions) => Collection<IndexObject<K, O>>;
+
+  constructor(
+    c: Collection<O>,
+    source: IndexSource<K, O>,
+    handle: { readonly view: IndexView<O>; readonly owner: number; readonly namespace: boolean },
+  ) {
+    const { view } = source;
+    this.name = view.name;
+    this.collection = c;
+    this[INTERNAL] = handle as IndexHandle & { readonly view: IndexView<O> };
+    this.lookup = (key) => view.lookup(keyString(key));
+    this.fetch = (ctx, key, ...opts) =>
+      fetchIndexed(ctx, c, handle as IndexHandle, keyString(key), opts);
+    this.asCollection = (opts) => new IndexCollection<K, O>(c, source, opts);
+  }
 }
 
 class IndexObjectImpl<K, O> implements IndexObject<K, O> {

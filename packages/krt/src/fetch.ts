@@ -1,9 +1,10 @@
 import type { Collection, HandlerContext } from './core.ts';
-import { applyIndex, type FetchOption, type IndexLookup } from './filter.ts';
-import { type FilterSpec, hasPredicates, matchesPredicates } from './internal/filter-spec.ts';
+import { applyIndex, type FetchOption, type IndexHandle } from './filter.ts';
+import { type FilterSpec, hasPredicates, matchesPredicates, newSpec } from './internal/filter-spec.ts';
 import { type CollectionInternals, internalsOf } from './internal/internals.ts';
 import { labelCandidates, selectorCandidates } from './internal/label-index.ts';
 import type { DependencyRecorder } from './internal/recorder.ts';
+import { filedSelectorPair } from './internal/source-subscription.ts';
 import { INTERNAL } from './internal/symbols.ts';
 
 /** Thrown by {@link fetchOne} when more than one object matches. */
@@ -20,7 +21,7 @@ function buildSpec(
   name: string,
   opts: readonly FetchOption[],
 ): FilterSpec {
-  const spec: FilterSpec = {};
+  const spec = newSpec();
   for (const o of opts) o[INTERNAL](spec, src.uid, name);
   return spec;
 }
@@ -42,8 +43,8 @@ export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOp
   const src = internalsOf(c) as CollectionInternals<unknown>;
   const spec = buildSpec(src, c.name, opts);
   const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
-  rec?.record(c as Collection<unknown>, spec);
-  return listMatching(c, src as CollectionInternals<T>, spec);
+  const kept = rec?.record(c as Collection<unknown>, spec);
+  return listMatching(c, src as CollectionInternals<T>, spec, filedSelectorPair(kept));
 }
 
 /**
@@ -53,18 +54,20 @@ export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOp
 export function fetchIndexed<T>(
   ctx: HandlerContext,
   c: Collection<T>,
-  { handle, key, opts }: IndexLookup & { readonly opts: readonly FetchOption[] },
+  handle: IndexHandle,
+  key: string,
+  opts: readonly FetchOption[],
 ): T[] {
   if (ctx === undefined || ctx === null) {
     throw new TypeError('fetch: a HandlerContext is required (use list() outside transformations)');
   }
   const src = internalsOf(c) as CollectionInternals<unknown>;
-  const spec: FilterSpec = {};
-  applyIndex(spec, { handle, key }, { uid: src.uid, name: c.name });
-  for (const o of opts) o[INTERNAL](spec, src.uid, c.name);
+  const spec = newSpec();
+  applyIndex(spec, handle, key, src.uid, c.name);
+  for (let i = 0; i < opts.length; i++) opts[i]![INTERNAL](spec, src.uid, c.name);
   const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
-  rec?.record(c as Collection<unknown>, spec);
-  return listMatching(c, src as CollectionInternals<T>, spec);
+  const kept = rec?.record(c as Collection<unknown>, spec);
+  return listMatching(c, src as CollectionInternals<T>, spec, filedSelectorPair(kept));
 }
 
 /**
@@ -103,7 +106,12 @@ export function fetchOrList<T>(
  * fetch uses it); else the index; else the full list. Every candidate is then checked against
  * every filter the pre-selection did not answer.
  */
-function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, spec: FilterSpec): T[] {
+function listMatching<T>(
+  c: Collection<T>,
+  src: CollectionInternals<T>,
+  spec: FilterSpec,
+  pair?: string,
+): T[] {
   // `out` may be a shared candidate list until it is filtered: copy it before returning it.
   let out: readonly T[] | undefined;
   let owned = true;
@@ -121,7 +129,7 @@ function listMatching<T>(c: Collection<T>, src: CollectionInternals<T>, spec: Fi
   } else if (spec.index === undefined || spec.namespace !== undefined) {
     // Without an index, or with the namespace index, whose key then scopes the automatic index
     // (so its candidates all pass the index filter).
-    out = selectorCandidates(src, spec) ?? labelCandidates(src, spec);
+    out = selectorCandidates(src, spec, pair) ?? labelCandidates(src, spec);
     indexChecked = out !== undefined;
     owned = false;
   }

@@ -11,8 +11,30 @@ export interface FetchOption {
   readonly [INTERNAL]: (spec: FilterSpec, source: number, sourceName: string) => void;
 }
 
+/**
+ * A filter option: a class instance rather than an object literal with a computed symbol key,
+ * which V8 builds through the runtime on every call (a filter is built per fetch).
+ */
+class Opt implements FetchOption {
+  readonly [INTERNAL]: (spec: FilterSpec, source: number, sourceName: string) => void;
+  constructor(apply: (spec: FilterSpec, source: number, sourceName: string) => void) {
+    this[INTERNAL] = apply;
+  }
+}
+
+/** `filter.selectsNonEmpty`: the labels held as a field, applied by a method (no closure per call). */
+class SelectsNonEmptyOpt implements FetchOption {
+  readonly #labels: Labels | undefined;
+  constructor(labels: Labels | undefined) {
+    this.#labels = labels;
+  }
+  [INTERNAL](spec: FilterSpec): void {
+    spec.selectsNonEmpty = this.#labels ?? {};
+  }
+}
+
 function opt(apply: (spec: FilterSpec, source: number, sourceName: string) => void): FetchOption {
-  return { [INTERNAL]: apply };
+  return new Opt(apply);
 }
 
 function addKeys(spec: FilterSpec, keys: readonly string[]): void {
@@ -33,7 +55,7 @@ function addKeys(spec: FilterSpec, keys: readonly string[]): void {
 }
 
 /** The handle of an index, as `filter.index` and `CollectionIndex.fetch` use it. */
-interface IndexHandle {
+export interface IndexHandle {
   /** The index. */
   readonly view: IndexView<unknown>;
   /** The uid of the collection it belongs to. */
@@ -42,21 +64,14 @@ interface IndexHandle {
   readonly namespace: boolean;
 }
 
-/** One key of an index, as a fetch filter. */
-export interface IndexLookup {
-  /** The index. */
-  readonly handle: IndexHandle;
-  /** The index key to fetch. */
-  readonly key: string;
-}
-
-/** Adds an index filter to a fetch on the collection with uid `source` (named `sourceName`, for errors). */
+/** Adds the filter `key` of index `handle` to a fetch on the collection with uid `uid` (named `sourceName`, for errors). */
 export function applyIndex(
   s: FilterSpec,
-  { handle, key }: IndexLookup,
-  source: { uid: number; name: string },
+  handle: IndexHandle,
+  key: string,
+  uid: number,
+  sourceName: string,
 ): void {
-  const { uid, name: sourceName } = source;
   if (handle.owner !== uid) {
     throw new TypeError(`fetch: the index filter belongs to another collection than "${sourceName}"`);
   }
@@ -94,9 +109,7 @@ export const filter = {
   index<K, O>(index: CollectionIndex<K, O>, key: K): FetchOption {
     const handle = index[INTERNAL];
     const k = typeof key === 'string' ? key : String(key);
-    return opt((s, source, sourceName) =>
-      applyIndex(s, { handle, key: k }, { uid: source, name: sourceName }),
-    );
+    return opt((s, source, sourceName) => applyIndex(s, handle, k, source, sourceName));
   },
   /** The objects whose labels include every label in `labels` (undefined or empty: all). */
   labels(labels: Labels | undefined): FetchOption {
@@ -115,9 +128,7 @@ export const filter = {
   },
   /** The objects whose label selector is non-empty and selects `labels` (`undefined` is `{}`). */
   selectsNonEmpty(labels: Labels | undefined): FetchOption {
-    return opt((s) => {
-      s.selectsNonEmpty = labels ?? {};
-    });
+    return new SelectsNonEmptyOpt(labels);
   },
   /** The objects for which `predicate` returns true (it sees the augmented object). */
   generic(predicate: (obj: unknown) => boolean): FetchOption {

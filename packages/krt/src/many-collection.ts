@@ -98,6 +98,8 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
   readonly #outputs = new Map<string, Slot<O>>();
   readonly #indexes = new IndexSet<O>();
   readonly #subs = new Map<number, SourceSub>();
+  /** The subscription the last fetch used (see {@link DerivedCollection.subscribe}). */
+  #lastSub: SourceSub | undefined;
   readonly #primary: Registration;
   /** Things the initial sync still waits for (the primary registration, then fetched sources). */
   #pendingSync = 1;
@@ -146,14 +148,21 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
 
   /** The subscription to `source`, created (before the first read) on first fetch. */
   subscribe(source: Collection<unknown>): SourceSub | undefined {
+    // The source of the previous fetch (usually the same, fetched once per computation).
+    const last = this.#lastSub;
+    if (last !== undefined && last.src === source && last.reg !== undefined) return last;
     const si = internalsOf(source);
     if (si.uid === this.uid) return undefined; // reading oneself records nothing
     let sub = this.#subs.get(si.uid);
-    if (sub !== undefined) return sub;
+    if (sub !== undefined) {
+      this.#lastSub = sub;
+      return sub;
+    }
     sub = new SourceSub(source, si);
     const s = sub;
     this.#subs.set(si.uid, s);
     s.reg = source.registerBatch((events) => this.#onSecondary(s, events), false);
+    this.#lastSub = s;
     if (!this.hasSynced() && !s.reg.hasSynced()) {
       s.gated = true;
       this.#pendingSync++;
@@ -168,6 +177,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
 
   #dropSub(sub: SourceSub): void {
     this.#subs.delete(sub.si.uid);
+    if (this.#lastSub === sub) this.#lastSub = undefined;
     sub.reg?.remove();
     sub.reg = undefined;
     if (sub.gated) {
@@ -306,7 +316,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
             if (k !== ok) this.#deleteOutput(k, out);
           });
         }
-        this.#setOutput(ok, o, { out, st });
+        this.#setOutput(ok, o, out, st);
       }
     } else {
       const next = many!;
@@ -314,7 +324,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
       this.#forEachOut(oldOut, (k) => {
         if (!next.has(k)) this.#deleteOutput(k, out);
       });
-      for (const [ok, o] of next) this.#setOutput(ok, o, { out, st: undefined });
+      for (const [ok, o] of next) this.#setOutput(ok, o, out, undefined);
     }
     this.#afterInput?.(key, input, ctx.extra);
   }
@@ -324,7 +334,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
    * `st`, for a 1:1 input whose previous output had key `ok`, holds that output's slot: while it
    * is live it is the map's slot for `ok`, so the update reads and writes it without a lookup.
    */
-  #setOutput(ok: string, o: O, { out, st }: { out: Event<O>[]; st: InputState | undefined }): void {
+  #setOutput(ok: string, o: O, out: Event<O>[], st: InputState | undefined): void {
     let slot = st?.slot as Slot<O> | undefined;
     if (slot === undefined || slot.value === undefined) {
       slot = this.#outputs.get(ok);
@@ -428,6 +438,7 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
     this.#primary.remove();
     for (const sub of this.#subs.values()) sub.reg?.remove();
     this.#subs.clear();
+    this.#lastSub = undefined;
     for (const st of this.#inputs.values()) st.deps = undefined;
   }
 }

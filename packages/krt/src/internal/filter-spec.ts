@@ -26,6 +26,24 @@ export interface FilterSpec {
   generic?: Array<(obj: unknown) => boolean> | undefined;
 }
 
+/**
+ * An empty spec with every field present, so every spec has the same shape (the code reading
+ * them stays monomorphic, whatever filters a fetch set and in whatever order).
+ */
+export function newSpec(): FilterSpec {
+  return {
+    keys: undefined,
+    key: undefined,
+    index: undefined,
+    indexKey: undefined,
+    namespace: undefined,
+    labels: undefined,
+    selects: undefined,
+    selectsNonEmpty: undefined,
+    generic: undefined,
+  };
+}
+
 /** True when the spec has any predicate besides key and index. */
 export function hasPredicates(f: FilterSpec): boolean {
   return (

@@ -184,11 +184,14 @@ function union<T>(parts: readonly (readonly T[])[]): readonly T[] {
  * The candidates of a fetch with a selector filter (`selectsNonEmpty`, else `selects`), from the
  * automatic selector index: every object whose selector could select the queried labels, and
  * possibly a few more (the caller verifies every filter, so it never returns this array, which
- * may be shared). `undefined` when the spec has no selector filter.
+ * may be shared). `undefined` when the spec has no selector filter. `pair`, when the caller has
+ * it, is the posting key of the spec's only pair (a `selectsNonEmpty` with one label, scoped to
+ * `spec.namespace`; see `filedSelectorPair`).
  */
 export function selectorCandidates<T>(
   src: CollectionInternals<T>,
   spec: FilterSpec,
+  pair?: string,
 ): readonly T[] | undefined {
   const nonEmpty = spec.selectsNonEmpty !== undefined;
   const labels = nonEmpty ? spec.selectsNonEmpty : spec.selects;
@@ -198,7 +201,8 @@ export function selectorCandidates<T>(
   const a = autoIndex(src as CollectionInternals<unknown>, 'selector', scoped);
   const view = a.view as IndexView<T>;
   const acc: Gathered<T> = { first: undefined, parts: undefined };
-  for (const k in labels) gather(acc, candidatesOf(view, pairKey(scope, k, labels[k]!)));
+  if (pair !== undefined) gather(acc, candidatesOf(view, pair));
+  else for (const k in labels) gather(acc, candidatesOf(view, pairKey(scope, k, labels[k]!)));
   if (!nonEmpty) gather(acc, candidatesOf(view, scope + EMPTY));
   if (a.broken) gather(acc, candidatesOf(view, scope + BROKEN));
   return acc.parts !== undefined ? union(acc.parts) : (acc.first ?? NO_CANDIDATES);

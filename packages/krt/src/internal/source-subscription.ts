@@ -74,6 +74,19 @@ function routed(d: Dependency): RouteKind {
   return kind;
 }
 
+/**
+ * The posting key of the single label pair a filed selector dependency scoped to a namespace
+ * asked about (`selectsNonEmpty` with one label), else undefined. It is the reverse index's own
+ * string, equal to the key the automatic selector index files that pair under in that namespace:
+ * a fetch that matched the dependency looks its candidates up with it rather than building the
+ * key again (a lookup by a string whose hash is already known).
+ */
+export function filedSelectorPair(d: Dependency | undefined): string | undefined {
+  if (d === undefined || d.kind !== 'selector' || typeof d.keys !== 'string') return undefined;
+  const spec = d.spec;
+  return spec.namespace !== undefined && spec.selectsNonEmpty !== undefined ? d.keys : undefined;
+}
+
 /** True when two dependencies are filed under the same reverse-index entries. */
 export function sameRoute(a: Dependency, b: Dependency): boolean {
   if (a.sub !== b.sub || routed(a) !== routed(b)) return false;

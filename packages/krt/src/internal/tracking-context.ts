@@ -44,9 +44,9 @@ export class TrackingContext implements HandlerContext, DependencyRecorder {
     this.discarded = true;
   }
 
-  record(source: Collection<unknown>, spec: FilterSpec): void {
+  record(source: Collection<unknown>, spec: FilterSpec): Dependency | undefined {
     const sub = this.#owner.subscribe(source);
-    if (sub === undefined) return;
+    if (sub === undefined) return undefined;
     if (this.#fresh === undefined) {
       const prev = this.#prev;
       const i = this.#matched;
@@ -55,12 +55,13 @@ export class TrackingContext implements HandlerContext, DependencyRecorder {
         if (d.sub === sub && sameSpec(d.spec, spec)) {
           adoptValues(d.spec, spec);
           this.#matched = i + 1;
-          return;
+          return d;
         }
       }
       this.#fresh = prev === undefined ? [] : prev.slice(0, i);
     }
     this.#fresh.push(newDependency(sub, spec));
+    return undefined;
   }
 
   /**
