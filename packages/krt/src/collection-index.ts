@@ -126,8 +126,7 @@ class IndexImpl<K, O> implements CollectionIndex<K, O> {
     this.collection = c;
     this[INTERNAL] = handle as IndexHandle & { readonly view: IndexView<O> };
     this.lookup = (key) => view.lookup(keyString(key));
-    this.fetch = (ctx, key, ...opts) =>
-      fetchIndexed(ctx, c, handle as IndexHandle, keyString(key), opts);
+    this.fetch = (ctx, key, ...opts) => fetchIndexed(ctx, c, handle as IndexHandle, keyString(key), opts);
     this.asCollection = (opts) => new IndexCollection<K, O>(c, source, opts);
   }
 }
