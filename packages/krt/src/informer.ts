@@ -4,7 +4,6 @@ import {
   type HandlerRegistration,
   type KubeClient,
   type KubeObject,
-  parseKey,
   type TypedResourceDescriptor,
 } from '@kubeloom/kube';
 import type { BatchHandler, Collection, Event, Registration } from './core.ts';
@@ -135,8 +134,9 @@ class InformerCollection<T extends KubeObject> extends BaseCollection<T> {
   }
 
   get(key: string): T | undefined {
-    const { namespace, name } = parseKey(key);
-    return this.#client.get(name, namespace);
+    // parseKey without its result object (a get per recomputed input).
+    const slash = key.indexOf('/');
+    return slash === -1 ? this.#client.get(key) : this.#client.get(key.slice(slash + 1), key.slice(0, slash));
   }
 
   list(): T[] {

@@ -19,7 +19,10 @@ export interface TrackingOwner {
  * from the first difference on, the rest is recorded as new dependencies.
  */
 export class TrackingContext implements HandlerContext, DependencyRecorder {
-  readonly [INTERNAL]: DependencyRecorder = this;
+  /** The recorder `fetch` finds (a getter: no symbol-keyed field to define per computation). */
+  get [INTERNAL](): DependencyRecorder {
+    return this;
+  }
   readonly #owner: TrackingOwner;
   /** The dependencies of the input's previous computation. */
   readonly #prev: Dependency[] | undefined;
