@@ -1,6 +1,6 @@
 import type { Collection, Event, HandlerContext, Registration } from './core.ts';
 import { equal } from './equality.ts';
-import { fetchIndexed } from './fetch.ts';
+import { fetchSpec, indexSpec, withOptions } from './fetch.ts';
 import type { FetchOption, IndexHandle } from './filter.ts';
 import { BaseCollection } from './internal/base.ts';
 import { type CollectionDump, IndexSet, type IndexView, internalsOf } from './internal/internals.ts';
@@ -126,7 +126,8 @@ class IndexImpl<K, O> implements CollectionIndex<K, O> {
     this.collection = c;
     this[INTERNAL] = handle as IndexHandle & { readonly view: IndexView<O> };
     this.lookup = (key) => view.lookup(keyString(key));
-    this.fetch = (ctx, key, ...opts) => fetchIndexed(ctx, c, handle as IndexHandle, keyString(key), opts);
+    this.fetch = (ctx, key, ...opts) =>
+      fetchSpec(ctx, c, withOptions(indexSpec(c, handle as IndexHandle, keyString(key)), c, opts));
     this.asCollection = (opts) => new IndexCollection<K, O>(c, source, opts);
   }
 }

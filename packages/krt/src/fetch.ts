@@ -1,5 +1,5 @@
 import type { Collection, HandlerContext } from './core.ts';
-import { applyIndex, type FetchOption, type IndexHandle } from './filter.ts';
+import { applyIndex, checkIndexOwner, type FetchOption, type IndexHandle } from './filter.ts';
 import { type FilterSpec, hasPredicates, matchesPredicates, newSpec } from './internal/filter-spec.ts';
 import { type CollectionInternals, internalsOf } from './internal/internals.ts';
 import { labelCandidates, selectorCandidates } from './internal/label-index.ts';
@@ -44,30 +44,37 @@ export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOp
   const spec = buildSpec(src, c.name, opts);
   const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
   const kept = rec?.record(c as Collection<unknown>, spec);
-  return listMatching(c, src as CollectionInternals<T>, spec, filedSelectorPair(kept));
+  return listMatching(c, spec, filedSelectorPair(kept));
 }
 
 /**
- * {@link fetch} through an index (`CollectionIndex.fetch`): the index filter is applied directly, without
- * building a filter option per call.
+ * The filter spec of a fetch through index `handle` of `c` for `key` (`CollectionIndex.fetch`):
+ * the index filter is applied directly, without building a filter option per call. Add the
+ * caller's options with {@link withOptions}, then read with {@link fetchSpec}.
  */
-export function fetchIndexed<T>(
-  ctx: HandlerContext,
-  c: Collection<T>,
-  handle: IndexHandle,
-  key: string,
-  opts: readonly FetchOption[],
-): T[] {
+export function indexSpec<T>(c: Collection<T>, handle: IndexHandle, key: string): FilterSpec {
+  checkIndexOwner(handle, internalsOf(c).uid, c.name);
+  const spec = newSpec();
+  applyIndex(spec, handle, key);
+  return spec;
+}
+
+/** Adds the filter options `opts` of a fetch on `c` to `spec`; returns `spec`. */
+export function withOptions<T>(spec: FilterSpec, c: Collection<T>, opts: readonly FetchOption[]): FilterSpec {
+  if (opts.length === 0) return spec;
+  const uid = internalsOf(c).uid;
+  for (let i = 0; i < opts.length; i++) opts[i]![INTERNAL](spec, uid, c.name);
+  return spec;
+}
+
+/** {@link fetch} with a filter spec already built ({@link indexSpec}, {@link withOptions}). */
+export function fetchSpec<T>(ctx: HandlerContext, c: Collection<T>, spec: FilterSpec): T[] {
   if (ctx === undefined || ctx === null) {
     throw new TypeError('fetch: a HandlerContext is required (use list() outside transformations)');
   }
-  const src = internalsOf(c) as CollectionInternals<unknown>;
-  const spec = newSpec();
-  applyIndex(spec, handle, key, src.uid, c.name);
-  for (let i = 0; i < opts.length; i++) opts[i]![INTERNAL](spec, src.uid, c.name);
   const rec = (ctx as { [INTERNAL]?: DependencyRecorder })[INTERNAL];
   const kept = rec?.record(c as Collection<unknown>, spec);
-  return listMatching(c, src as CollectionInternals<T>, spec, filedSelectorPair(kept));
+  return listMatching(c, spec, filedSelectorPair(kept));
 }
 
 /**
@@ -97,7 +104,7 @@ export function fetchOrList<T>(
 ): T[] {
   if (ctx !== undefined) return fetch(ctx, c, ...opts);
   const src = internalsOf(c);
-  return listMatching(c, src, buildSpec(src as CollectionInternals<unknown>, c.name, opts));
+  return listMatching(c, buildSpec(src as CollectionInternals<unknown>, c.name, opts));
 }
 
 /**
@@ -106,12 +113,8 @@ export function fetchOrList<T>(
  * fetch uses it); else the index; else the full list. Every candidate is then checked against
  * every filter the pre-selection did not answer.
  */
-function listMatching<T>(
-  c: Collection<T>,
-  src: CollectionInternals<T>,
-  spec: FilterSpec,
-  pair?: string,
-): T[] {
+function listMatching<T>(c: Collection<T>, spec: FilterSpec, pair?: string): T[] {
+  const src = internalsOf(c) as CollectionInternals<T>;
   // `out` may be a shared candidate list until it is filtered: copy it before returning it.
   let out: readonly T[] | undefined;
   let owned = true;

@@ -64,17 +64,15 @@ export interface IndexHandle {
   readonly namespace: boolean;
 }
 
-/** Adds the filter `key` of index `handle` to a fetch on the collection with uid `uid` (named `sourceName`, for errors). */
-export function applyIndex(
-  s: FilterSpec,
-  handle: IndexHandle,
-  key: string,
-  uid: number,
-  sourceName: string,
-): void {
+/** Checks that index `handle` belongs to the collection with uid `uid` (named `sourceName`, for errors). */
+export function checkIndexOwner(handle: IndexHandle, uid: number, sourceName: string): void {
   if (handle.owner !== uid) {
     throw new TypeError(`fetch: the index filter belongs to another collection than "${sourceName}"`);
   }
+}
+
+/** Adds the filter `key` of index `handle` to a fetch (its owner checked by {@link checkIndexOwner}). */
+export function applyIndex(s: FilterSpec, handle: IndexHandle, key: string): void {
   if (s.index !== undefined) {
     throw new TypeError('fetch: only one index filter per fetch (use one fetch per index)');
   }
@@ -109,7 +107,10 @@ export const filter = {
   index<K, O>(index: CollectionIndex<K, O>, key: K): FetchOption {
     const handle = index[INTERNAL];
     const k = typeof key === 'string' ? key : String(key);
-    return opt((s, source, sourceName) => applyIndex(s, handle, k, source, sourceName));
+    return opt((s, source, sourceName) => {
+      checkIndexOwner(handle, source, sourceName);
+      applyIndex(s, handle, k);
+    });
   },
   /** The objects whose labels include every label in `labels` (undefined or empty: all). */
   labels(labels: Labels | undefined): FetchOption {

@@ -316,7 +316,8 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
             if (k !== ok) this.#deleteOutput(k, out);
           });
         }
-        this.#setOutput(ok, o, out, st);
+        const e = this.#setOutput(ok, o, st);
+        if (e !== undefined) out.push(e);
       }
     } else {
       const next = many!;
@@ -324,17 +325,20 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
       this.#forEachOut(oldOut, (k) => {
         if (!next.has(k)) this.#deleteOutput(k, out);
       });
-      for (const [ok, o] of next) this.#setOutput(ok, o, out, undefined);
+      for (const [ok, o] of next) {
+        const e = this.#setOutput(ok, o, undefined);
+        if (e !== undefined) out.push(e);
+      }
     }
     this.#afterInput?.(key, input, ctx.extra);
   }
 
   /**
-   * Stores output `o` under `ok` and emits the change (nothing when equal to the current one).
+   * Stores output `o` under `ok` and returns the change to emit (none when equal to the current one).
    * `st`, for a 1:1 input whose previous output had key `ok`, holds that output's slot: while it
    * is live it is the map's slot for `ok`, so the update reads and writes it without a lookup.
    */
-  #setOutput(ok: string, o: O, out: Event<O>[], st: InputState | undefined): void {
+  #setOutput(ok: string, o: O, st: InputState | undefined): Event<O> | undefined {
     let slot = st?.slot as Slot<O> | undefined;
     if (slot === undefined || slot.value === undefined) {
       slot = this.#outputs.get(ok);
@@ -343,16 +347,15 @@ export class DerivedCollection<I, O> extends BaseCollection<O> {
         this.#outputs.set(ok, slot);
         if (st !== undefined) st.slot = slot;
         this.#indexes.update(ok, undefined, o);
-        out.push({ type: 'add', new: o });
-        return;
+        return { type: 'add', new: o };
       }
       if (st !== undefined) st.slot = slot;
     }
     const old = slot.value!;
-    if (equal(old, o)) return;
+    if (equal(old, o)) return undefined;
     slot.value = o;
     this.#indexes.update(ok, old, o);
-    out.push({ type: 'update', old, new: o });
+    return { type: 'update', old, new: o };
   }
 
   #deleteOutput(ok: string, out: Event<O>[]): void {

@@ -87,7 +87,7 @@ export class Listener<T> implements Registration {
     // A reaction of a settled promise: the same microtask queue as `queueMicrotask`, without
     // the async resource and bound function Node's `queueMicrotask` allocates per call (one per
     // event delivered).
-    RESOLVED.then(this.#run);
+    void RESOLVED.then(this.#run);
   }
 
   readonly #run = (): void => {
