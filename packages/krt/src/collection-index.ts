@@ -127,7 +127,7 @@ class IndexImpl<K, O> implements CollectionIndex<K, O> {
     this[INTERNAL] = handle as IndexHandle & { readonly view: IndexView<O> };
     this.lookup = (key) => view.lookup(keyString(key));
     this.fetch = (ctx, key, ...opts) =>
-      fetchSpec(ctx, c, withOptions(indexSpec(c, handle as IndexHandle, keyString(key)), c, opts));
+      fetchSpec(ctx, c, withOptions(indexSpec(handle as IndexHandle, keyString(key)), c, opts));
     this.asCollection = (opts) => new IndexCollection<K, O>(c, source, opts);
   }
 }

@@ -1,5 +1,5 @@
 import type { Collection, HandlerContext } from './core.ts';
-import { applyIndex, checkIndexOwner, type FetchOption, type IndexHandle } from './filter.ts';
+import { applyIndex, type FetchOption, type IndexHandle } from './filter.ts';
 import { type FilterSpec, hasPredicates, matchesPredicates, newSpec } from './internal/filter-spec.ts';
 import { type CollectionInternals, internalsOf } from './internal/internals.ts';
 import { labelCandidates, selectorCandidates } from './internal/label-index.ts';
@@ -48,12 +48,12 @@ export function fetch<T>(ctx: HandlerContext, c: Collection<T>, ...opts: FetchOp
 }
 
 /**
- * The filter spec of a fetch through index `handle` of `c` for `key` (`CollectionIndex.fetch`):
- * the index filter is applied directly, without building a filter option per call. Add the
- * caller's options with {@link withOptions}, then read with {@link fetchSpec}.
+ * The filter spec of a fetch through index `handle` for `key` (`CollectionIndex.fetch`): the index
+ * filter is applied directly, without building a filter option per call. The index is the
+ * collection's own (a `CollectionIndex` is made from its collection), so no owner check, unlike
+ * `filter.index`. Add the caller's options with {@link withOptions}, then read with {@link fetchSpec}.
  */
-export function indexSpec<T>(c: Collection<T>, handle: IndexHandle, key: string): FilterSpec {
-  checkIndexOwner(handle, internalsOf(c).uid, c.name);
+export function indexSpec(handle: IndexHandle, key: string): FilterSpec {
   const spec = newSpec();
   applyIndex(spec, handle, key);
   return spec;

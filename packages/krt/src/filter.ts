@@ -65,7 +65,7 @@ export interface IndexHandle {
 }
 
 /** Checks that index `handle` belongs to the collection with uid `uid` (named `sourceName`, for errors). */
-export function checkIndexOwner(handle: IndexHandle, uid: number, sourceName: string): void {
+function checkIndexOwner(handle: IndexHandle, uid: number, sourceName: string): void {
   if (handle.owner !== uid) {
     throw new TypeError(`fetch: the index filter belongs to another collection than "${sourceName}"`);
   }
