@@ -319,7 +319,8 @@ class ShardAssigner implements Sharder {
   }
 
   async #lead(signal: AbortSignal): Promise<void> {
-    this.#metrics = this.#opts.metrics?.sharding?.(this.#opts.ring, { assigned: () => this.#owners });
+    const metrics = this.#opts.metrics?.sharding?.(this.#opts.ring, { assigned: () => this.#owners });
+    this.#metrics = metrics;
     const queue = createQueue<string>({
       name: `sharder-${this.#opts.ring}`,
       reconciler: (key) => this.#reconcile(key),
@@ -350,16 +351,23 @@ class ShardAssigner implements Sharder {
     } finally {
       this.#clock.clearTimeout(resync);
       unsubscribe();
-      this.#enqueue = undefined;
-      this.#leading = undefined;
-      this.#draining.clear();
-      await this.#evictors.stopAll();
-      this.#metrics?.close();
-      this.#metrics = undefined;
+      metrics?.close();
+      // A lost election is not waited for (the elector campaigns again at once), so this replica
+      // may lead again before this term's last reconciles settled: the state is then the next
+      // term's, and this term's end leaves it alone.
+      if (this.#leading === signal) {
+        this.#enqueue = undefined;
+        this.#leading = undefined;
+        this.#draining.clear();
+        this.#metrics = undefined;
+        await this.#evictors.stopAll();
+      }
     }
   }
 
   async #reconcile(queueKey: string): Promise<void> {
+    // This term's signal, read once: every write of this reconcile ends with the term.
+    const leading = this.#leading;
     const bar = queueKey.indexOf('|');
     const tracked = this.#tracked[Number(queueKey.slice(0, bar))]!;
     const storeKey = queueKey.slice(bar + 1);
@@ -378,7 +386,10 @@ class ShardAssigner implements Sharder {
     const standbyFor = (owner: string) => (owner === desired ? hashed.successorFor(key) : desired);
     if (current === undefined || current === '') {
       const drained = this.#draining.get(queueKey);
-      await this.#write({ tracked, obj }, { shard: desired, standby: standbyFor(desired) }, this.#leading);
+      // Not written (changed since the cache saw it, or the term ended): its next event or the
+      // next term enqueues it again.
+      if (!(await this.#write({ tracked, obj }, { shard: desired, standby: standbyFor(desired) }, leading)))
+        return;
       this.#draining.delete(queueKey);
       if (drained) {
         if (drained.from !== desired) this.#metrics?.move(desired);
@@ -399,11 +410,15 @@ class ShardAssigner implements Sharder {
         standby !== undefined && standby !== current && this.#ring.isLive(standby) ? standby : choice;
       if (target === undefined) return; // no other shard: enqueued again when the ring changes
       const next = standbyFor(target);
-      await this.#write(
+      // Under the evictor's Lease and within this term: a term that ended writes nothing more
+      // (the next term, on this replica or another, moves what is left).
+      if (!leading) return;
+      const moved = await this.#write(
         { tracked, obj },
         { shard: target, standby: next === current ? undefined : next },
-        evictor.stop.signal,
+        AbortSignal.any([evictor.stop.signal, leading]),
       );
+      if (!moved) return;
       this.#draining.delete(queueKey);
       if (current !== target) this.#metrics?.move(target);
       return;
@@ -417,20 +432,23 @@ class ShardAssigner implements Sharder {
       // fenced, and the fence waits for this write (see ShardEvictors).
       await this.#evictors.standbyWrite(
         current,
-        this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, this.#leading),
+        this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, leading),
       );
       return;
     }
-    await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, this.#leading);
+    if (!(await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, leading))) return;
     this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
   }
 
-  /** Writes the shard label and its standby together (a move or an assignment), dropping the drain label. */
+  /**
+   * Writes the shard label and its standby together (a move or an assignment), dropping the drain
+   * label; false when nothing was written.
+   */
   #write(
     target: Target,
     to: { readonly shard: string; readonly standby: string | undefined },
     signal: AbortSignal | undefined,
-  ): Promise<void> {
+  ): Promise<boolean> {
     return this.#patch(
       target,
       {
@@ -442,12 +460,13 @@ class ShardAssigner implements Sharder {
     );
   }
 
+  /** Merge-patches labels under the object's resourceVersion; false when nothing was written. */
   async #patch(
     { tracked, obj }: Target,
     labels: Record<string, string | null>,
     signal: AbortSignal | undefined,
-  ): Promise<void> {
-    if (!signal || signal.aborted) return;
+  ): Promise<boolean> {
+    if (!signal || signal.aborted) return false;
     try {
       await this.#api.patch(
         {
@@ -458,9 +477,10 @@ class ShardAssigner implements Sharder {
         { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } },
         { type: 'merge', fieldManager: this.#opts.fieldManager ?? 'kubeloom-sharder', signal },
       );
+      return true;
     } catch (err) {
       // Changed or gone since the cache saw it: its event enqueues it again.
-      if (isConflict(err) || isNotFound(err) || signal.aborted) return;
+      if (isConflict(err) || isNotFound(err) || signal.aborted) return false;
       throw err;
     }
   }
