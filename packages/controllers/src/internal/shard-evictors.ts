@@ -105,6 +105,8 @@ export class ShardEvictors {
     this.#evictors.clear();
     for (const e of evictors) e.stop.abort();
     await Promise.all(evictors.map((e) => e.done));
+    // Their own clean-up skips the fence once the map no longer holds them: nothing fences now.
+    this.#fencing.clear();
   }
 
   /**
