@@ -7,7 +7,7 @@ import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../test/manual-clock.ts';
-import { configMap, lease } from '../test/shard-fixtures.ts';
+import { configMap, lease, webSharderOptions } from '../test/shard-fixtures.ts';
 import { createShardRing } from './create-shard-ring.ts';
 import { createSharder } from './create-sharder.ts';
 import { hashRing } from './hash-ring.ts';
@@ -71,16 +71,11 @@ describe("createSharder: a dead owner's objects", () => {
       );
     const three = hashRing(['web-0', 'web-1', 'web-2']);
     const key = (n: string) => `default/${n}`;
-    const options = {
-      kube,
-      ring: 'web',
-      namespace: 'default',
-      resources: [{ resource: builtins.ConfigMap, namespace: 'default' }],
+    const options = webSharderOptions(kube, {
       leaseDurationMs: 1000,
       renewDeadlineMs: 800,
       retryPeriodMs: 200,
-      logger: noopLogger,
-    };
+    });
     {
       await using first = createSharder(options);
       const stop = new AbortController();

@@ -6,7 +6,7 @@ import { builtins, type KubeClient, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
-import { configMap, lease } from '../test/shard-fixtures.ts';
+import { configMap, lease, webSharderOptions } from '../test/shard-fixtures.ts';
 import { createSharder } from './create-sharder.ts';
 import { LeaseResource } from './internal/lease.ts';
 import { shardLabels } from './shard-labels.ts';
@@ -50,17 +50,14 @@ describe('createSharder: a lost term and the next', () => {
     }) as KubeClient;
     // Label writes are slow: the moves of web-2's objects are still in flight when the term ends.
     const undelay = kube.cluster.delay(5000, { verbs: ['patch'], resource: builtins.ConfigMap });
-    await using sharder = createSharder({
-      kube: sharderKube,
-      ring: 'web',
-      namespace: 'default',
-      resources: [{ resource: builtins.ConfigMap, namespace: 'default' }],
-      leaseDurationMs: 1000,
-      renewDeadlineMs: 800,
-      retryPeriodMs: 200,
-      resyncPeriodMs: 2000,
-      logger: noopLogger,
-    });
+    await using sharder = createSharder(
+      webSharderOptions(sharderKube, {
+        leaseDurationMs: 1000,
+        renewDeadlineMs: 800,
+        retryPeriodMs: 200,
+        resyncPeriodMs: 2000,
+      }),
+    );
     const stop = new AbortController();
     const running = sharder.run(stop.signal);
     try {

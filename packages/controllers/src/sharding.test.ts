@@ -2,7 +2,7 @@ import { builtins, type KubeObject, noopLogger, type ObjectKey } from '@kubeloom
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
-import { configMap, lease } from '../test/shard-fixtures.ts';
+import { configMap, lease, webSharderOptions } from '../test/shard-fixtures.ts';
 import { createQueue } from './create-queue.ts';
 import { createShardMember } from './create-shard-member.ts';
 import { createShardRing } from './create-shard-ring.ts';
@@ -223,16 +223,9 @@ describe('createSharder', () => {
     kube.cluster.onRequest((r) => {
       if (r.verb === 'patch' && r.resource?.plural === 'configmaps') patches++;
     });
-    await using sharder = createSharder({
-      kube,
-      ring: 'web',
-      namespace: 'default',
-      resources: [{ resource: builtins.ConfigMap, namespace: 'default' }],
-      leaseDurationMs: 2000,
-      renewDeadlineMs: 1500,
-      retryPeriodMs: 400,
-      logger: noopLogger,
-    });
+    await using sharder = createSharder(
+      webSharderOptions(kube, { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 400 }),
+    );
     const stop = new AbortController();
     const running = sharder.run(stop.signal);
     const labelsOf = async () =>

@@ -1,4 +1,5 @@
 /** Objects the sharding tests create on the fake cluster. */
+import { builtins, type KubeClient, noopLogger } from '@kubeloom/kube';
 import { RING_LABEL } from '../src/shard-labels.ts';
 
 /** A shard Lease of ring `web` in `default`, held by `holder` for `seconds`. */
@@ -14,4 +15,22 @@ export const configMap = (name: string, labels: Record<string, string> = {}) => 
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name, namespace: 'default', labels },
+});
+
+/** Lease timings of a test sharder, in ms. */
+export interface SharderTimings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly resyncPeriodMs?: number;
+}
+
+/** `createSharder` options of the tests: ring `web` in `default`, assigning its ConfigMaps. */
+export const webSharderOptions = (kube: KubeClient, timings: SharderTimings) => ({
+  kube,
+  ring: 'web',
+  namespace: 'default',
+  resources: [{ resource: builtins.ConfigMap, namespace: 'default' }],
+  ...timings,
+  logger: noopLogger,
 });
