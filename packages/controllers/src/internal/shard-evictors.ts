@@ -51,7 +51,7 @@ export class ShardEvictors {
   /** Shards whose Lease an evictor is taking or holds: their objects' standby labels are frozen. */
   readonly #fencing = new Set<string>();
   /** In-flight standby-only writes per owner, which an evictor's Lease write waits for. */
-  readonly #standbyWrites = new Map<string, Set<Promise<void>>>();
+  readonly #standbyWrites = new Map<string, Set<Promise<unknown>>>();
   #leading: AbortSignal | undefined;
 
   constructor(opts: ShardEvictorsOptions) {
@@ -74,8 +74,8 @@ export class ShardEvictors {
   }
 
   /** Tracks a standby-only write of `owner`'s object, which the fence of `owner` waits for. */
-  async standbyWrite(owner: string, write: Promise<void>): Promise<void> {
-    const writes = this.#standbyWrites.get(owner) ?? new Set<Promise<void>>();
+  async standbyWrite(owner: string, write: Promise<unknown>): Promise<void> {
+    const writes = this.#standbyWrites.get(owner) ?? new Set<Promise<unknown>>();
     this.#standbyWrites.set(owner, writes);
     writes.add(write);
     try {
