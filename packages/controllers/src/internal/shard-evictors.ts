@@ -105,8 +105,6 @@ export class ShardEvictors {
     this.#evictors.clear();
     for (const e of evictors) e.stop.abort();
     await Promise.all(evictors.map((e) => e.done));
-    // Their own clean-up skips the fence once the map no longer holds them: nothing fences now.
-    this.#fencing.clear();
   }
 
   /**
@@ -152,7 +150,10 @@ export class ShardEvictors {
       } catch (err) {
         opts.logger.error('evicting a shard failed', { shard, err: serializeError(err) });
       } finally {
-        if (this.#evictors.get(shard)?.elector === elector) {
+        // Its fence ends with it, unless a newer evictor of the shard (the next term's) holds it;
+        // stopAll has already let go of it in the map.
+        const current = this.#evictors.get(shard);
+        if (current === undefined || current.elector === elector) {
           this.#evictors.delete(shard);
           this.#fencing.delete(shard);
         }
