@@ -1,4 +1,4 @@
-/** The sharder's evictors: the fence of a shard ends with the term that put it up. */
+/** The sharder's evictors: the fence of a shard, and each evictor, end with the term that started them. */
 import { noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
@@ -43,6 +43,53 @@ describe('ShardEvictors', () => {
       expect(evictors.isFencing('web-2')).toBe(false);
     } finally {
       term.abort();
+      stop.abort();
+      await ringRunning;
+    }
+  });
+
+  it('gives a term that starts while the last term’s evictor is still ending an evictor of its own', async () => {
+    await using kube = createFakeKubeClient({ logger: noopLogger });
+    await kube.api.create(LeaseResource, lease('web-0', 'web-0', 600)); // live: the evictor stands by
+    await using ring = createShardRing({ kube, ring: 'web', namespace: 'default' });
+    const stop = new AbortController();
+    const ringRunning = ring.run(stop.signal);
+    const evictors = new ShardEvictors({
+      api: kube.api,
+      namespace: 'default',
+      ring: 'web',
+      identity: 'sharder',
+      shardRing: ring,
+      owners: new Map([['web-0', 3]]),
+      timings: { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 },
+      logger: noopLogger,
+      onTakeOver: () => {},
+    });
+    const first = new AbortController();
+    const second = new AbortController();
+    try {
+      expect(await ring.waitUntilSynced(stop.signal)).toBe(true);
+      evictors.lead(first.signal);
+      const old = evictors.evictor('web-0');
+      // The election is lost and won again at once: the old term's evictor has not ended yet.
+      first.abort();
+      evictors.lead(second.signal);
+      const mine = evictors.evictor('web-0');
+      expect(mine).not.toBe(old);
+      expect(mine.stop.signal.aborted).toBe(false);
+      await old.done;
+      // The old evictor's end leaves the new one in place…
+      expect(evictors.evictor('web-0')).toBe(mine);
+      // …and the new one takes the Lease over once it is free.
+      const held = await kube.api.get({ resource: LeaseResource, name: 'web-0', namespace: 'default' });
+      await kube.api.update(LeaseResource, { ...held, spec: { ...held.spec, holderIdentity: '' } });
+      await waitFor('web-0’s Lease taken over by the new term', () => evictors.holds('web-0'), {
+        timeoutMs: 30_000,
+      });
+    } finally {
+      first.abort();
+      second.abort();
+      await evictors.stopAll();
       stop.abort();
       await ringRunning;
     }

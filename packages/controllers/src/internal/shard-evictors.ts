@@ -10,6 +10,8 @@ export interface Evictor {
   readonly elector: LeaderElector;
   readonly stop: AbortController;
   readonly done: Promise<void>;
+  /** The sharder's term it was started in: it ends with that term. */
+  readonly term: AbortSignal | undefined;
 }
 
 /** The leader-election timings the evictors share with the sharder's own elector. */
@@ -110,11 +112,13 @@ export class ShardEvictors {
   /**
    * The candidate for a shard's Lease (started on first use): it takes the Lease over only once
    * the record stayed unchanged for a lease duration (the leader elector's rule), and lets go
-   * once no object names the shard any more.
+   * once no object names the shard any more. An earlier term's evictor, still ending (a lost
+   * election is not waited for), is replaced: it would never take the Lease, and the objects
+   * waiting for it would wait for the next resync.
    */
   evictor(shard: string): Evictor {
     const existing = this.#evictors.get(shard);
-    if (existing) return existing;
+    if (existing && existing.term === this.#leading) return existing;
     const opts = this.#opts;
     const stop = new AbortController();
     const owners = opts.owners;
@@ -143,7 +147,8 @@ export class ShardEvictors {
         await new Promise<void>((resolve) => held.addEventListener('abort', () => resolve(), { once: true }));
       },
     });
-    const signal = AbortSignal.any([stop.signal, this.#leading ?? AbortSignal.abort()]);
+    const term = this.#leading;
+    const signal = AbortSignal.any([stop.signal, term ?? AbortSignal.abort()]);
     const done = (async () => {
       try {
         while (!signal.aborted) await elector.run(signal);
@@ -159,7 +164,7 @@ export class ShardEvictors {
         }
       }
     })();
-    const evictor = { elector, stop, done };
+    const evictor = { elector, stop, done, term };
     this.#evictors.set(shard, evictor);
     return evictor;
   }
