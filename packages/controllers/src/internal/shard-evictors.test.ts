@@ -1,12 +1,31 @@
 /** The sharder's evictors: the fence of a shard, and each evictor, end with the term that started them. */
 import { noopLogger } from '@kubeloom/kube';
-import { createFakeKubeClient } from '@kubeloom/kube/fake';
+import { createFakeKubeClient, type FakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
 import { lease } from '../../test/shard-fixtures.ts';
-import { createShardRing } from '../create-shard-ring.ts';
+import { createShardRing, type ShardRing } from '../create-shard-ring.ts';
 import { LeaseResource } from './lease.ts';
-import { ShardEvictors } from './shard-evictors.ts';
+import { ShardEvictors, type ShardEvictorsOptions } from './shard-evictors.ts';
+
+/** The evictors of the sharder `sharder` of ring `web`, with short Lease timings. */
+function webEvictors(
+  kube: FakeKubeClient,
+  shardRing: ShardRing,
+  { owners, onTakeOver }: Pick<ShardEvictorsOptions, 'owners' | 'onTakeOver'>,
+): ShardEvictors {
+  return new ShardEvictors({
+    api: kube.api,
+    namespace: 'default',
+    ring: 'web',
+    identity: 'sharder',
+    shardRing,
+    owners,
+    timings: { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 },
+    logger: noopLogger,
+    onTakeOver,
+  });
+}
 
 describe('ShardEvictors', () => {
   it('stops fencing every shard when the term ends (stopAll), also those whose Lease it held', async () => {
@@ -17,15 +36,9 @@ describe('ShardEvictors', () => {
     const stop = new AbortController();
     const ringRunning = ring.run(stop.signal);
     const taken: string[] = [];
-    const evictors = new ShardEvictors({
-      api: kube.api,
-      namespace: 'default',
-      ring: 'web',
-      identity: 'sharder',
-      shardRing: ring,
-      owners: new Map([['web-2', 3]]), // objects still name web-2: its Lease is not released on stop
-      timings: { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 },
-      logger: noopLogger,
+    // Objects still name web-2: its Lease is not released on stop.
+    const evictors = webEvictors(kube, ring, {
+      owners: new Map([['web-2', 3]]),
       onTakeOver: (shard) => taken.push(shard),
     });
     const term = new AbortController();
@@ -54,17 +67,7 @@ describe('ShardEvictors', () => {
     await using ring = createShardRing({ kube, ring: 'web', namespace: 'default' });
     const stop = new AbortController();
     const ringRunning = ring.run(stop.signal);
-    const evictors = new ShardEvictors({
-      api: kube.api,
-      namespace: 'default',
-      ring: 'web',
-      identity: 'sharder',
-      shardRing: ring,
-      owners: new Map([['web-0', 3]]),
-      timings: { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 },
-      logger: noopLogger,
-      onTakeOver: () => {},
-    });
+    const evictors = webEvictors(kube, ring, { owners: new Map([['web-0', 3]]), onTakeOver: () => {} });
     const first = new AbortController();
     const second = new AbortController();
     try {
