@@ -15,11 +15,18 @@
  * before the policy's relabel was seen. Converged is the last of all these. Also checked: no policy reconciled by two replicas at once, no
  * address held twice. Exits 1 on a violation.
  *
+ * Per adopter (each survivor), from the kill: when it saw the fence (its caches started following
+ * the fenced replica's objects), when those caches synced, its first and last adopted reconcile
+ * (and their durations: median, 90th percentile), and from its metrics over kill → served: CPU
+ * seconds, API requests by method, and the policy queue's mean wait and work per item. `--cpu-prof
+ * <dir>` writes each replica's CPU profile there (`node --cpu-prof`).
+ *
  * ```sh
- * node --conditions=@kubeloom/source apps/example-operator/scripts/shard-failover.ts --policies 3000 [--runs 1] [--concurrency 4]
+ * node --conditions=@kubeloom/source apps/example-operator/scripts/shard-failover.ts --policies 3000 [--runs 1] [--concurrency 4] [--cpu-prof <dir>]
  * ```
  */
 
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { hashRing, shardLabels } from '@kubeloom/controllers';
 import { builtins, type KubeObject } from '@kubeloom/kube';
@@ -40,6 +47,7 @@ const { values } = parseArgs({
     policies: { type: 'string', default: '3000' },
     runs: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '4' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const int = (flag: string, text: string | undefined, min: number): number => {
@@ -91,7 +99,12 @@ function labelTimes(cluster: ShardCluster) {
 }
 
 async function runOnce(run: number): Promise<boolean> {
-  const cluster = await startShardCluster({ pools: 4, args: [`--concurrency=${CONCURRENCY}`] });
+  const profileDir = values['cpu-prof'];
+  const cluster = await startShardCluster({
+    pools: 4,
+    args: [`--concurrency=${CONCURRENCY}`],
+    ...(profileDir ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } } : {}),
+  });
   const stop = new AbortController();
   const auditing = auditAllocations(cluster.admin, { signal: stop.signal });
   const labelledAt = labelTimes(cluster);
@@ -116,6 +129,8 @@ async function runOnce(run: number): Promise<boolean> {
     const victim = MEMBERS.find((n) => holder.startsWith(`${n}_`));
     if (!victim) throw new Error(`the sharder's Lease is held by ${holder || 'nobody'}, not a member`);
     const survivors = MEMBERS.filter((n) => n !== victim);
+    const loadAtKill = loadavg()[0]!;
+    const scrapesAtKill = await Promise.all(survivors.map((m) => scrapeMetrics(cluster, m)));
     const killedAt = Date.now();
     await cluster.kill(victim);
     const victimLease = (await cluster.admin.api.get({
@@ -177,6 +192,7 @@ async function runOnce(run: number): Promise<boolean> {
       },
       { timeoutMs: 600_000, intervalMs: 100 },
     );
+    const scrapesAtServed = await Promise.all(survivors.map((m) => scrapeMetrics(cluster, m)));
     // The harness's own check too: every label, address and cache as the survivors' ring says.
     const after = await waitFor('the ring to converge after the kill', () => cluster.converged(survivors), {
       timeoutMs: 600_000,
@@ -215,6 +231,14 @@ async function runOnce(run: number): Promise<boolean> {
         `${patches} spec changes, ${found.length} overlaps, ${checks} pool audits, ${duplicates.length} addresses held twice`,
     );
     for (const f of [...found, ...duplicates].slice(0, 10)) print(`  ${f}`);
+    print(
+      `  load ${loadAtKill.toFixed(1)} at the kill, ${loadavg()[0]!.toFixed(1)} now; killed at ${killedAt}, served at ${servedAt} (epoch ms)`,
+    );
+    for (const [i, m] of survivors.entries())
+      print(
+        `  ${adopterLine({ cluster, adopter: m, victim, killedAt, moved: moved.filter((k) => newOwner.get(k) === m) })}; ` +
+          `kill → served: ${metricsDelta(scrapesAtKill[i]!, scrapesAtServed[i]!)}`,
+      );
     return ok;
   } finally {
     stop.abort();
@@ -222,6 +246,89 @@ async function runOnce(run: number): Promise<boolean> {
     await auditing;
     await cluster[Symbol.asyncDispose]();
   }
+}
+
+/** A replica's metrics as `name{labels}` → value. */
+async function scrapeMetrics(cluster: ShardCluster, name: string): Promise<Map<string, number>> {
+  const port = await cluster.replicas.get(name)!.port('serving metrics');
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const cut = line.lastIndexOf(' ');
+    out.set(line.slice(0, cut), Number(line.slice(cut + 1)));
+  }
+  return out;
+}
+
+/** CPU, requests by method, and the policy queue's mean wait and work, between two scrapes. */
+function metricsDelta(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): string {
+  const d = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const sum = (prefix: string, filter: (key: string) => boolean = () => true) => {
+    let total = 0;
+    for (const key of after.keys()) if (key.startsWith(prefix) && filter(key)) total += d(key);
+    return total;
+  };
+  const methods = new Map<string, number>();
+  for (const key of after.keys()) {
+    const m = /^rest_client_requests_total\{.*method="([A-Z]+)"/.exec(key);
+    if (m) methods.set(m[1]!, (methods.get(m[1]!) ?? 0) + d(key));
+  }
+  const requests = [...methods]
+    .filter(([, n]) => n > 0)
+    .map(([m, n]) => `${m} ${n}`)
+    .join(', ');
+  const policyQueue = (key: string) => key.includes('name="egressgatewaypolicy"');
+  const queue = (metric: string) => {
+    const count = sum(`${metric}_count{`, policyQueue);
+    return count > 0 ? `${((sum(`${metric}_sum{`, policyQueue) / count) * 1000).toFixed(1)} ms` : '-';
+  };
+  const items = sum('workqueue_work_duration_seconds_count{', policyQueue);
+  return (
+    `CPU ${sum('process_cpu_seconds_total').toFixed(1)} s, requests ${requests || 'none'}, ` +
+    `${items} policy items (mean wait ${queue('workqueue_queue_duration_seconds')}, work ${queue('workqueue_work_duration_seconds')})`
+  );
+}
+
+/** One adopter's phases from its log, in seconds from the kill. */
+function adopterLine(opts: {
+  readonly cluster: ShardCluster;
+  readonly adopter: string;
+  readonly victim: string;
+  readonly killedAt: number;
+  readonly moved: readonly string[];
+}): string {
+  const { cluster, adopter, victim, killedAt } = opts;
+  const logs = cluster.replicas.get(adopter)?.logs ?? [];
+  const at = (msg: string) => {
+    const r = logs.find(
+      (x) =>
+        x.msg === msg && Number(x.at) >= killedAt && (x.fenced as string[] | undefined)?.includes(victim),
+    );
+    return r ? seconds(Number(r.at) - killedAt) : '-';
+  };
+  const mine = new Set(opts.moved);
+  const first = new Map<string, { start: number; end: number }>();
+  for (const r of cluster.reconciles())
+    if (
+      r.shard === adopter &&
+      r.start >= killedAt &&
+      r.end !== undefined &&
+      mine.has(r.key) &&
+      !first.has(r.key)
+    )
+      first.set(r.key, { start: r.start, end: r.end });
+  const runs = [...first.values()];
+  const durations = runs.map((r) => r.end - r.start).sort((a, b) => a - b);
+  const pct = (q: number) =>
+    durations.length ? durations[Math.floor(q * (durations.length - 1))]!.toFixed(0) : '-';
+  const starts = runs.map((r) => r.start);
+  const ends = runs.map((r) => r.end);
+  return (
+    `${adopter}: fence seen ${at('caching the adopted objects of fenced shards')}, cached ${at('cached the adopted objects')}, ` +
+    `${runs.length}/${mine.size} adopted reconciles ${runs.length ? seconds(Math.min(...starts) - killedAt) : '-'}–` +
+    `${runs.length ? seconds(Math.max(...ends) - killedAt) : '-'} s (each ${pct(0.5)} ms median, ${pct(0.9)} ms p90)`
+  );
 }
 
 let failed = 0;

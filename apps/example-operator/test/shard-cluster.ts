@@ -105,7 +105,7 @@ export interface ShardCluster extends AsyncDisposable {
 export interface ShardClusterOptions {
   /** IPAMPools `10.<i>.0.0/20` (4094 addresses each). Default 4. */
   readonly pools?: number;
-  /** Operator flags beside `--shard-ring`. */
+  /** Operator flags beside `--shard-ring` (and `--concurrency=4`, unless they set it). */
   readonly args?: readonly string[];
   /** Extra environment of every operator process (e.g. `NODE_OPTIONS` for a CPU profile). */
   readonly env?: Readonly<Record<string, string>>;
@@ -123,6 +123,10 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
     if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
     return r.stdout;
   };
+  // `--concurrency=4` unless `args` sets it (a flag given twice would leave the reader guessing).
+  const defaultArgs = (options.args ?? []).some((a) => a.startsWith('--concurrency'))
+    ? []
+    : ['--concurrency=4'];
   const replicas = new Map<string, OperatorProcess>();
   const deaths = new Map<string, number>();
   const namespace = 'tenants';
@@ -260,7 +264,7 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
           POD_NAMESPACE: SYSTEM,
           ...options.env,
         },
-        args: [`--shard-ring=${RING}`, '--metrics-secure=false', '--concurrency=4', ...(options.args ?? [])],
+        args: [`--shard-ring=${RING}`, '--metrics-secure=false', ...defaultArgs, ...(options.args ?? [])],
       });
       replicas.set(name, p);
       await Promise.race([

@@ -57,7 +57,7 @@ describe('ShardRing.isFenced', () => {
 });
 
 describe("createSharder: a dead owner's objects", () => {
-  it('move to the live standby named on them (not the ring’s choice), else to the ring’s choice, one write each', async () => {
+  it('move to the live standby named on them (not the ring’s choice), else to the ring’s choice, one write each, before any standby-only write', async () => {
     await using kube = createFakeKubeClient({ logger: noopLogger });
     for (const s of ['web-0', 'web-1', 'web-2']) await kube.api.create(LeaseResource, lease(s, s, 600));
     const names = Array.from({ length: 60 }, (_, i) => `cm-${i}`);
@@ -143,6 +143,10 @@ describe("createSharder: a dead owner's objects", () => {
       expect(writes.filter((n) => !dead.includes(n)).sort()).toEqual([...restandby].sort());
       // The retargeted ones went to their standby, not the ring's choice; the others to the ring's.
       for (const n of retargeted) expect(otherLive(n)).not.toBe(two.shardFor(key(n)));
+      // Moves first: every dead owner's object moved before any standby-only write landed.
+      const lastMove = Math.max(...dead.map((n) => writes.indexOf(n)));
+      const firstStandbyOnly = Math.min(...restandby.map((n) => writes.indexOf(n)));
+      expect(lastMove).toBeLessThan(firstStandbyOnly);
     } finally {
       watching.abort();
       stop.abort();

@@ -15,9 +15,11 @@ import { createLeaderElector } from './create-leader-elector.ts';
 import { createQueue } from './create-queue.ts';
 import { createShardRing, type ShardRing } from './create-shard-ring.ts';
 import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
+import { type LeaseWatch, watchLease } from './internal/lease-watch.ts';
 import { ShardEvictors } from './internal/shard-evictors.ts';
 import type { LeaderElector } from './leader-election.ts';
 import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
+import type { ReconcileResult } from './queue.ts';
 import { objectShardKey, type ShardLabels } from './shard-labels.ts';
 
 /** One resource the sharder assigns. */
@@ -100,6 +102,9 @@ export interface Sharder {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** How long a standby-only write waits while a dead shard's objects are still to move. */
+const STANDBY_DEFER_MS = 1000;
+
 const METADATA_ONLY = {
   name: 'kubeloom-sharder-metadata',
   fn: (obj: KubeObject): KubeObject => {
@@ -156,6 +161,7 @@ class ShardAssigner implements Sharder {
   readonly #labels: ShardLabels;
   readonly #api: ApiClient;
   readonly #elector: LeaderElector;
+  readonly #electionWatch: LeaseWatch;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #tracked: Tracked[];
@@ -186,9 +192,14 @@ class ShardAssigner implements Sharder {
         transform: METADATA_ONLY,
       }),
     }));
+    const election = { namespace: opts.namespace, name: `${opts.ring}-sharder` };
+    // The election's Lease by a watch: a dead sharder's successor takes over one lease duration
+    // after its last renewal as the watch saw it, not up to a retry period later.
+    this.#electionWatch = watchLease({ kube: opts.kube, ...election, clock: this.#clock });
     this.#elector = createLeaderElector({
       api: this.#api,
-      lease: { namespace: opts.namespace, name: `${opts.ring}-sharder` },
+      lease: election,
+      observedSince: (rv) => this.#electionWatch.observedSince(rv),
       ...this.#timings(),
       ...(opts.identity !== undefined ? { identity: opts.identity } : {}),
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
@@ -249,7 +260,11 @@ class ShardAssigner implements Sharder {
     if (this.#running) throw new Error(`the sharder of ring ${this.#opts.ring} already runs`);
     const stop = AbortSignal.any([signal, this.#disposed.signal]);
     const work = (async () => {
-      const background = [this.#ring.run(stop), ...this.#tracked.map((t) => t.informer.run(stop))];
+      const background = [
+        this.#ring.run(stop),
+        this.#electionWatch.run(stop),
+        ...this.#tracked.map((t) => t.informer.run(stop)),
+      ];
       if (await this.waitUntilSynced(stop)) {
         while (!stop.aborted) await this.#elector.run(stop);
       }
@@ -365,7 +380,7 @@ class ShardAssigner implements Sharder {
     }
   }
 
-  async #reconcile(queueKey: string): Promise<void> {
+  async #reconcile(queueKey: string): Promise<ReconcileResult | undefined> {
     // This term's signal, read once: every write of this reconcile ends with the term.
     const leading = this.#leading;
     const bar = queueKey.indexOf('|');
@@ -429,7 +444,10 @@ class ShardAssigner implements Sharder {
       const standby = standbyFor(current);
       if (labels[this.#labels.standby] === standby || this.#evictors.isFencing(current)) return;
       // Only the standby is wrong, and its owner is live: it has no meaning until the owner is
-      // fenced, and the fence waits for this write (see ShardEvictors).
+      // fenced, and the fence waits for this write (see ShardEvictors). Moves go first: while a
+      // dead shard's objects wait to move, this write waits (a dead shard's objects and the live
+      // ones whose standby it was are enqueued together when it leaves the ring).
+      if (this.#movesPending()) return { requeueAfterMs: STANDBY_DEFER_MS };
       await this.#evictors.standbyWrite(
         current,
         this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, leading),
@@ -438,6 +456,13 @@ class ShardAssigner implements Sharder {
     }
     if (!(await this.#patch({ tracked, obj }, { [this.#labels.drain]: 'true' }, leading))) return;
     this.#draining.set(queueKey, { from: current, at: this.#clock.now() });
+    return undefined;
+  }
+
+  /** True while some shard that is not live still owns objects (they move before any standby-only write). */
+  #movesPending(): boolean {
+    for (const owner of this.#owners.keys()) if (!this.#ring.isLive(owner)) return true;
+    return false;
   }
 
   /**

@@ -28,6 +28,7 @@ import {
 } from '@kubeloom/kube';
 import * as prom from 'prom-client';
 import { createEgressController, type EgressController } from '../controller/egress-controller.ts';
+import { ownsOnRing } from '../controller/sharding.ts';
 import { FlagError, type OperatorFlags, parseFlags, USAGE } from './flags.ts';
 import { createLogger } from './logger.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -148,7 +149,7 @@ async function operate(running: Running): Promise<number> {
           shard: {
             ring: sharding.ring.labels.ring,
             identity: sharding.identity,
-            owns: (key: string) => sharding.ring.hashRing().shardFor(key) === sharding.identity,
+            owns: ownsOnRing(sharding.ring, sharding.identity),
             fencing: sharding.ring,
           },
         }

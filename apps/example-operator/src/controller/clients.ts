@@ -38,9 +38,11 @@ export interface OperatorClients {
   readonly policiesByUid: InformerIndex<EgressGatewayPolicy>;
   /**
    * Sharded only: makes the policy and gateway caches also hold the objects of these fenced
-   * shards that name this shard as their standby (adoption), besides its own.
+   * shards that name this shard as their standby (adoption), besides its own. Returns
+   * `undefined` when the set is unchanged, otherwise a promise of the caches holding the new
+   * members (true), or false when they stopped first.
    */
-  readonly adopt?: ((fenced: readonly string[]) => void) | undefined;
+  readonly adopt?: ((fenced: readonly string[]) => Promise<boolean> | undefined) | undefined;
 }
 
 /** The label every gateway Deployment carries (the Deployment informer's and the sharder's selector). */
@@ -93,12 +95,15 @@ export function createOperatorClients(
     fieldManager: FIELD_MANAGER,
   });
   let adopted = '';
-  const adopt = (fenced: readonly string[]): void => {
+  const adopt = (fenced: readonly string[]): Promise<boolean> | undefined => {
     const next = [...fenced].sort().join(',');
-    if (next === adopted) return;
+    if (next === adopted) return undefined;
     adopted = next;
     policies.setMembers(membersOf(fenced));
     deployments.setMembers(membersOf(fenced, GATEWAY_SELECTOR));
+    return Promise.all([policies.waitForMembers(), deployments.waitForMembers()]).then((ok) =>
+      ok.every(Boolean),
+    );
   };
   return { ...withIndexes({ policies, pools, deployments }), adopt };
 }

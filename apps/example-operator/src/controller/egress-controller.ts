@@ -12,14 +12,16 @@ import {
   type ControllerMetrics,
   createQueue,
   extract,
-  objectHandler,
   type Queue,
   type RateLimiter,
   type Reconciler,
+  shardLabels,
 } from '@kubeloom/controllers';
 import type { Collection } from '@kubeloom/krt';
 import { type KubeClient, type Logger, noopLogger, type ObjectKey } from '@kubeloom/kube';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { findCondition } from '../domain/conditions.ts';
+import { gatewayChanged } from '../domain/gateway.ts';
 import { type OrphanCandidate, orphanCandidates, type PoolUsage, poolUsage } from '../domain/pool-summary.ts';
 import {
   type EgressGatewayPolicy,
@@ -163,6 +165,12 @@ export function createEgressController(
     ...common(),
   });
 
+  const ringLabels = shard ? ringLabelKeys(shard.ring) : [];
+  const enqueueOwner = (d: V1Deployment) => {
+    for (const ref of d.metadata?.ownerReferences ?? [])
+      if (ref.controller && ref.kind === EgressGatewayPolicyResource.kind && d.metadata?.namespace)
+        policyQueue.add({ namespace: d.metadata.namespace, name: ref.name });
+  };
   const enqueuePoliciesOf = (pool: string, filter: (p: EgressGatewayPolicy) => boolean = () => true) => {
     for (const p of clients.policiesByPool.lookup(pool)) if (filter(p)) policyQueue.addObject(p);
   };
@@ -197,13 +205,17 @@ export function createEgressController(
         if (pool) enqueuePoliciesOf(name(pool));
       },
     }),
-    clients.deployments.addEventHandler(
-      objectHandler((d) => {
-        for (const ref of d.metadata?.ownerReferences ?? [])
-          if (ref.controller && ref.kind === EgressGatewayPolicyResource.kind && d.metadata?.namespace)
-            policyQueue.add({ namespace: d.metadata.namespace, name: ref.name });
-      }),
-    ),
+    clients.deployments.addEventHandler({
+      onAdd: (d) => enqueueOwner(d),
+      // The sharder's relabels (moves, standby changes) change nothing a reconcile reads.
+      onUpdate: (old, d) => {
+        if (gatewayChanged(old, d, ringLabels)) enqueueOwner(d);
+      },
+      onDelete: (obj) => {
+        const d = extract(obj);
+        if (d) enqueueOwner(d);
+      },
+    }),
   ];
   const usageRegistration = usage?.register((e) => {
     if (e.new && (!e.new.statusCurrent || ours(e.new.orphanCandidates).length > 0)) poolQueue.add(e.new.name);
@@ -250,6 +262,12 @@ async function reconcilePolicy(ctx: ProcessorContext, key: ObjectKey): Promise<v
   const pool = await allocate(ctx, policy);
   const gateway = await convergeGateway(ctx, policy, pool);
   await writeStatus(ctx, policy, { pool, gateway });
+}
+
+/** The label keys a ring's sharder writes on objects (shard, standby, drain). */
+function ringLabelKeys(ring: string): string[] {
+  const labels = shardLabels(ring);
+  return [labels.shard, labels.standby, labels.drain];
 }
 
 function name(obj: { metadata?: { name?: string } | undefined }): string {

@@ -125,10 +125,19 @@ describe('poolUsageCollection (krt, on the fake cluster)', () => {
     await waitFor('initial add delivered', () => events.length === 1);
     expect(events).toEqual(['add corp']);
 
-    // A policy status write (the operator's own, most frequent write) changes no pool usage.
+    // A policy status write (the operator's own, most frequent write) and a relabel (a sharder's)
+    // change no pool usage: the usage is not even computed again (the same object).
+    const before = usage.get('corp');
     const cached = clients.policies.get('a', 'shop');
     await clients.policies.updateStatus({ ...cached!, status: { egressIPs: ['192.0.2.1'] } });
     await waitFor('status cached', () => clients.policies.get('a', 'shop')?.status?.egressIPs?.length === 1);
+    await kube.api.patch(
+      { resource: clients.policies.resource, name: 'a', namespace: 'shop' },
+      { metadata: { labels: { 'shard.kubeloom.dev/egress': 'x' } } },
+      { type: 'merge' },
+    );
+    await waitFor('relabel cached', () => clients.policies.get('a', 'shop')?.metadata?.labels !== undefined);
+    expect(usage.get('corp')).toBe(before);
     // A change that does move the usage, after it: events are ordered, so seeing this one proves
     // the status write produced none.
     await allocate('corp', [['192.0.2.1', 'shop', 'a']]);

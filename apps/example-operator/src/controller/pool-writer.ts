@@ -22,8 +22,7 @@
 import { retryOnConflict } from '@kubeloom/kclient';
 import { ignoreNotFound, type KubeClient } from '@kubeloom/kube';
 import { applyChanges, type TableChange } from '../domain/allocation-batch.ts';
-import { jsonEqual } from '../domain/json-equal.ts';
-import { poolStatus } from '../domain/pool-summary.ts';
+import { isStatusCurrent, poolStatus } from '../domain/pool-summary.ts';
 import { type IPAMPool, IPAMPoolResource } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import type { OperatorClients } from './clients.ts';
 
@@ -103,8 +102,8 @@ export function createPoolWriter(options: PoolWriterOptions): PoolWriter {
             batch.map((p) => p.change),
           );
           errors = outcome.errors;
+          if (!outcome.changed && isStatusCurrent(pool)) return pool;
           const status = poolStatus(outcome.pool, now());
-          if (!outcome.changed && jsonEqual(pool.status ?? {}, status)) return pool;
           // Without managedFields: the apiserver keeps the stored ones when a request has none,
           // and they are nearly half of a large pool's bytes.
           const { managedFields: _, ...metadata } = pool.metadata ?? {};

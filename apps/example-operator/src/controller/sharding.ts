@@ -12,9 +12,12 @@
 import {
   createQueue,
   drainHandler,
+  type HashRing,
+  hashRing,
   type Queue,
   type Reconciler,
   shardedReconciler,
+  shardLabels,
 } from '@kubeloom/controllers';
 import type { ShardRef } from '@kubeloom/kclient';
 import { builtins, type KubeClient, keyOf, type Logger, type ObjectKey } from '@kubeloom/kube';
@@ -86,7 +89,13 @@ function wallNow(): number {
 export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
   const { kube, clients, shard, logger } = opts;
   const fencing = shard.fencing;
-  const isFenced = fencing ? (d: string) => fencing.isFenced(d) : undefined;
+  /**
+   * Fenced shards whose adopted objects both caches hold (policies and gateways): a policy is
+   * adopted only then, so its reconcile finds its gateway in the cache (not by a live read per
+   * policy while the gateways' list is still on its way), and runs once, not once per arrival.
+   */
+  let cachedFences = new Set<string>();
+  const isFenced = fencing ? (d: string) => cachedFences.has(d) && fencing.isFenced(d) : undefined;
   const logged: Reconciler<ObjectKey> = async (key, ctx) => {
     const k = keyOf(key);
     logger.debug('reconcile started', { key: k, shard: shard.identity, at: wallNow() });
@@ -130,8 +139,61 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
     clients.deployments.addEventHandler(drainHandler(shard.ring, deploymentDrains)),
   ];
   // The caches follow the ring's fenced shards: their objects that name this shard as standby.
-  const follow = () => clients.adopt?.(fencing?.fenced() ?? []);
+  const labels = shardLabels(shard.ring);
+  let following = 0;
+  const follow = (): void => {
+    const fenced = fencing?.fenced() ?? [];
+    const cached = clients.adopt?.(fenced);
+    if (!cached) return;
+    const call = ++following;
+    // Shards that left the fence are not adopted from any more; new ones wait for the caches.
+    cachedFences = new Set([...cachedFences].filter((d) => fenced.includes(d)));
+    logger.info('caching the adopted objects of fenced shards', {
+      fenced,
+      shard: shard.identity,
+      at: wallNow(),
+    });
+    // The promise never rejects (the unions' waits resolve false when they stop).
+    void cached.then((ok) => {
+      if (!ok || call !== following) return; // stopped, or a later change of the fenced shards decides
+      cachedFences = new Set(fenced);
+      logger.info('cached the adopted objects', { fenced, shard: shard.identity, at: wallNow() });
+      // Their arrivals were skipped (not adopted yet): reconcile them now.
+      for (const p of clients.policies.list()) {
+        const l = p.metadata?.labels ?? {};
+        const owner = l[labels.shard];
+        if (owner !== undefined && cachedFences.has(owner) && l[labels.standby] === shard.identity)
+          opts.policyQueue.addObject(p);
+      }
+    });
+  };
   const unsubscribe = fencing?.subscribe(follow);
   follow();
   return { reconciler, deploymentDrains, registrations, close: () => unsubscribe?.() };
+}
+
+/** The part of a ring view {@link ownsOnRing} reads (`ShardRing` of `@kubeloom/controllers` has it). */
+interface RingMembers {
+  /** The live shards, sorted (the same array until they change). */
+  members(): readonly string[];
+  /** The fenced shards, sorted (the same array until they change). */
+  fenced(): readonly string[];
+}
+
+/**
+ * A {@link ControllerShard.owns} from a ring view: whether the ring gives the policy to
+ * `identity`, counting fenced shards as members. A fenced shard's policies are adopted or about
+ * to be moved, and until they reach this replica's cache they are no orphans of its to look for
+ * (each candidate costs a live read). The other keys map as on the live ring: consistent hashing
+ * moves only the fenced shards' keys.
+ */
+export function ownsOnRing(ring: RingMembers, identity: string): (policyKey: string) => boolean {
+  let memo: { members: readonly string[]; fenced: readonly string[]; ring: HashRing } | undefined;
+  return (key) => {
+    const members = ring.members();
+    const fenced = ring.fenced();
+    if (memo?.members !== members || memo.fenced !== fenced)
+      memo = { members, fenced, ring: hashRing([...members, ...fenced]) };
+    return memo.ring.shardFor(key) === identity;
+  };
 }

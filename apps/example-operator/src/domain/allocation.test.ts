@@ -102,6 +102,54 @@ describe('planAllocation', () => {
     expect(planAllocation(held, policy('a'), now).egressIPs).toEqual(['192.0.2.17']);
   });
 
+  it('counts an address spelled another way, or held by two owners, as taken (a hand-edited table)', () => {
+    const owner = (name: string) => ({ namespace: 'shop', name, uid: `uid-${name}` });
+    const p = pool({ ipFamily: 'IPv6', cidrs: ['2001:db8::/125'] }, [
+      { ip: '2001:db8::3', owner: owner('b') },
+      { ip: '2001:DB8:0::1', owner: owner('a') }, // unsorted, another spelling of 2001:db8::1
+      { ip: '2001:db8::2', owner: owner('a') },
+      { ip: '2001:db8::2', owner: owner('c') }, // held twice
+    ]);
+    // a keeps only the address nobody else holds; requested ::3 (b's, spelled otherwise) is refused
+    const a = planAllocation(p, policy('a', { ipCount: 2, requestedIPs: ['2001:db8:0:0::3'] }), now);
+    expect(a.failure?.reason).toBe('RequestedIPUnavailable');
+    expect(a.egressIPs).toEqual(['2001:db8::1']);
+    // a new policy gets the lowest address none of them holds in any spelling (no reserved ones in IPv6)
+    expect(planAllocation(p, policy('d'), now).egressIPs).toEqual(['2001:db8::']);
+    // b holds its address: nothing changes, and the table comes back sorted
+    const b = planAllocation(p, policy('b'), now);
+    expect(b.changed).toBe(false);
+    expect(b.allocations.map((x) => x.ip)).toEqual([
+      '2001:DB8:0::1',
+      '2001:db8::2',
+      '2001:db8::2',
+      '2001:db8::3',
+    ]);
+  });
+
+  it('plans alike on a table it planned on before, on a fresh copy and on a shuffled copy', () => {
+    // Each table's index is computed once and kept: it must answer for every policy as a fresh one.
+    forAll(50, (rnd) => {
+      let p = pool({ cidrs: ['192.0.2.0/28'] });
+      for (let i = 0; i < 8; i++) p = apply(p, policy(`p${i}`, { ipCount: rnd.int(1, 2) })).pool;
+      const table = p.status?.allocations ?? [];
+      const shuffled = [...table];
+      for (let i = shuffled.length - 1; i > 0; i--) {
+        const j = rnd.int(0, i);
+        [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+      }
+      for (let step = 0; step < 10; step++) {
+        const pol = policy(`p${rnd.int(0, 9)}`, {
+          ipCount: rnd.int(1, 3),
+          ...(rnd.chance(0.3) ? { requestedIPs: [`192.0.2.${rnd.int(1, 14)}`] } : {}),
+        });
+        const warm = planAllocation(p, pol, now);
+        expect(planAllocation(structuredClone(p), pol, now)).toEqual(warm);
+        expect(planAllocation({ ...p, status: { allocations: shuffled } }, pol, now)).toEqual(warm);
+      }
+    });
+  });
+
   it('keeps I1 and I2 under random churn of many policies on a small pool', () => {
     forAll(100, (rnd) => churn(rnd));
   });

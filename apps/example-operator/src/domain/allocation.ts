@@ -61,13 +61,6 @@ function compareKeyed(l: Keyed, r: Keyed): number {
   return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
 }
 
-/** Sorts a table by address, parsing each address once (tables hold thousands of records). */
-function sortByAddress(table: Allocation[]): Allocation[] {
-  const keyed = table.map((a) => ({ a, key: { text: a.ip, parsed: parseAddress(a.ip) } }));
-  keyed.sort((l, r) => compareKeyed(l.key, r.key));
-  return keyed.map((k) => k.a);
-}
-
 /**
  * Plans the addresses `policy` holds in `pool`:
  * - addresses it already holds stay while they are still in the pool (sticky: no churn);
@@ -95,16 +88,101 @@ interface PlanInput {
   readonly now: Date;
 }
 
+/**
+ * What a plan reads of an allocation table, computed once per table: tables are immutable
+ * snapshots (the cache's pool, or a batch's table after a change), and a policy that already
+ * holds its addresses — every reconcile after the first — then costs a lookup of its own records,
+ * not a pass over the whole table.
+ */
+interface TableIndex {
+  /** The table's records with their parsed addresses, in table order. */
+  readonly keyed: readonly { readonly a: Allocation; readonly key: Keyed }[];
+  /** Records per owner uid, in table order. */
+  readonly byOwner: ReadonlyMap<string, readonly Allocation[]>;
+  /** The owner uid of each address (see {@link addressKey}), the first one when several hold it. */
+  readonly owners: ReadonlyMap<bigint | string, string>;
+  /** Every owner uid of the addresses held by more than one owner (a corrupted table). */
+  readonly shared: ReadonlyMap<bigint | string, ReadonlySet<string>>;
+  /** Whether the table is sorted by address. */
+  readonly sorted: boolean;
+}
+
+const tableIndexes = new WeakMap<readonly Allocation[], TableIndex>();
+
+/** IPv6 values above every IPv4 one, so one map holds both families. */
+const V6_OFFSET = 1n << 128n;
+
+/** An address's identity: its value (equal for every spelling of it), or its text when unparsable. */
+function addressKey(text: string): bigint | string {
+  const parsed = parseAddress(text);
+  if (!parsed) return text;
+  return parsed.family === 'IPv4' ? parsed.value : parsed.value + V6_OFFSET;
+}
+
+function tableIndex(table: readonly Allocation[]): TableIndex {
+  let index = tableIndexes.get(table);
+  if (index) return index;
+  const keyed: { a: Allocation; key: Keyed }[] = [];
+  const byOwner = new Map<string, Allocation[]>();
+  const owners = new Map<bigint | string, string>();
+  const shared = new Map<bigint | string, Set<string>>();
+  let sorted = true;
+  for (const a of table) {
+    const list = byOwner.get(a.owner.uid);
+    if (list) list.push(a);
+    else byOwner.set(a.owner.uid, [a]);
+    const id = addressKey(a.ip);
+    const first = owners.get(id);
+    if (first === undefined) owners.set(id, a.owner.uid);
+    else if (first !== a.owner.uid) {
+      const uids = shared.get(id);
+      if (uids) uids.add(a.owner.uid);
+      else shared.set(id, new Set([first, a.owner.uid]));
+    }
+    const key = { text: a.ip, parsed: parseAddress(a.ip) };
+    const last = keyed[keyed.length - 1];
+    if (last && compareKeyed(last.key, key) > 0) sorted = false;
+    keyed.push({ a, key });
+  }
+  index = { keyed, byOwner, owners, shared, sorted };
+  tableIndexes.set(table, index);
+  return index;
+}
+
+/**
+ * The table with `uid`'s records replaced by `mine`, sorted by address (ties: the other owners'
+ * records first, in table order), merging into the already sorted rest when the table is sorted.
+ */
+function replaceOwn(table: TableIndex, uid: string, mine: readonly Allocation[]): Allocation[] {
+  const others = table.keyed.filter((k) => k.a.owner.uid !== uid);
+  if (!table.sorted) others.sort((l, r) => compareKeyed(l.key, r.key));
+  const own = mine
+    .map((a) => ({ a, key: { text: a.ip, parsed: parseAddress(a.ip) } }))
+    .sort((l, r) => compareKeyed(l.key, r.key));
+  const out: Allocation[] = [];
+  let i = 0;
+  for (const o of own) {
+    while (i < others.length && compareKeyed(others[i]!.key, o.key) <= 0) out.push(others[i++]!.a);
+    out.push(o.a);
+  }
+  while (i < others.length) out.push(others[i++]!.a);
+  return out;
+}
+
 function planInSpace({ pool, policy, space, now }: PlanInput): AllocationPlan {
   const owner = ownerOf(policy);
-  const current = pool.status?.allocations ?? [];
-  const others = current.filter((a) => a.owner.uid !== owner.uid);
-  const othersIPs = new Set(others.map((a) => canonicalAddress(a.ip) ?? a.ip));
+  const table = tableIndex(pool.status?.allocations ?? []);
+  /** Held by another owner (any spelling of the address). */
+  const heldByOther = (ip: string) => {
+    const id = addressKey(ip);
+    const first = table.owners.get(id);
+    return first !== undefined && (first !== owner.uid || table.shared.has(id));
+  };
+  const ownRecords = table.byOwner.get(owner.uid) ?? [];
   const heldRecords = new Map<string, Allocation>();
-  for (const a of current) {
-    if (a.owner.uid !== owner.uid) continue;
+  for (const a of ownRecords) {
     const ip = canonicalAddress(a.ip);
-    if (ip && contains(space, ip) && !othersIPs.has(ip)) heldRecords.set(ip, a);
+    if (ip && contains(space, ip) && !heldByOther(ip)) heldRecords.set(ip, a);
   }
 
   const ipCount = policy.spec.ipCount ?? 1;
@@ -133,7 +211,7 @@ function planInSpace({ pool, policy, space, now }: PlanInput): AllocationPlan {
         'RequestedIPOutOfRange',
         `requested IP ${text} is not an address pool ${poolName(pool)} hands out`,
       );
-    } else if (othersIPs.has(ip)) {
+    } else if (heldByOther(ip)) {
       fail('RequestedIPUnavailable', `requested IP ${text} is allocated to another policy`);
     } else keep.add(ip);
   }
@@ -144,7 +222,8 @@ function planInSpace({ pool, policy, space, now }: PlanInput): AllocationPlan {
   for (const ip of keptAuto) keep.add(ip);
   const missing = autoSlots - keptAuto.length;
   if (missing > 0) {
-    const taken = [...othersIPs, ...keep];
+    const taken = table.keyed.filter((k) => heldByOther(k.a.ip)).map((k) => k.a.ip);
+    taken.push(...keep);
     const free = lowestFree(space, taken, missing);
     if (free.length === missing) for (const ip of free) keep.add(ip);
     else
@@ -158,11 +237,13 @@ function planInSpace({ pool, policy, space, now }: PlanInput): AllocationPlan {
   const mine: Allocation[] = [...keep].map((ip) => heldRecords.get(ip) ?? { ip, owner, allocatedAt });
   // The other owners' records are the same objects on both sides: the table changed iff this
   // policy's records did (as a set, the table's order aside).
-  const changed = !sameTable(
-    current.filter((a) => a.owner.uid === owner.uid),
-    mine,
-  );
-  const allocations = sortByAddress([...others, ...mine]);
+  const changed = !sameTable(ownRecords, mine);
+  // Unchanged: the same records (the table sorted, as a changed one is).
+  const allocations = changed
+    ? replaceOwn(table, owner.uid, mine)
+    : table.sorted
+      ? [...(pool.status?.allocations ?? [])]
+      : replaceOwn(table, owner.uid, ownRecords);
   const egressIPs = [...keep].sort(byAddress);
   return failure ? { allocations, changed, egressIPs, failure } : { allocations, changed, egressIPs };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EgressGatewayPolicy } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import {
   CONFIG_HASH_ANNOTATION,
+  gatewayChanged,
   gatewayLabels,
   gatewayName,
   isUpToDate,
@@ -115,5 +116,38 @@ describe('ownership', () => {
         policy(),
       ),
     ).toBe('foreign'); // not a controller reference
+  });
+});
+
+describe('gatewayChanged', () => {
+  const ring = ['shard.kubeloom.dev/egress', 'standby.kubeloom.dev/egress', 'drain.kubeloom.dev/egress'];
+  const stored = (patch: { labels?: Record<string, string>; replicas?: number; ready?: number } = {}) => {
+    const d = renderGateway(policy(), ['192.0.2.18']);
+    return {
+      ...d,
+      metadata: {
+        ...d.metadata,
+        resourceVersion: String(Math.random()),
+        labels: { ...d.metadata?.labels, ...patch.labels },
+        managedFields: [{ manager: String(Math.random()) }],
+      },
+      spec: { ...d.spec!, replicas: patch.replicas ?? 1 },
+      status: { readyReplicas: patch.ready ?? 1 },
+    };
+  };
+
+  it('ignores a relabel by the sharder (shard, standby, drain), resourceVersion and managedFields', () => {
+    const before = stored({ labels: { [ring[0]!]: 'a', [ring[1]!]: 'b' } });
+    const moved = stored({ labels: { [ring[0]!]: 'b', [ring[1]!]: 'c', [ring[2]!]: 'true' } });
+    expect(gatewayChanged(before, moved, ring)).toBe(false);
+    expect(gatewayChanged(before, stored(), ring)).toBe(false);
+  });
+
+  it('sees what a reconcile reads: spec, status, other labels (also the ring labels when not ignored)', () => {
+    const before = stored({ labels: { [ring[0]!]: 'a' } });
+    expect(gatewayChanged(before, stored({ labels: { [ring[0]!]: 'a' }, replicas: 2 }), ring)).toBe(true);
+    expect(gatewayChanged(before, stored({ labels: { [ring[0]!]: 'a' }, ready: 0 }), ring)).toBe(true);
+    expect(gatewayChanged(before, stored({ labels: { [ring[0]!]: 'a', team: 'x' } }), ring)).toBe(true);
+    expect(gatewayChanged(before, stored({ labels: { [ring[0]!]: 'b' } }))).toBe(true);
   });
 });

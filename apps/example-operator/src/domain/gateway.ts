@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1OwnerReference } from '@kubernetes/client-node';
 import type { EgressGatewayPolicy } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import { jsonEqual } from './json-equal.ts';
 
 /** The API group of the operator's resources. */
 const GROUP = 'egress.kubeloom.dev';
@@ -151,4 +152,23 @@ export function isUpToDate(existing: V1Deployment | undefined, desired: V1Deploy
   const a = pick(existing);
   const b = pick(desired);
   return (Object.keys(b) as (keyof typeof b)[]).every((k) => a[k] === b[k]);
+}
+
+/**
+ * Whether an update of a gateway Deployment changed anything its policy's reconcile reads: all of
+ * it but `resourceVersion`, `managedFields` and the labels in `ignoredLabels` (a sharded
+ * operator's ring labels, which the sharder rewrites when it moves a policy and its gateway, or
+ * renames the standby; the reconcile never reads them). A relabel then enqueues no reconcile.
+ */
+export function gatewayChanged(
+  old: V1Deployment,
+  next: V1Deployment,
+  ignoredLabels: readonly string[] = [],
+): boolean {
+  const strip = (d: V1Deployment) => {
+    const { resourceVersion: _rv, managedFields: _mf, labels, ...metadata } = d.metadata ?? {};
+    const kept = Object.entries(labels ?? {}).filter(([key]) => !ignoredLabels.includes(key));
+    return { ...d, metadata: { ...metadata, labels: Object.fromEntries(kept) } };
+  };
+  return !jsonEqual(strip(old), strip(next));
 }

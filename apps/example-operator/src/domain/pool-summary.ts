@@ -144,6 +144,35 @@ export class PoolUsage implements PoolUsageFields {
 /** Any fixed instant: only a condition that flips takes it, and a flip is a difference anyway. */
 const FIXED = new Date(0);
 
+/** The status {@link poolStatus} computes for a pool (at {@link FIXED}), and whether the stored one equals it. */
+interface Summary {
+  readonly status: IPAMPoolStatus;
+  readonly current: boolean;
+}
+
+const summaries = new WeakMap<IPAMPool, Summary>();
+
+/** The pool's summary, computed once per pool object (cached objects are never changed in place). */
+function summaryOf(pool: IPAMPool): Summary {
+  let summary = summaries.get(pool);
+  if (!summary) {
+    const status = poolStatus(pool, FIXED);
+    summary = { status, current: jsonEqual(pool.status ?? {}, status) };
+    summaries.set(pool, summary);
+  }
+  return summary;
+}
+
+/**
+ * True when the pool's stored counters and conditions are those {@link poolStatus} computes (at
+ * any instant: a condition takes the time only when it flips or appears, which differs anyway).
+ * Computed once per pool object, so the unchanged pool of many reconciles costs one pass over
+ * its table. Treat pool objects as immutable (as the cache's are).
+ */
+export function isStatusCurrent(pool: IPAMPool): boolean {
+  return summaryOf(pool).current;
+}
+
 /**
  * The usage of `pool` given the policies that name it (`spec.ipamPoolRef.name`). Pure. Orphan
  * candidates are allocations owned by none of `policies`: an owner's pool reference is immutable,
@@ -151,7 +180,7 @@ const FIXED = new Date(0);
  * others; the live read before a reclaim keeps them).
  */
 export function poolUsage(pool: IPAMPool, policies: readonly EgressGatewayPolicy[]): PoolUsage {
-  const status = poolStatus(pool, FIXED);
+  const { status, current } = summaryOf(pool);
   const uids = new Set<string>();
   for (const p of policies) if (p.metadata?.uid) uids.add(p.metadata.uid);
   return new PoolUsage({
@@ -161,6 +190,6 @@ export function poolUsage(pool: IPAMPool, policies: readonly EgressGatewayPolicy
     free: status.free ?? 0,
     policies: policies.map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`).sort(),
     orphanCandidates: orphanCandidates(pool, uids),
-    statusCurrent: jsonEqual(pool.status ?? {}, status),
+    statusCurrent: current,
   });
 }
