@@ -134,12 +134,24 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
       ...(isFenced ? { isFenced } : {}),
     }),
   });
+  const labels = shardLabels(shard.ring);
   const registrations = [
     clients.policies.addEventHandler(drainHandler(shard.ring, opts.policyQueue)),
     clients.deployments.addEventHandler(drainHandler(shard.ring, deploymentDrains)),
+    // A policy moved here that this cache already held under a fenced shard not adopted from yet:
+    // its reconciles skipped it, the controller's handler ignores label-only updates, and the
+    // adoption's enqueue (once the caches hold the fenced shard) looks only for that shard's label.
+    // Moves from an adopted shard need nothing: adopted policies were reconciled as they came.
+    clients.policies.addEventHandler({
+      onUpdate: (old, p) => {
+        const from = old.metadata?.labels?.[labels.shard];
+        const to = p.metadata?.labels?.[labels.shard];
+        if (to === shard.identity && from !== to && from !== undefined && !cachedFences.has(from))
+          opts.policyQueue.addObject(p);
+      },
+    }),
   ];
   // The caches follow the ring's fenced shards: their objects that name this shard as standby.
-  const labels = shardLabels(shard.ring);
   let following = 0;
   const follow = (): void => {
     const fenced = fencing?.fenced() ?? [];
