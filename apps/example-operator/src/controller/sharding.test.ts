@@ -30,9 +30,10 @@ const L = shardLabels('egress');
 /** A ring view whose fenced shards the test sets. */
 function manualFencing() {
   let fenced: readonly string[] = [];
+  let lapsed = new Set<string>();
   const listeners = new Set<() => void>();
   return {
-    isFenced: (shard: string) => fenced.includes(shard),
+    isFenced: (shard: string) => fenced.includes(shard) && !lapsed.has(shard),
     fenced: () => fenced,
     subscribe(listener: () => void) {
       listeners.add(listener);
@@ -40,7 +41,15 @@ function manualFencing() {
     },
     fence(shards: readonly string[]) {
       fenced = [...shards].sort();
+      lapsed = new Set();
       for (const l of listeners) l();
+    },
+    /**
+     * The fence of `shard` ends by the clock (an adopter stops adopting at two thirds of the
+     * lease duration after it last saw the evictor's renewal) with no change of the fenced list.
+     */
+    lapse(shard: string) {
+      lapsed.add(shard);
     },
   };
 }
@@ -200,6 +209,44 @@ describe('egress controller: adoption from a fenced shard', () => {
           timeoutMs: 30_000,
         },
       );
+    } finally {
+      stop.abort();
+    }
+  });
+
+  it('reconciles a policy moved here after the fence of its adopted shard lapsed', async () => {
+    const stop = new AbortController();
+    const counter = reconcileCounter();
+    try {
+      await using a = await adopterOf('d', stop, counter.metrics);
+      a.fencing.fence(['d']);
+      await waitFor('every adopted policy reconciled', () => names.every((n) => a.started(n)), {
+        timeoutMs: 30_000,
+      });
+      // The fence ends by the clock, the fenced list unchanged (the evictor's renewal not seen yet).
+      a.fencing.lapse('d');
+      const before = counter.count('egressgatewaypolicy');
+      const starts = () => a.logger.records.filter((r) => r.message === 'reconcile started').length;
+      const started = starts();
+      // A spec change of p0 now is skipped (no longer adopted)...
+      await a.kube.api.patch(
+        { resource: EgressGatewayPolicyResource, name: 'p0', namespace: 'shop' },
+        { spec: { gateway: { replicas: 2 } } },
+        { type: 'merge' },
+      );
+      await waitFor('the changed policy skipped', () => counter.count('egressgatewaypolicy') > before, {
+        timeoutMs: 30_000,
+      });
+      expect(starts()).toBe(started);
+      // ...and the sharder then moves it here: its reconcile runs.
+      await a.kube.api.patch(
+        { resource: EgressGatewayPolicyResource, name: 'p0', namespace: 'shop' },
+        { metadata: { labels: { [L.shard]: 'me', [L.standby]: 'x' } } },
+        { type: 'merge' },
+      );
+      await waitFor('the moved policy reconciled by its new owner', () => starts() > started, {
+        timeoutMs: 30_000,
+      });
     } finally {
       stop.abort();
     }

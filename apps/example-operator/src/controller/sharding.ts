@@ -95,7 +95,16 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
    * policy while the gateways' list is still on its way), and runs once, not once per arrival.
    */
   let cachedFences = new Set<string>();
-  const isFenced = fencing ? (d: string) => cachedFences.has(d) && fencing.isFenced(d) : undefined;
+  const isFenced = fencing
+    ? (d: string): boolean => {
+        if (!cachedFences.has(d)) return false;
+        if (fencing.isFenced(d)) return true;
+        // The fence ended by the clock, maybe with no change of the fenced list to tell: this
+        // replica adopts from it no more, so a move from it here must enqueue (see below).
+        cachedFences.delete(d);
+        return false;
+      }
+    : undefined;
   const logged: Reconciler<ObjectKey> = async (key, ctx) => {
     const k = keyOf(key);
     logger.debug('reconcile started', { key: k, shard: shard.identity, at: wallNow() });
@@ -141,7 +150,8 @@ export function shardedParts(opts: ShardedPartsOptions): ShardedParts {
     // A policy moved here that this cache already held under a fenced shard not adopted from yet:
     // its reconciles skipped it, the controller's handler ignores label-only updates, and the
     // adoption's enqueue (once the caches hold the fenced shard) looks only for that shard's label.
-    // Moves from an adopted shard need nothing: adopted policies were reconciled as they came.
+    // Moves from a shard adopted from need nothing: its policies were reconciled as they came,
+    // and one skipped since its fence ended took that shard out of the adopted ones.
     clients.policies.addEventHandler({
       onUpdate: (old, p) => {
         const from = old.metadata?.labels?.[labels.shard];
