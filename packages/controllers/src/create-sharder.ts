@@ -17,6 +17,7 @@ import { createShardRing, type ShardRing } from './create-shard-ring.ts';
 import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
 import { type LeaseWatch, watchLease } from './internal/lease-watch.ts';
 import { ShardEvictors } from './internal/shard-evictors.ts';
+import { StandbyDeferral } from './internal/standby-deferral.ts';
 import type { LeaderElector } from './leader-election.ts';
 import type { ControllerMetrics, ShardingMetricsRecorder } from './metrics.ts';
 import type { ReconcileResult } from './queue.ts';
@@ -172,6 +173,8 @@ class ShardAssigner implements Sharder {
   readonly #draining = new Map<string, { readonly from: string; readonly at: number }>();
   /** Candidates for dead shards' Leases, and the fence of their objects' standby labels. */
   readonly #evictors: ShardEvictors;
+  /** Standby-only writes waiting for dead shards' moves, each for at most two lease durations in a row. */
+  readonly #deferral: StandbyDeferral;
   #leading: AbortSignal | undefined;
   #enqueue: ((key: string) => void) | undefined;
   #metrics: ShardingMetricsRecorder | undefined;
@@ -217,6 +220,11 @@ class ShardAssigner implements Sharder {
       timings: this.#timings(),
       logger: this.#logger,
       onTakeOver: (shard) => this.#enqueueAll(shard),
+    });
+    this.#deferral = new StandbyDeferral({
+      clock: this.#clock,
+      maxMs: 2 * (opts.leaseDurationMs ?? 15_000),
+      logger: this.#logger,
     });
     for (const [i, t] of this.#tracked.entries()) {
       t.informer.addEventHandler({
@@ -374,6 +382,7 @@ class ShardAssigner implements Sharder {
         this.#enqueue = undefined;
         this.#leading = undefined;
         this.#draining.clear();
+        this.#deferral.clear();
         this.#metrics = undefined;
         await this.#evictors.stopAll();
       }
@@ -386,6 +395,7 @@ class ShardAssigner implements Sharder {
     const bar = queueKey.indexOf('|');
     const tracked = this.#tracked[Number(queueKey.slice(0, bar))]!;
     const storeKey = queueKey.slice(bar + 1);
+    const deferredSince = this.#deferral.begin(queueKey);
     const obj = tracked.informer.store.get(storeKey);
     if (obj === undefined) {
       this.#draining.delete(queueKey);
@@ -446,8 +456,11 @@ class ShardAssigner implements Sharder {
       // Only the standby is wrong, and its owner is live: it has no meaning until the owner is
       // fenced, and the fence waits for this write (see ShardEvictors). Moves go first: while a
       // dead shard's objects wait to move, this write waits (a dead shard's objects and the live
-      // ones whose standby it was are enqueued together when it leaves the ring).
-      if (this.#movesPending()) return { requeueAfterMs: STANDBY_DEFER_MS };
+      // ones whose standby it was are enqueued together when it leaves the ring), but not for good
+      // when a move keeps failing (see StandbyDeferral).
+      if (this.#deferral.waits(queueKey, deferredSince, this.#pendingOwners())) {
+        return { requeueAfterMs: STANDBY_DEFER_MS };
+      }
       await this.#evictors.standbyWrite(
         current,
         this.#patch({ tracked, obj }, { [this.#labels.standby]: standby ?? null }, leading),
@@ -459,10 +472,11 @@ class ShardAssigner implements Sharder {
     return undefined;
   }
 
-  /** True while some shard that is not live still owns objects (they move before any standby-only write). */
-  #movesPending(): boolean {
-    for (const owner of this.#owners.keys()) if (!this.#ring.isLive(owner)) return true;
-    return false;
+  /** The shards not live that still own objects (they move before any standby-only write). */
+  #pendingOwners(): string[] {
+    const pending: string[] = [];
+    for (const owner of this.#owners.keys()) if (!this.#ring.isLive(owner)) pending.push(owner);
+    return pending;
   }
 
   /**

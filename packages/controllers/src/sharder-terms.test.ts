@@ -2,11 +2,11 @@
  * The sharder's terms: a term that ends (its election lost) must not undo the next one's state
  * when the same replica is elected again before the old term's last writes settled.
  */
-import { builtins, type KubeClient, noopLogger } from '@kubeloom/kube';
+import { builtins, noopLogger } from '@kubeloom/kube';
 import { createFakeKubeClient } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
-import { configMap, lease, webSharderOptions } from '../test/shard-fixtures.ts';
+import { configMap, interceptApi, lease, webSharderOptions } from '../test/shard-fixtures.ts';
 import { createSharder } from './create-sharder.ts';
 import { LeaseResource } from './internal/lease.ts';
 import { shardLabels } from './shard-labels.ts';
@@ -25,29 +25,13 @@ describe('createSharder: a lost term and the next', () => {
     // The sharder's requests to its own election Lease fail while `partitioned`.
     let partitioned = false;
     let inFlight = 0;
-    const api = new Proxy(kube.api, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          const first = args[0] as { name?: string; metadata?: { name?: string } } | undefined;
-          const second = args[1] as { metadata?: { name?: string } } | undefined;
-          const name = first?.name ?? first?.metadata?.name ?? second?.metadata?.name;
-          if (partitioned && name === 'web-sharder') return Promise.reject(new Error('unreachable'));
-          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-          if (prop !== 'patch') return result;
-          inFlight++;
-          return (result as Promise<unknown>).finally(() => inFlight--);
-        };
-      },
+    const sharderKube = interceptApi(kube, (method, name, serve) => {
+      if (partitioned && name === 'web-sharder') return Promise.reject(new Error('unreachable'));
+      const result = serve();
+      if (method !== 'patch') return result;
+      inFlight++;
+      return (result as Promise<unknown>).finally(() => inFlight--);
     });
-    const sharderKube = new Proxy(kube, {
-      get(target, prop) {
-        if (prop === 'api') return api;
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    }) as KubeClient;
     // Label writes are slow: the moves of web-2's objects are still in flight when the term ends.
     const undelay = kube.cluster.delay(5000, { verbs: ['patch'], resource: builtins.ConfigMap });
     await using sharder = createSharder(

@@ -34,3 +34,34 @@ export const webSharderOptions = (kube: KubeClient, timings: SharderTimings) => 
   ...timings,
   logger: noopLogger,
 });
+
+/**
+ * `kube` whose api calls go through `intercept` first, given the method, the object's name and
+ * the call itself: return `serve()` to serve it, or a rejection to refuse it.
+ */
+export const interceptApi = (
+  kube: KubeClient,
+  intercept: (method: string, name: string | undefined, serve: () => unknown) => unknown,
+): KubeClient => {
+  const api = new Proxy(kube.api, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const first = args[0] as { name?: string; metadata?: { name?: string } } | undefined;
+        const second = args[1] as { metadata?: { name?: string } } | undefined;
+        const name = first?.name ?? first?.metadata?.name ?? second?.metadata?.name;
+        return intercept(String(prop), name, () =>
+          (value as (...a: unknown[]) => unknown).apply(target, args),
+        );
+      };
+    },
+  });
+  return new Proxy(kube, {
+    get(target, prop) {
+      if (prop === 'api') return api;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+};
