@@ -220,6 +220,13 @@ export function createEgressController(
   const usageRegistration = usage?.register((e) => {
     if (e.new && (!e.new.statusCurrent || ours(e.new.orphanCandidates).length > 0)) poolQueue.add(e.new.name);
   });
+  // Which orphans are this shard's follows the ring, not the pools: an orphan that was another
+  // shard's (a fenced one's, until the fence ends) becomes this one's with no change of its pool.
+  const unfollowRing = shard?.fencing?.subscribe(() => {
+    if (usage) {
+      for (const u of usage.list()) if (ours(u.orphanCandidates).length > 0) poolQueue.add(u.name);
+    } else for (const p of clients.pools.list()) poolQueue.add(name(p));
+  });
   const queues = [policyQueue, poolQueue, ...(sharded ? [sharded.deploymentDrains] : [])];
   const registrations = [...handlers, ...(sharded?.registrations ?? [])];
 
@@ -244,6 +251,7 @@ export function createEgressController(
         : clients.pools.list().map((p) => poolUsage(p, clients.policiesByPool.lookup(name(p)))),
     async [Symbol.asyncDispose]() {
       sharded?.close();
+      unfollowRing?.();
       usageRegistration?.remove();
       stopCollections.abort();
     },

@@ -29,7 +29,8 @@ export interface ControllerShard extends ShardRef {
   /**
    * True when the policy `namespace/name` belongs to this shard on the ring as it stands (e.g.
    * `ring.hashRing().shardFor(key) === identity`): the replica looks for orphaned allocations only
-   * among those, since its cache holds only its own policies.
+   * among those, since its cache holds only its own policies. It follows the ring: with
+   * {@link ControllerShard.fencing}, the pools with orphans are looked at again at every ring change.
    */
   readonly owns: (policyKey: string) => boolean;
   /**
