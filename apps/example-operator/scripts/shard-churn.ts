@@ -89,8 +89,15 @@ async function runSeed(seed: number): Promise<boolean> {
     let next = live.length;
     await Promise.all(live.map((n) => cluster.start(n)));
     const names = await cluster.createPolicies(POLICIES);
-    const converge = (what: string, timeoutMs = 600_000) =>
-      waitFor(what, () => cluster.converged(live), { timeoutMs, intervalMs: 1000 });
+    const converge = async (what: string, timeoutMs = 600_000) => {
+      try {
+        await waitFor(what, () => cluster.converged(live), { timeoutMs, intervalMs: 1000 });
+      } catch (err) {
+        // Everything that is not converged, not only the first problem the wait reported.
+        print(`seed ${seed}: ${what} failed; the state now:\n${await cluster.diagnose(live).catch(String)}`);
+        throw err;
+      }
+    };
     // The first convergence allocates every policy: bounded by their number, not by a ring change.
     const first = Date.now();
     await converge('the ring to converge', Math.max(600_000, POLICIES * 1000));

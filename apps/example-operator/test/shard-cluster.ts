@@ -93,6 +93,13 @@ export interface ShardCluster extends AsyncDisposable {
    * machine would compete with the operators for the apiserver), then confirmed by a live list.
    */
   converged(members: readonly string[]): Promise<Placement>;
+  /**
+   * What keeps the ring of `members` from converging, all of it (where `converged` throws the first
+   * problem only): misplaced policies counted by where they are and where they belong, draining
+   * ones, those without an address, each member's cache against its share, and every Lease. For
+   * a post-mortem of a convergence that timed out.
+   */
+  diagnose(members: readonly string[]): Promise<string>;
   /** What `name` caches, from its `egress_cached_objects` gauge. */
   cached(name: string): Promise<{ policies: number; deployments: number; pools: number }>;
   /** Every reconcile record of every replica so far; a killed replica's open ones end at its death. */
@@ -312,6 +319,44 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
     async converged(members) {
       await check(cachedPlacement(), members);
       return check(await placement(), members);
+    },
+    async diagnose(members) {
+      const p = await placement();
+      const ring = hashRing(members);
+      const problems = new Map<string, number>();
+      const count = (what: string) => problems.set(what, (problems.get(what) ?? 0) + 1);
+      for (const pol of p.policies) {
+        const key = `${namespace}/${pol.metadata?.name}`;
+        const labels = pol.metadata?.labels ?? {};
+        const on = labels[LABELS.shard] || 'no shard';
+        if (labels[LABELS.drain] !== undefined) count(`draining on ${on}`);
+        if (labels[LABELS.shard] !== ring.shardFor(key)) count(`on ${on}, belongs on ${ring.shardFor(key)}`);
+        if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True') count('no address');
+      }
+      const lines = [
+        `policies per shard ${JSON.stringify(Object.fromEntries(p.spread))}, live members ${members.join(', ')}`,
+        ...[...problems].map(([what, n]) => `  ${n} policies ${what}`),
+      ];
+      for (const m of members) {
+        const cached = await scrape(m).then(
+          (text) =>
+            `${gauge(text, 'egressgatewaypolicies')} policies, ${gauge(text, 'deployments')} gateways`,
+          (err: unknown) => `no scrape (${String(err)})`,
+        );
+        lines.push(
+          `  ${m} caches ${cached}; owns ${p.spread.get(m) ?? 0} policies, ${p.gateways.get(m) ?? 0} gateways`,
+        );
+      }
+      lines.push(
+        kubectl(
+          'get',
+          'leases',
+          '-A',
+          '-o',
+          'custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,HOLDER:.spec.holderIdentity,RENEWED:.spec.renewTime,SECONDS:.spec.leaseDurationSeconds,TRANSITIONS:.spec.leaseTransitions',
+        ).trimEnd(),
+      );
+      return lines.join('\n');
     },
     async cached(name) {
       const text = await scrape(name);

@@ -2,8 +2,6 @@ import {
   type ApiClient,
   consoleLogger,
   extractTombstone,
-  isConflict,
-  isNotFound,
   type KubeClient,
   type KubeObject,
   type Logger,
@@ -16,6 +14,7 @@ import { createQueue } from './create-queue.ts';
 import { createShardRing, type ShardRing } from './create-shard-ring.ts';
 import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
 import { type LeaseWatch, watchLease } from './internal/lease-watch.ts';
+import { patchLabels } from './internal/patch-labels.ts';
 import { ShardEvictors } from './internal/shard-evictors.ts';
 import { StandbyDeferral } from './internal/standby-deferral.ts';
 import type { LeaderElector } from './leader-election.ts';
@@ -358,6 +357,7 @@ class ShardAssigner implements Sharder {
     this.#evictors.lead(signal);
     this.#enqueue = (key) => queue.add(key);
     const unsubscribe = this.#ring.subscribe(() => {
+      this.#logger.debug('ring changed', { live: this.#ring.members(), fenced: this.#ring.fenced() });
       this.#evictors.retireIdle();
       this.#enqueueAll();
     });
@@ -500,27 +500,12 @@ class ShardAssigner implements Sharder {
   }
 
   /** Merge-patches labels under the object's resourceVersion; false when nothing was written. */
-  async #patch(
-    { tracked, obj }: Target,
-    labels: Record<string, string | null>,
-    signal: AbortSignal | undefined,
-  ): Promise<boolean> {
-    if (!signal || signal.aborted) return false;
-    try {
-      await this.#api.patch(
-        {
-          resource: tracked.spec.resource,
-          name: obj.metadata?.name ?? '',
-          namespace: obj.metadata?.namespace,
-        },
-        { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } },
-        { type: 'merge', fieldManager: this.#opts.fieldManager ?? 'kubeloom-sharder', signal },
-      );
-      return true;
-    } catch (err) {
-      // Changed or gone since the cache saw it: its event enqueues it again.
-      if (isConflict(err) || isNotFound(err) || signal.aborted) return false;
-      throw err;
-    }
+  #patch({ tracked, obj }: Target, labels: Record<string, string | null>, signal: AbortSignal | undefined) {
+    const opts = {
+      api: this.#api,
+      fieldManager: this.#opts.fieldManager ?? 'kubeloom-sharder',
+      logger: this.#logger,
+    };
+    return patchLabels(opts, tracked.spec.resource, obj, labels, signal);
   }
 }
