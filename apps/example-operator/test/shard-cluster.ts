@@ -178,7 +178,8 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
     const p = replicas.get(name);
     if (!p) throw new Error(`no replica ${name}`);
     const port = await p.port('serving metrics');
-    return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    // Bounded: a replica whose event loop is stuck must not hang the caller (e.g. a post-mortem).
+    return (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
   };
   const gauge = (text: string, resource: string) => {
     const m = new RegExp(`^egress_cached_objects\\{resource="${resource}"\\} (\\d+)`, 'm').exec(text);
@@ -338,11 +339,12 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
         ...[...problems].map(([what, n]) => `  ${n} policies ${what}`),
       ];
       for (const m of members) {
-        const cached = await scrape(m).then(
-          (text) =>
-            `${gauge(text, 'egressgatewaypolicies')} policies, ${gauge(text, 'deployments')} gateways`,
-          (err: unknown) => `no scrape (${String(err)})`,
-        );
+        const cached = await scrape(m)
+          .then(
+            (text) =>
+              `${gauge(text, 'egressgatewaypolicies')} policies, ${gauge(text, 'deployments')} gateways`,
+          )
+          .catch((err: unknown) => `no scrape (${String(err)})`);
         lines.push(
           `  ${m} caches ${cached}; owns ${p.spread.get(m) ?? 0} policies, ${p.gateways.get(m) ?? 0} gateways`,
         );

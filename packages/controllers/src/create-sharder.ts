@@ -172,7 +172,7 @@ class ShardAssigner implements Sharder {
   readonly #draining = new Map<string, { readonly from: string; readonly at: number }>();
   /** Candidates for dead shards' Leases, and the fence of their objects' standby labels. */
   readonly #evictors: ShardEvictors;
-  /** Standby-only writes waiting for dead shards' moves, each for at most two lease durations in a row. */
+  /** Standby-only writes waiting for dead shards' moves, until none landed for two lease durations. */
   readonly #deferral: StandbyDeferral;
   #leading: AbortSignal | undefined;
   #enqueue: ((key: string) => void) | undefined;
@@ -298,6 +298,7 @@ class ShardAssigner implements Sharder {
     const after = obj?.metadata?.labels?.[this.#labels.shard];
     if (before !== after) {
       if (before !== undefined) this.#owners.set(before, (this.#owners.get(before) ?? 1) - 1);
+      if (before !== undefined && !this.#ring.isLive(before)) this.#deferral.progress();
       if (after !== undefined) this.#owners.set(after, (this.#owners.get(after) ?? 0) + 1);
       if (before !== undefined && this.#owners.get(before) === 0) {
         this.#owners.delete(before);
@@ -354,6 +355,7 @@ class ShardAssigner implements Sharder {
       ...(this.#opts.clock ? { clock: this.#opts.clock } : {}),
     });
     this.#leading = signal;
+    this.#deferral.clear(); // what an earlier term's reconciles left, if its end did not clear it
     this.#evictors.lead(signal);
     this.#enqueue = (key) => queue.add(key);
     const unsubscribe = this.#ring.subscribe(() => {

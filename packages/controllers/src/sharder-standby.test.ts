@@ -14,7 +14,7 @@ import { shardLabels } from './shard-labels.ts';
 const L = shardLabels('web');
 
 describe('createSharder: standby-only writes', () => {
-  it('are written after waiting at most two lease durations when a dead shard’s move keeps failing', async () => {
+  it('are written once no move landed for two lease durations, when a dead shard’s move keeps failing', async () => {
     await using kube = createFakeKubeClient({ logger: noopLogger });
     await kube.api.create(LeaseResource, lease('web-0', 'web-0', 600));
     await kube.api.create(LeaseResource, lease('web-1', 'web-1', 600));

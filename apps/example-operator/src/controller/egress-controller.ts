@@ -112,6 +112,12 @@ const MAX_ATTEMPTS = 50;
  */
 const UNBOUNDED_ATTEMPTS = Number.MAX_SAFE_INTEGER;
 
+/**
+ * How long after a ring change the pools with orphans are looked at again: a dead shard's fence
+ * (its Lease taken by the sharder's evictor) shows a moment after it left the live shards.
+ */
+const RING_SETTLE_MS = 5000;
+
 /** Builds the controller (phase 1: no I/O, nothing starts). */
 export function createEgressController(
   kube: KubeClient,
@@ -135,9 +141,8 @@ export function createEgressController(
   const usage: Collection<PoolUsage> | undefined =
     mode === 'krt' ? poolUsageCollection(clients, { signal: stopCollections.signal }) : undefined;
   // A shard caches only its own policies: every other shard's allocation would look orphaned.
-  const ours = shard
-    ? (list: readonly OrphanCandidate[]) => list.filter((c) => shard.owns(`${c.namespace}/${c.name}`))
-    : (list: readonly OrphanCandidate[]) => list;
+  const owns = shard ? (c: OrphanCandidate) => shard.owns(`${c.namespace}/${c.name}`) : () => true;
+  const ours = (list: readonly OrphanCandidate[]) => (shard ? list.filter(owns) : list);
   const candidates = usage
     ? (pool: IPAMPool) => ours(usage.get(name(pool))?.orphanCandidates ?? [])
     : (pool: IPAMPool) => {
@@ -160,7 +165,7 @@ export function createEgressController(
   if (sharded) policyReconciler = sharded.reconciler;
   const poolQueue: Queue<string> = createQueue<string>({
     name: 'ipampool',
-    reconciler: (name, ctx) => summarizePool(context(ctx.signal), { name, candidates }),
+    reconciler: (name, ctx) => summarizePool(context(ctx.signal), { name, candidates, owns }),
     maxAttempts: UNBOUNDED_ATTEMPTS,
     ...common(),
   });
@@ -222,10 +227,13 @@ export function createEgressController(
   });
   // Which orphans are this shard's follows the ring, not the pools: an orphan that was another
   // shard's (a fenced one's, until the fence ends) becomes this one's with no change of its pool.
+  // Looked at once the ring settled: a dead shard leaves the live ones a moment before its fence
+  // shows, and in between its policies would look like this replica's orphans (a live read each).
   const unfollowRing = shard?.fencing?.subscribe(() => {
     if (usage) {
-      for (const u of usage.list()) if (ours(u.orphanCandidates).length > 0) poolQueue.add(u.name);
-    } else for (const p of clients.pools.list()) poolQueue.add(name(p));
+      for (const u of usage.list())
+        if (ours(u.orphanCandidates).length > 0) poolQueue.addAfter(u.name, RING_SETTLE_MS);
+    } else for (const p of clients.pools.list()) poolQueue.addAfter(name(p), RING_SETTLE_MS);
   });
   const queues = [policyQueue, poolQueue, ...(sharded ? [sharded.deploymentDrains] : [])];
   const registrations = [...handlers, ...(sharded?.registrations ?? [])];

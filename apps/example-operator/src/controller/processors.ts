@@ -153,6 +153,11 @@ export interface PoolSummaryRequest {
   readonly name: string;
   /** Allocations of the cached pool whose owner the cache does not know (the pool usage, or the uid index). */
   readonly candidates: (pool: IPAMPool) => readonly OrphanCandidate[];
+  /**
+   * Whether a candidate is still this replica's to confirm, asked again right before its live read
+   * (a sharded replica's share can change while the pass reads). Default: all are.
+   */
+  readonly owns?: (candidate: OrphanCandidate) => boolean;
 }
 
 /**
@@ -165,7 +170,7 @@ export async function summarizePool(ctx: ProcessorContext, request: PoolSummaryR
   if (!pool) return;
   const orphans = new Set<string>();
   for (const candidate of request.candidates(pool)) {
-    if (orphans.has(candidate.uid)) continue;
+    if (orphans.has(candidate.uid) || request.owns?.(candidate) === false) continue;
     const live = (await ignoreNotFound(
       ctx.kube.api.get(
         { resource: EgressGatewayPolicyResource, name: candidate.name, namespace: candidate.namespace },

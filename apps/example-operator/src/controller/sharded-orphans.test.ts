@@ -10,8 +10,15 @@ import { createFakeKubeClient, FakeCluster } from '@kubeloom/kube/fake';
 import { waitFor } from '@kubeloom/testing';
 import { describe, expect, it } from 'vitest';
 import { operatorCrds, pool } from '../../test/scenarios.ts';
-import { type IPAMPool, IPAMPoolResource } from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import {
+  EgressGatewayPolicyResource,
+  type IPAMPool,
+  IPAMPoolResource,
+} from '../generated/egress.kubeloom.dev/v1alpha1/index.ts';
+import { createOperatorClients } from './clients.ts';
 import { createEgressController } from './egress-controller.ts';
+import { createPoolWriter } from './pool-writer.ts';
+import { summarizePool } from './processors.ts';
 import { ownsOnRing } from './sharding.ts';
 
 /** A ring view whose live and fenced shards the test sets. */
@@ -81,4 +88,34 @@ describe('egress controller, sharded: orphaned allocations', () => {
       }
     },
   );
+});
+
+describe('the pool summary pass, sharded', () => {
+  it('asks again right before each live read whether a candidate is still its own, and skips it if not', async () => {
+    const orphan = { namespace: 'shop', name: 'ghost', uid: 'uid-gone' };
+    const corp: IPAMPool = {
+      ...pool('corp', { cidrs: ['192.0.2.0/29'] }),
+      status: { allocations: [{ ip: '192.0.2.1', owner: orphan }] },
+    };
+    const fake = new FakeCluster({ crds: operatorCrds(), objects: [corp] });
+    const stop = new AbortController();
+    await using kube = createFakeKubeClient({ cluster: fake, logger: noopLogger });
+    const clients = createOperatorClients(kube);
+    expect(await kube.runAndWait(stop.signal)).toBe(true);
+    const now = () => new Date('2026-12-04T10:00:00Z');
+    const ctx = { kube, clients, pools: createPoolWriter({ kube, clients, now }), signal: stop.signal, now };
+    const candidates = () => [{ ip: '192.0.2.1', ...orphan }];
+    const reads = () => fake.requestCount('get', EgressGatewayPolicyResource);
+    try {
+      // Its share changed since the candidates were listed (e.g. a dead shard's fence showed).
+      await summarizePool(ctx, { name: 'corp', candidates, owns: () => false });
+      expect(reads()).toBe(0);
+      expect(fake.getObject(IPAMPoolResource, 'corp')?.status?.allocations).toHaveLength(1);
+      await summarizePool(ctx, { name: 'corp', candidates, owns: () => true });
+      expect(reads()).toBe(1);
+      expect(fake.getObject(IPAMPoolResource, 'corp')?.status?.allocations).toEqual([]);
+    } finally {
+      stop.abort();
+    }
+  });
 });

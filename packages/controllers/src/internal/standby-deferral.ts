@@ -3,10 +3,11 @@ import type { Clock } from '../clock.ts';
 
 /**
  * The sharder's standby-only writes wait while a dead shard's objects are still to move (moves go
- * first, so a failover is not slowed by the standby writes its ring change enqueued with it). Each
- * object waits at most `maxMs` in a row: a move that keeps failing (a webhook or a policy refusing
- * the patch, an object the sharder may not write) keeps moves pending for good, and would otherwise
- * hold back every standby-only write of the ring for good too.
+ * first, so a failover is not slowed by the standby writes its ring change enqueued with it). They
+ * stop waiting once no move landed for `maxMs` (and the object waited that long): a move that keeps
+ * failing (a webhook or a policy refusing the patch, an object the sharder may not write) keeps
+ * moves pending for good, and would otherwise hold back every standby-only write of the ring for
+ * good too; moves that are slow but landing (a loaded apiserver) keep them waiting.
  */
 export class StandbyDeferral {
   readonly #clock: Clock;
@@ -14,6 +15,8 @@ export class StandbyDeferral {
   readonly #logger: Logger;
   /** Since when each waiting object has waited in a row. */
   readonly #since = new Map<string, number>();
+  /** When a dead shard's object last moved. */
+  #progressAt = Number.NEGATIVE_INFINITY;
   #warned = false;
 
   constructor(opts: { readonly clock: Clock; readonly maxMs: number; readonly logger: Logger }) {
@@ -32,6 +35,11 @@ export class StandbyDeferral {
     return since;
   }
 
+  /** A dead shard's object moved (its owner's count dropped): the waits go on. */
+  progress(): void {
+    this.#progressAt = this.#clock.now();
+  }
+
   /**
    * Whether `key`'s standby-only write waits once more, given `pendingOwners`, the dead shards
    * whose objects are still to move (empty: it does not wait), and `since` from {@link begin}.
@@ -43,7 +51,7 @@ export class StandbyDeferral {
     }
     const now = this.#clock.now();
     const start = since ?? now;
-    if (now - start < this.#maxMs) {
+    if (now - Math.max(start, this.#progressAt) < this.#maxMs) {
       this.#since.set(key, start);
       return true;
     }
@@ -52,13 +60,13 @@ export class StandbyDeferral {
       this.#logger.warn(
         'objects of shards no longer in the ring are still not moved; standby-only writes stop waiting for them ' +
           '(check the sharder’s errors: a label write that keeps failing, e.g. refused by a webhook or RBAC)',
-        { pendingOwners, waitedMs: now - start },
+        { pendingOwners, waitedMs: now - start, sinceLastMoveMs: now - this.#progressAt },
       );
     }
     return false;
   }
 
-  /** Forgets every waiting object (the term ended). */
+  /** Forgets every waiting object (a term starts or ends). */
   clear(): void {
     this.#since.clear();
     this.#warned = false;
