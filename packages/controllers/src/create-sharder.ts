@@ -508,6 +508,6 @@ class ShardAssigner implements Sharder {
       fieldManager: this.#opts.fieldManager ?? 'kubeloom-sharder',
       logger: this.#logger,
     };
-    return patchLabels(opts, tracked.spec.resource, obj, labels, signal);
+    return patchLabels(opts, { resource: tracked.spec.resource, obj, labels }, signal);
   }
 }

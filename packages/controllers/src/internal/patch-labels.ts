@@ -15,6 +15,14 @@ export interface LabelPatchOptions {
   readonly logger: Logger;
 }
 
+/** One object's label change: `null` removes a label. */
+export interface LabelPatch {
+  readonly resource: ResourceDescriptor;
+  /** The object as the cache holds it: its resourceVersion conditions the write. */
+  readonly obj: KubeObject;
+  readonly labels: Record<string, string | null>;
+}
+
 /**
  * Merge-patches an object's labels (`null` removes one) under the resourceVersion the decision
  * was made on; false when nothing was written: no `signal` or aborted, or the object changed or
@@ -22,9 +30,7 @@ export interface LabelPatchOptions {
  */
 export async function patchLabels(
   opts: LabelPatchOptions,
-  resource: ResourceDescriptor,
-  obj: KubeObject,
-  labels: Record<string, string | null>,
+  { resource, obj, labels }: LabelPatch,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
   if (!signal || signal.aborted) return false;
