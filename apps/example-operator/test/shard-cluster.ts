@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { hashRing, shardLabels } from '@kubeloom/controllers';
+import { type HashRing, hashRing, shardLabels } from '@kubeloom/controllers';
 import { createClient } from '@kubeloom/kclient';
 import {
   builtins,
@@ -215,22 +215,29 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
     return { owner, spread, gateways: perShard, policies, deployments: gateways };
   };
 
+  /** What keeps one policy from being converged on `ring`, each in words (none: it is). */
+  const policyProblems = (pol: EgressGatewayPolicy, ring: HashRing): string[] => {
+    const key = `${namespace}/${pol.metadata?.name}`;
+    const labels = pol.metadata?.labels ?? {};
+    const on = labels[LABELS.shard] || 'no shard';
+    const problems: string[] = [];
+    if (labels[LABELS.drain] !== undefined) problems.push(`draining on ${on}`);
+    if (labels[LABELS.shard] !== ring.shardFor(key))
+      problems.push(`on ${on}, belongs on ${ring.shardFor(key)}`);
+    if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True')
+      problems.push('holds no address yet');
+    return problems;
+  };
+
   /** Throws what keeps `p` from being converged on the ring of `members` (see `converged`). */
   const check = async (p: Placement, members: readonly string[]): Promise<Placement> => {
     const ring = hashRing(members);
     const counts = JSON.stringify(Object.fromEntries(p.spread));
     const byUid = new Map(p.policies.map((x) => [x.metadata?.uid ?? '', x]));
     for (const pol of p.policies) {
-      const key = `${namespace}/${pol.metadata?.name}`;
-      const labels = pol.metadata?.labels ?? {};
-      if (labels[LABELS.drain] !== undefined)
-        throw new Error(`${key} is draining; policies per shard ${counts}`);
-      if (labels[LABELS.shard] !== ring.shardFor(key))
-        throw new Error(
-          `${key} on ${labels[LABELS.shard] || 'no shard'}, not ${ring.shardFor(key)}; ${counts}`,
-        );
-      if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True')
-        throw new Error(`${key} holds no address yet; policies per shard ${counts}`);
+      const [problem] = policyProblems(pol, ring);
+      if (problem)
+        throw new Error(`${namespace}/${pol.metadata?.name} ${problem}; policies per shard ${counts}`);
     }
     // Without a garbage collector a deleted policy's gateway stays: only live policies' count.
     let live = 0;
@@ -325,15 +332,8 @@ export async function startShardCluster(options: ShardClusterOptions = {}): Prom
       const p = await placement();
       const ring = hashRing(members);
       const problems = new Map<string, number>();
-      const count = (what: string) => problems.set(what, (problems.get(what) ?? 0) + 1);
-      for (const pol of p.policies) {
-        const key = `${namespace}/${pol.metadata?.name}`;
-        const labels = pol.metadata?.labels ?? {};
-        const on = labels[LABELS.shard] || 'no shard';
-        if (labels[LABELS.drain] !== undefined) count(`draining on ${on}`);
-        if (labels[LABELS.shard] !== ring.shardFor(key)) count(`on ${on}, belongs on ${ring.shardFor(key)}`);
-        if (findCondition(pol.status?.conditions, 'IPAllocated')?.status !== 'True') count('no address');
-      }
+      for (const pol of p.policies)
+        for (const what of policyProblems(pol, ring)) problems.set(what, (problems.get(what) ?? 0) + 1);
       const lines = [
         `policies per shard ${JSON.stringify(Object.fromEntries(p.spread))}, live members ${members.join(', ')}`,
         ...[...problems].map(([what, n]) => `  ${n} policies ${what}`),

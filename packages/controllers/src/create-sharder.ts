@@ -14,7 +14,7 @@ import { createQueue } from './create-queue.ts';
 import { createShardRing, type ShardRing } from './create-shard-ring.ts';
 import { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
 import { type LeaseWatch, watchLease } from './internal/lease-watch.ts';
-import { patchLabels } from './internal/patch-labels.ts';
+import { type LabelPatchOptions, patchLabels } from './internal/patch-labels.ts';
 import { ShardEvictors } from './internal/shard-evictors.ts';
 import { StandbyDeferral } from './internal/standby-deferral.ts';
 import type { LeaderElector } from './leader-election.ts';
@@ -174,6 +174,8 @@ class ShardAssigner implements Sharder {
   readonly #evictors: ShardEvictors;
   /** Standby-only writes waiting for dead shards' moves, until none landed for two lease durations. */
   readonly #deferral: StandbyDeferral;
+  /** How label writes are sent and logged. */
+  readonly #labelWrites: LabelPatchOptions;
   #leading: AbortSignal | undefined;
   #enqueue: ((key: string) => void) | undefined;
   #metrics: ShardingMetricsRecorder | undefined;
@@ -220,6 +222,11 @@ class ShardAssigner implements Sharder {
       logger: this.#logger,
       onTakeOver: (shard) => this.#enqueueAll(shard),
     });
+    this.#labelWrites = {
+      api: this.#api,
+      fieldManager: opts.fieldManager ?? 'kubeloom-sharder',
+      logger: this.#logger,
+    };
     this.#deferral = new StandbyDeferral({
       clock: this.#clock,
       maxMs: 2 * (opts.leaseDurationMs ?? 15_000),
@@ -503,11 +510,6 @@ class ShardAssigner implements Sharder {
 
   /** Merge-patches labels under the object's resourceVersion; false when nothing was written. */
   #patch({ tracked, obj }: Target, labels: Record<string, string | null>, signal: AbortSignal | undefined) {
-    const opts = {
-      api: this.#api,
-      fieldManager: this.#opts.fieldManager ?? 'kubeloom-sharder',
-      logger: this.#logger,
-    };
-    return patchLabels(opts, { resource: tracked.spec.resource, obj, labels }, signal);
+    return patchLabels(this.#labelWrites, { resource: tracked.spec.resource, obj, labels }, signal);
   }
 }
