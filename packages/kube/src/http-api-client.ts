@@ -20,9 +20,10 @@ import { httpsWatchConnection } from './internal/https-watch-connection.ts';
 import {
   type BodyPeek,
   CONTINUE_PEEK_LIMIT,
-  continuePeek,
   type ListOptionsWithContinueHint,
   ON_CONTINUE,
+  ON_PAGE_LENGTH,
+  pagePeek,
 } from './internal/list-continue.ts';
 import { type ProxyConfig, parseProxyUrl } from './internal/proxy-url.ts';
 import {
@@ -251,13 +252,14 @@ export class HttpApiClient implements ApiClient {
       resourceVersionMatch: opts.resourceVersionMatch,
     };
     const onContinue = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
+    const onLength = (opts as ListOptionsWithContinueHint)[ON_PAGE_LENGTH];
     const list = (await this.#send({
       method: 'GET',
       path,
       query,
       signal: opts.signal,
       context: `list ${describe({ resource, namespace: opts.namespace })}`,
-      peek: onContinue && continuePeek(onContinue),
+      peek: onContinue || onLength ? pagePeek({ onContinue, onLength }) : undefined,
     })) as ObjectList<T>;
     if (!list.metadata) list.metadata = {};
     if (!list.items) list.items = [];

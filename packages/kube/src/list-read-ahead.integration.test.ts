@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ListOptions, ObjectList } from './api.ts';
 import { builtins } from './builtins.ts';
 import { HttpApiClient } from './http-api-client.ts';
-import { type ListOptionsWithContinueHint, ON_CONTINUE } from './internal/list-continue.ts';
+import { type ListOptionsWithContinueHint, ON_CONTINUE, ON_PAGE_LENGTH } from './internal/list-continue.ts';
 import { listAll } from './internal/list-pager.ts';
 import type { KubeObject } from './object.ts';
 import { defineResource, type ResourceDescriptor } from './resource.ts';
@@ -17,16 +17,23 @@ const Gizmo = defineResource<KubeObject>({
   namespaced: true,
 });
 
-/** The real transport, counting the list requests in flight and the tokens it reported early. */
+/**
+ * The real transport, counting the list requests in flight and the tokens it reported early, and
+ * recording each request's limit and each page's reported length and object count.
+ */
 class CountingApi extends HttpApiClient {
   inFlight = 0;
   maxInFlight = 0;
   early: string[] = [];
+  readonly pages: Array<{ limit: number | undefined; length?: number; objects?: number }> = [];
   override async list<T extends KubeObject = KubeObject>(
     resource: ResourceDescriptor,
     opts: ListOptions = {},
   ): Promise<ObjectList<T>> {
     const hint = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
+    const onLength = (opts as ListOptionsWithContinueHint)[ON_PAGE_LENGTH];
+    const record: (typeof this.pages)[number] = { limit: opts.limit };
+    this.pages.push(record);
     const counted: ListOptionsWithContinueHint = {
       ...opts,
       ...(hint
@@ -37,22 +44,38 @@ class CountingApi extends HttpApiClient {
             },
           }
         : {}),
+      ...(onLength
+        ? {
+            [ON_PAGE_LENGTH]: (length: number) => {
+              record.length = length;
+              onLength(length);
+            },
+          }
+        : {}),
     };
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      return await super.list(resource as never, counted);
+      const page = await super.list<T>(resource as never, counted);
+      record.objects = page.items.length;
+      return page;
     } finally {
       this.inFlight--;
     }
   }
 }
 
-async function readAll(api: CountingApi, resource: ResourceDescriptor, namespace: string) {
+async function readAll(
+  api: CountingApi,
+  target: { resource: ResourceDescriptor; namespace: string },
+  pageBytes?: number,
+) {
+  const { resource, namespace } = target;
   const seen: string[] = [];
   const result = await listAll(api, resource, {
     namespace,
     pageSize: 40,
+    pageBytes,
     signal: new AbortController().signal,
     onExpiredContinue: (err) => {
       throw err;
@@ -96,13 +119,46 @@ describe('a paginated list reads one page ahead on the real apiserver', () => {
     const api = new CountingApi(kubeConfig);
     try {
       const names = await fill(api, { resource: builtins.ConfigMap, ns }, 230);
-      const { seen, result } = await readAll(api, builtins.ConfigMap, ns);
+      const { seen, result } = await readAll(api, { resource: builtins.ConfigMap, namespace: ns });
       expect(seen).toEqual(names); // every object once, in the server's order
       expect(result.items).toHaveLength(230);
       expect(result.resourceVersion).toMatch(/^\d+$/);
       expect(api.early).toHaveLength(5); // pages 1–5 of 6 reported their token from the head
       expect(api.maxInFlight).toBe(2);
       expect(api.inFlight).toBe(0);
+    } finally {
+      await api[Symbol.asyncDispose]();
+    }
+  });
+
+  it('pages sized by bytes: each page after the first read whole asks for what fits, going by that page', async () => {
+    const ns = await createTestNamespace(kubeConfig, 'readahead-bytes');
+    const api = new CountingApi(kubeConfig);
+    try {
+      const names = await fill(api, { resource: builtins.ConfigMap, ns }, 230);
+      // About 100 objects' worth of JSON per page: pages grow from the first 40 objects.
+      const perObject = JSON.stringify(
+        (await api.list(builtins.ConfigMap, { namespace: ns, limit: 1 })).items[0],
+      ).length;
+      api.pages.length = 0;
+      const pageBytes = perObject * 100;
+      const { seen, result } = await readAll(api, { resource: builtins.ConfigMap, namespace: ns }, pageBytes);
+      expect(seen).toEqual(names);
+      expect(result.items).toHaveLength(230);
+      const pages = api.pages;
+      // Page 2 was requested while page 1 arrived, before any page was read whole: 40 too.
+      expect(pages.slice(0, 2).map((p) => p.limit)).toEqual([40, 40]);
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      // Every later page was requested once the page before it (read ahead: two before) was whole.
+      for (let i = 2; i < pages.length; i++) {
+        const by = pages[i - 2]!;
+        expect(by.length, `page ${i - 1}'s length`).toBeGreaterThan(0);
+        expect(pages[i]!.limit, `page ${i + 1}'s limit`).toBe(
+          Math.floor(pageBytes / (by.length! / by.objects!)),
+        );
+        expect(pages[i]!.limit).toBeGreaterThan(60);
+      }
+      expect(pages.reduce((n, p) => n + (p.objects ?? 0), 0)).toBe(230);
     } finally {
       await api[Symbol.asyncDispose]();
     }
@@ -133,7 +189,7 @@ describe('a paginated list reads one page ahead on the real apiserver', () => {
     const api = new CountingApi(kubeConfig);
     try {
       const names = await fill(api, { resource: Gizmo, ns }, 130);
-      const { seen } = await readAll(api, Gizmo, ns);
+      const { seen } = await readAll(api, { resource: Gizmo, namespace: ns });
       expect(seen).toEqual(names);
       expect(api.early).toHaveLength(3);
       expect(api.maxInFlight).toBe(2);

@@ -379,6 +379,7 @@ describe('Informer', () => {
   it('rejects invalid tuning with clear errors', () => {
     const api = new ScriptedApi();
     expect(() => start(api, { tuning: { pageSize: 0 } })).toThrow(/pageSize must be a positive integer/);
+    expect(() => start(api, { tuning: { pageBytes: 1.5 } })).toThrow(/pageBytes must be a positive integer/);
     expect(() => start(api, { tuning: { idleTimeoutMs: 0 } })).toThrow(/idleTimeoutMs must be between/);
     expect(() => start(api, { tuning: { watchTimeoutSeconds: [10, 5] } })).toThrow(/watchTimeoutSeconds/);
   });

@@ -317,6 +317,7 @@ export class InformerEngine<T extends KubeObject = KubeObject> implements Shared
       labelSelector,
       fieldSelector,
       pageSize: this.#tuning.pageSize,
+      pageBytes: this.#tuning.pageBytes,
       signal,
       onExpiredContinue: (err) => {
         this.#counters.recordError(err);

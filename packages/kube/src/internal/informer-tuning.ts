@@ -2,8 +2,10 @@ import type { InformerTuning } from '../client.ts';
 
 /** {@link InformerTuning} with every default applied and every value checked. */
 export interface ResolvedTuning {
-  /** Page size of the initial list. */
+  /** Objects in the first page of a list (every page, without pageBytes). */
   readonly pageSize: number;
+  /** Characters of JSON per page after the first one read whole; undefined: pages of pageSize. */
+  readonly pageBytes: number | undefined;
   /** Reconnect a watch that received nothing for this long. */
   readonly idleTimeoutMs: number;
   /** First reconnect delay. */
@@ -18,6 +20,7 @@ export interface ResolvedTuning {
 
 const DEFAULTS = {
   pageSize: 500,
+  pageBytes: 4 * 1024 * 1024,
   idleTimeoutMs: 120_000,
   initialBackoffMs: 800,
   maxBackoffMs: 30_000,
@@ -28,6 +31,8 @@ const DEFAULTS = {
 export function resolveTuning(t: InformerTuning = {}): ResolvedTuning {
   const out: ResolvedTuning = {
     pageSize: t.pageSize ?? DEFAULTS.pageSize,
+    // An explicit page size alone means fixed pages, as before pages were sized by bytes.
+    pageBytes: t.pageBytes ?? (t.pageSize === undefined ? DEFAULTS.pageBytes : undefined),
     idleTimeoutMs: t.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs,
     initialBackoffMs: t.initialBackoffMs ?? DEFAULTS.initialBackoffMs,
     maxBackoffMs: t.maxBackoffMs ?? DEFAULTS.maxBackoffMs,
@@ -36,6 +41,11 @@ export function resolveTuning(t: InformerTuning = {}): ResolvedTuning {
   };
   if (!(Number.isInteger(out.pageSize) && out.pageSize > 0)) {
     throw new RangeError(`tuning.pageSize must be a positive integer, got ${out.pageSize}`);
+  }
+  if (out.pageBytes !== undefined && !(Number.isInteger(out.pageBytes) && out.pageBytes > 0)) {
+    throw new RangeError(
+      `tuning.pageBytes must be a positive integer (characters of JSON), got ${out.pageBytes}`,
+    );
   }
   if (!(out.idleTimeoutMs > 0) || out.idleTimeoutMs >= 2 ** 31) {
     throw new RangeError(`tuning.idleTimeoutMs must be between 1 and 2^31-1 ms, got ${out.idleTimeoutMs}`);

@@ -11,9 +11,18 @@ import type { ListOptions } from '../api.ts';
  */
 export const ON_CONTINUE: unique symbol = Symbol('kubeloom.onContinue');
 
-/** {@link ListOptions} with the internal {@link ON_CONTINUE} callback. */
+/**
+ * The key of an internal list option: a callback given the length of a page's body (characters of
+ * JSON) once it has arrived, before it is decoded. The paginated list uses it to size later pages
+ * by bytes rather than by objects. Transports without it never call it; the pages then keep their
+ * first size.
+ */
+export const ON_PAGE_LENGTH: unique symbol = Symbol('kubeloom.onPageLength');
+
+/** {@link ListOptions} with the internal {@link ON_CONTINUE} and {@link ON_PAGE_LENGTH} callbacks. */
 export type ListOptionsWithContinueHint = ListOptions & {
   readonly [ON_CONTINUE]?: ((token: string) => void) | undefined;
+  readonly [ON_PAGE_LENGTH]?: ((length: number) => void) | undefined;
 };
 
 /** How many bytes of a list response are looked at for the token before giving up. */
@@ -77,21 +86,32 @@ export interface BodyPeek {
   readonly whole: (body: string) => void;
 }
 
-/** Reports a list page's continue token from its head, or else from its end, once. */
-export function continuePeek(onContinue: (token: string) => void): BodyPeek {
-  let reported = false;
+/** What {@link pagePeek} reports. */
+export interface PageHints {
+  /** Given the page's continue token once, from its head or else from its end. */
+  readonly onContinue?: ((token: string) => void) | undefined;
+  /** Given the whole body's length, in characters. */
+  readonly onLength?: ((length: number) => void) | undefined;
+}
+
+/** Reports a list page's continue token (from its head, or else from its end, once) and its length. */
+export function pagePeek(hints: PageHints): BodyPeek {
+  const { onContinue, onLength } = hints;
+  let reported = onContinue === undefined;
   const report = (token: string | null | undefined): void => {
     if (typeof token !== 'string' || reported) return;
     reported = true;
-    onContinue(token);
+    onContinue?.(token);
   };
   return {
     head: (head) => {
+      if (reported) return true;
       const token = continueFromHead(head);
       report(token);
       return token !== undefined;
     },
     whole: (body) => {
+      onLength?.(body.length);
       if (!reported) report(continueFromTail(body));
     },
   };

@@ -9,8 +9,9 @@ import {
   continueFromTail,
   type ListOptionsWithContinueHint,
   ON_CONTINUE,
+  ON_PAGE_LENGTH,
 } from './list-continue.ts';
-import { listAll } from './list-pager.ts';
+import { listAll, MAX_PAGE_SIZE } from './list-pager.ts';
 
 const page = (cont: string | undefined, names: string[]) =>
   JSON.stringify({
@@ -65,6 +66,7 @@ describe('continueFromTail', () => {
 
 interface Call {
   readonly cont: string | undefined;
+  readonly limit: number | undefined;
   readonly release: () => void;
   readonly fail: (err: unknown) => void;
   readonly signal: AbortSignal;
@@ -78,7 +80,10 @@ class GatedApi {
   readonly calls: Call[] = [];
   inFlight = 0;
   maxInFlight = 0;
-  readonly pages: ReadonlyMap<string | undefined, { next?: string; names: string[]; early?: string }>;
+  readonly pages: ReadonlyMap<
+    string | undefined,
+    { next?: string; names: string[]; early?: string; length?: number }
+  >;
   readonly early: boolean;
   constructor(pages: GatedApi['pages'], early: boolean) {
     this.pages = pages;
@@ -100,6 +105,7 @@ class GatedApi {
       });
       this.calls.push({
         cont: opts.continue,
+        limit: opts.limit,
         signal,
         fail: (err) => {
           done();
@@ -107,6 +113,8 @@ class GatedApi {
         },
         release: () => {
           done();
+          const onLength = (opts as ListOptionsWithContinueHint)[ON_PAGE_LENGTH];
+          if (spec.length !== undefined) onLength?.(spec.length);
           resolve(JSON.parse(page(spec.next, spec.names)) as ObjectList);
         },
       });
@@ -128,11 +136,12 @@ async function until(cond: () => boolean): Promise<void> {
   expect(cond()).toBe(true);
 }
 
-function run(api: GatedApi, signal = new AbortController().signal) {
+function run(api: GatedApi, signal = new AbortController().signal, pageBytes?: number) {
   const expired: unknown[] = [];
   const result = listAll(api as unknown as ApiClient, builtins.ConfigMap, {
     namespace: 'ns',
     pageSize: 2,
+    pageBytes,
     signal,
     onExpiredContinue: (err) => expired.push(err),
     mapItem: (o: KubeObject) => o.metadata?.name,
@@ -216,5 +225,44 @@ describe('listAll reads one page ahead', () => {
     api.calls[0]!.release();
     expect(await result).toEqual({ items: ['z'], resourceVersion: '9' });
     expect(expired).toHaveLength(1);
+  });
+});
+
+describe('listAll sizes pages by bytes', () => {
+  const sized = new Map([
+    [undefined, { next: 'p2', names: ['a', 'b'], length: 40 }], // 20 characters per object
+    ['p2', { next: 'p3', names: ['c', 'd'], length: 400 }], // 200 per object
+    ['p3', { next: 'p4', names: ['e'], length: 1 }], // 1 per object
+    ['p4', { names: ['f'] }],
+  ]);
+
+  /** Releases the pages in order, each once requested; returns the limits asked for. */
+  async function limits(api: GatedApi, pageBytes: number | undefined) {
+    const { result } = run(api, undefined, pageBytes);
+    for (let i = 0; i < 4; i++) {
+      await until(() => api.calls.length > i);
+      api.calls[i]!.release();
+    }
+    expect((await result).items).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    return api.calls.map((c) => c.limit);
+  }
+
+  it('asks each page after the first read whole for as many objects as fit, from 1 to MAX_PAGE_SIZE', async () => {
+    // Page 2 is requested ahead while page 1 arrives: no size is known yet, so it keeps pageSize.
+    // Page 3 goes by page 1 (100 / 20), page 4 by page 2 (100 / 200, but at least 1). Read one
+    // after another, each page goes by the one before, and 10^9 characters cap at MAX_PAGE_SIZE.
+    expect(await limits(new GatedApi(sized, true), 100)).toEqual([2, 2, 5, 1]);
+    expect(await limits(new GatedApi(sized, false), 1e9)).toEqual([
+      2,
+      MAX_PAGE_SIZE,
+      MAX_PAGE_SIZE,
+      MAX_PAGE_SIZE,
+    ]);
+  });
+
+  it('keeps pageSize without pageBytes, and on transports that report no lengths', async () => {
+    expect(await limits(new GatedApi(sized, true), undefined)).toEqual([2, 2, 2, 2]);
+    const unsized = new Map([...sized].map(([k, { length: _, ...spec }]) => [k, spec]));
+    expect(await limits(new GatedApi(unsized, true), 100)).toEqual([2, 2, 2, 2]);
   });
 });

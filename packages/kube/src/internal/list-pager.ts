@@ -2,12 +2,22 @@ import type { ApiClient, ObjectList, SelectorOptions } from '../api.ts';
 import { isGone } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
-import { type ListOptionsWithContinueHint, ON_CONTINUE } from './list-continue.ts';
+import { type ListOptionsWithContinueHint, ON_CONTINUE, ON_PAGE_LENGTH } from './list-continue.ts';
+
+/** The most objects a page sized by {@link ListAllOptions.pageBytes} asks for: 20 of client-go's pages. */
+export const MAX_PAGE_SIZE = 10_000;
 
 /** Options of {@link listAll}. */
 export interface ListAllOptions<U> extends SelectorOptions {
-  /** Objects per page (`limit`). */
+  /** Objects per page (`limit`); with {@link pageBytes}, of the pages before one was read whole. */
   readonly pageSize: number;
+  /**
+   * When set, a page requested after another was read whole asks for as many objects as fit in
+   * this many characters of JSON, going by that page's size per object (between 1 and
+   * {@link MAX_PAGE_SIZE}), on transports that report a page's length (the HTTPS client does).
+   * Small objects then come in fewer, larger pages, and large ones in pages that stay this size.
+   */
+  readonly pageBytes?: number | undefined;
   /** Cancels the list. */
   readonly signal: AbortSignal;
   /** Called when a continue token expired and the list falls back to one unpaginated request. */
@@ -41,14 +51,24 @@ export interface ListResult<U> {
  * is still arriving and being decoded, so the apiserver's work on page N+1 overlaps this process's
  * work on page N. At most two pages are in flight; the token of the whole page is checked against
  * the one seen early, and a page requested ahead and not needed is cancelled.
+ *
+ * With `pageBytes`, pages are sized by bytes rather than by objects (see
+ * {@link ListAllOptions.pageBytes}): a continue token does not bind the page size, so each request
+ * may ask for a different `limit`.
  */
 export async function listAll<U>(
   api: ApiClient,
   resource: ResourceDescriptor,
   options: ListAllOptions<U>,
 ): Promise<ListResult<U>> {
-  const { namespace, labelSelector, fieldSelector, signal, mapItem } = options;
+  const { namespace, labelSelector, fieldSelector, signal, mapItem, pageBytes } = options;
   const items: U[] = [];
+  // Characters of JSON per object in the last page read whole, when sizing pages by bytes.
+  let perObject: number | undefined;
+  const limit = (): number =>
+    pageBytes === undefined || perObject === undefined
+      ? options.pageSize
+      : Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(pageBytes / perObject)));
   // At most two requests are in flight: the page being read and the one after it, requested as
   // soon as the head of the page being read showed its continue token.
   let current: Prefetch;
@@ -64,18 +84,25 @@ export async function listAll<U>(
       page: undefined as never,
       seen: undefined,
       ahead: undefined,
+      length: undefined,
     };
     const opts: ListOptionsWithContinueHint = {
       namespace,
       labelSelector,
       fieldSelector,
-      limit: options.pageSize,
+      limit: limit(),
       continue: cont,
       signal: AbortSignal.any([signal, abort.signal]),
       [ON_CONTINUE]: (token) => {
         prefetch.seen = token;
         readAhead(prefetch);
       },
+      [ON_PAGE_LENGTH]:
+        pageBytes === undefined
+          ? undefined
+          : (length) => {
+              prefetch.length = length;
+            },
     };
     prefetch.page = api.list(resource, opts);
     // Settled by the loop below or abandoned (aborted); never an unhandled rejection.
@@ -95,6 +122,8 @@ export async function listAll<U>(
         const full = await api.list(resource, { namespace, labelSelector, fieldSelector, signal });
         return { items: full.items.map(mapItem), resourceVersion: full.metadata.resourceVersion };
       }
+      if (current.length !== undefined && page.items.length > 0)
+        perObject = current.length / page.items.length;
       for (const item of page.items) items.push(mapItem(item));
       const cont = page.metadata.continue || undefined;
       let next = current.ahead;
@@ -123,4 +152,6 @@ interface Prefetch {
   seen: string | undefined;
   /** The next page's request, when made ahead. */
   ahead: Prefetch | undefined;
+  /** The length of this page's body, once it arrived (when sizing pages by bytes). */
+  length: number | undefined;
 }
