@@ -38,16 +38,17 @@ export interface InformerOptions {
 /** Tuning of the informer engine; every field has a sensible default. */
 export interface InformerTuning {
   /**
-   * Objects in the first page of a list (the initial list and every relist). Default 500,
-   * client-go's. Later pages are sized by {@link InformerTuning.pageBytes}; setting `pageSize`
-   * without `pageBytes` keeps every page at this size.
+   * Objects in the first pages of a list (the initial list and every relist). Default 500,
+   * client-go's. Pages requested once another was read whole are sized by
+   * {@link InformerTuning.pageBytes}; setting `pageSize` without `pageBytes` keeps every page at
+   * this size.
    */
   readonly pageSize?: number;
   /**
-   * Characters of JSON a list page should hold: each page after the first one read whole asks for
-   * as many objects as fit, going by that page's size per object (1 to 10,000 objects). Small
-   * objects then come in fewer requests, and pages of large ones stay bounded in memory.
-   * Default 4 MiB (4,194,304), unless `pageSize` is set.
+   * Characters of JSON a list page should hold: each page requested once another was read whole
+   * asks for as many objects as fit, going by that page's size per object (at least 1, at most 4×
+   * the page before and 5,000). Small objects then come in fewer requests, and pages of large
+   * objects stay bounded in memory. Default 4 MiB (4,194,304), unless `pageSize` is set.
    */
   readonly pageBytes?: number;
   /** Reconnect when a watch receives nothing, not even a bookmark, for this long. Default 120 s. */

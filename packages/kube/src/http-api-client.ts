@@ -35,6 +35,7 @@ import {
   writeQuery,
 } from './internal/request-helpers.ts';
 import { RequestOptions } from './internal/request-options.ts';
+import { ResponseTooLargeError } from './internal/response-too-large.ts';
 import { tlsWatchConnection, WatchTls } from './internal/tls-watch-connection.ts';
 import { apiErrorFromResponse, wrapTransport } from './internal/transport-errors.ts';
 import { TUNNEL_SIGNAL } from './internal/tunnelling-agent.ts';
@@ -192,8 +193,15 @@ export class HttpApiClient implements ApiClient {
         res.on('error', (err) => reject(wrapTransport(err, this.#server.origin, context)));
         res.on('end', () => {
           const status = res.statusCode ?? 0;
-          const text =
-            chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+          let text: string;
+          try {
+            text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+          } catch (err) {
+            // Longer than a string can be: a clear rejection, not an exception out of this handler.
+            const bytes = chunks.reduce((n, c) => n + c.length, 0);
+            chunks.length = 0;
+            return reject(new ResponseTooLargeError(context, bytes, err));
+          }
           if (status >= 200 && status < 300) {
             if (text.length === 0) return resolve(undefined);
             peek?.whole(text);

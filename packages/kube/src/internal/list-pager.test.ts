@@ -10,8 +10,10 @@ import {
   type ListOptionsWithContinueHint,
   ON_CONTINUE,
   ON_PAGE_LENGTH,
+  pagePeek,
 } from './list-continue.ts';
-import { listAll, MAX_PAGE_SIZE } from './list-pager.ts';
+import { listAll, MAX_PAGE_GROWTH, MAX_PAGE_SIZE } from './list-pager.ts';
+import { ResponseTooLargeError } from './response-too-large.ts';
 
 const page = (cont: string | undefined, names: string[]) =>
   JSON.stringify({
@@ -247,13 +249,40 @@ describe('listAll sizes pages by bytes', () => {
     return api.calls.map((c) => c.limit);
   }
 
-  it('asks each page after the first read whole for as many objects as fit, from 1 to MAX_PAGE_SIZE', async () => {
+  it('asks each page after the first read whole for as many objects as fit, from 1 up', async () => {
     // Page 2 is requested ahead while page 1 arrives: no size is known yet, so it keeps pageSize.
-    // Page 3 goes by page 1 (100 / 20), page 4 by page 2 (100 / 200, but at least 1). Read one
-    // after another, each page goes by the one before, and 10^9 characters cap at MAX_PAGE_SIZE.
+    // Page 3 goes by page 1 (100 / 20), page 4 by page 2 (100 / 200, but at least 1).
     expect(await limits(new GatedApi(sized, true), 100)).toEqual([2, 2, 5, 1]);
-    expect(await limits(new GatedApi(sized, false), 1e9)).toEqual([
-      2,
+    // Read one after another, each page goes by the one before: 100 / 20, 100 / 200 → 1, and
+    // 100 / 1 capped at MAX_PAGE_GROWTH times the page before.
+    expect(await limits(new GatedApi(sized, false), 100)).toEqual([2, 5, 1, MAX_PAGE_GROWTH]);
+  });
+
+  it('grows a page at most MAX_PAGE_GROWTH-fold over the one before, and never past MAX_PAGE_SIZE', async () => {
+    const g = MAX_PAGE_GROWTH;
+    expect(await limits(new GatedApi(sized, false), 1e9)).toEqual([2, 2 * g, 2 * g * g, 2 * g * g * g]);
+    const big = new Map([
+      [undefined, { next: 'p2', names: ['a', 'b'], length: 2 }],
+      ['p2', { next: 'p3', names: ['c', 'd'], length: 2 }],
+      ['p3', { next: 'p4', names: ['e'], length: 1 }],
+      ['p4', { names: ['f'] }],
+    ]);
+    const api = new GatedApi(big, false);
+    const result = listAll(api as unknown as ApiClient, builtins.ConfigMap, {
+      namespace: 'ns',
+      pageSize: MAX_PAGE_SIZE / 2,
+      pageBytes: 1e9,
+      signal: new AbortController().signal,
+      onExpiredContinue: () => {},
+      mapItem: (o: KubeObject) => o.metadata?.name,
+    });
+    for (let i = 0; i < 4; i++) {
+      await until(() => api.calls.length > i);
+      api.calls[i]!.release();
+    }
+    expect((await result).items).toHaveLength(6);
+    expect(api.calls.map((c) => c.limit)).toEqual([
+      MAX_PAGE_SIZE / 2,
       MAX_PAGE_SIZE,
       MAX_PAGE_SIZE,
       MAX_PAGE_SIZE,
@@ -264,5 +293,78 @@ describe('listAll sizes pages by bytes', () => {
     expect(await limits(new GatedApi(sized, true), undefined)).toEqual([2, 2, 2, 2]);
     const unsized = new Map([...sized].map(([k, { length: _, ...spec }]) => [k, spec]));
     expect(await limits(new GatedApi(unsized, true), 100)).toEqual([2, 2, 2, 2]);
+  });
+});
+
+describe('listAll and a page too large to decode', () => {
+  it('asks for the same page again with half as many objects, and no later page asks for more', async () => {
+    const api = new GatedApi(pages, false);
+    const { result } = run(api, undefined);
+    await until(() => api.calls.length === 1);
+    api.calls[0]!.release();
+    await until(() => api.calls.length === 2);
+    expect(api.calls[1]).toMatchObject({ cont: 'p2', limit: 2 });
+    api.calls[1]!.fail(
+      new ResponseTooLargeError(
+        'list configmaps',
+        1e9,
+        new Error('Cannot create a string longer than 0x1fffffe8 characters'),
+      ),
+    );
+    await until(() => api.calls.length === 3);
+    expect(api.calls[2]).toMatchObject({ cont: 'p2', limit: 1 });
+    api.calls[2]!.release();
+    await until(() => api.calls.length === 4);
+    expect(api.calls[3]).toMatchObject({ cont: 'p3', limit: 1 });
+    api.calls[3]!.release();
+    expect((await result).items).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('fails when a page of one object is too large', async () => {
+    const api = new GatedApi(pages, false);
+    const result = listAll(api as unknown as ApiClient, builtins.ConfigMap, {
+      namespace: 'ns',
+      pageSize: 1,
+      signal: new AbortController().signal,
+      onExpiredContinue: () => {},
+      mapItem: (o: KubeObject) => o.metadata?.name,
+    });
+    await until(() => api.calls.length === 1);
+    api.calls[0]!.fail(new ResponseTooLargeError('list configmaps', 1e9, new Error('too long')));
+    await expect(result).rejects.toThrow(
+      /list configmaps: the response \(1000000000 bytes\) is too large to decode \(too long\)/,
+    );
+  });
+});
+
+describe('pagePeek', () => {
+  const body = page('tok', ['a']);
+
+  it("reports the token from the head once, and the whole body's length", () => {
+    const tokens: string[] = [];
+    const lengths: number[] = [];
+    const peek = pagePeek({ onContinue: (t) => tokens.push(t), onLength: (n) => lengths.push(n) });
+    expect(peek.head(body.slice(0, 5))).toBe(false);
+    expect(peek.head(body)).toBe(true);
+    peek.whole(body);
+    expect(tokens).toEqual(['tok']);
+    expect(lengths).toEqual([body.length]);
+  });
+
+  it('with only a length wanted, asks for no head at all', () => {
+    const lengths: number[] = [];
+    const peek = pagePeek({ onLength: (n) => lengths.push(n) });
+    expect(peek.head('{')).toBe(true);
+    peek.whole(body);
+    expect(lengths).toEqual([body.length]);
+  });
+
+  it('with only a token wanted, reads it from the end when the head has none', () => {
+    const tokens: string[] = [];
+    const peek = pagePeek({ onContinue: (t) => tokens.push(t) });
+    const cr = '{"apiVersion":"x/v1","items":[],"kind":"XList","metadata":{"continue":"t2"}}';
+    expect(peek.head(cr)).toBe(true); // laid out otherwise: the head gives up
+    peek.whole(cr);
+    expect(tokens).toEqual(['t2']);
   });
 });

@@ -3,9 +3,17 @@ import { isGone } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
 import { type ListOptionsWithContinueHint, ON_CONTINUE, ON_PAGE_LENGTH } from './list-continue.ts';
+import { ResponseTooLargeError } from './response-too-large.ts';
 
-/** The most objects a page sized by {@link ListAllOptions.pageBytes} asks for: 20 of client-go's pages. */
-export const MAX_PAGE_SIZE = 10_000;
+/** The most objects a page sized by {@link ListAllOptions.pageBytes} asks for: 10 of client-go's pages. */
+export const MAX_PAGE_SIZE = 5_000;
+
+/**
+ * How much a page sized by bytes may grow over the page requested before it: objects next to each
+ * other are not always alike (small ConfigMaps, then dashboards), so one page of small objects
+ * must not size the next one for thousands.
+ */
+export const MAX_PAGE_GROWTH = 4;
 
 /** Options of {@link listAll}. */
 export interface ListAllOptions<U> extends SelectorOptions {
@@ -13,9 +21,10 @@ export interface ListAllOptions<U> extends SelectorOptions {
   readonly pageSize: number;
   /**
    * When set, a page requested after another was read whole asks for as many objects as fit in
-   * this many characters of JSON, going by that page's size per object (between 1 and
-   * {@link MAX_PAGE_SIZE}), on transports that report a page's length (the HTTPS client does).
-   * Small objects then come in fewer, larger pages, and large ones in pages that stay this size.
+   * this many characters of JSON, going by that page's size per object, on transports that report
+   * a page's length (the HTTPS client does): at least 1, at most {@link MAX_PAGE_SIZE} and
+   * {@link MAX_PAGE_GROWTH} times the page requested before it. Small objects then come in fewer,
+   * larger pages, and large ones in pages that stay near this size.
    */
   readonly pageBytes?: number | undefined;
   /** Cancels the list. */
@@ -53,8 +62,11 @@ export interface ListResult<U> {
  * the one seen early, and a page requested ahead and not needed is cancelled.
  *
  * With `pageBytes`, pages are sized by bytes rather than by objects (see
- * {@link ListAllOptions.pageBytes}): a continue token does not bind the page size, so each request
- * may ask for a different `limit`.
+ * {@link ListAllOptions.pageBytes}); the apiserver does not check a request's `limit` against its
+ * continue token, so each request may ask for a different one.
+ *
+ * A page too large to decode ({@link ResponseTooLargeError}) is asked for again with half as many
+ * objects, and no later page asks for more, down to one object per page.
  */
 export async function listAll<U>(
   api: ApiClient,
@@ -65,10 +77,18 @@ export async function listAll<U>(
   const items: U[] = [];
   // Characters of JSON per object in the last page read whole, when sizing pages by bytes.
   let perObject: number | undefined;
-  const limit = (): number =>
-    pageBytes === undefined || perObject === undefined
-      ? options.pageSize
-      : Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(pageBytes / perObject)));
+  // The limit of the last page requested, and the most any page may ask for (lowered when a page
+  // was too large to decode).
+  let last = options.pageSize;
+  let ceiling = Number.POSITIVE_INFINITY;
+  const limit = (): number => {
+    const want =
+      pageBytes === undefined || perObject === undefined
+        ? options.pageSize
+        : Math.min(MAX_PAGE_SIZE, last * MAX_PAGE_GROWTH, Math.max(1, Math.floor(pageBytes / perObject)));
+    last = Math.min(ceiling, want);
+    return last;
+  };
   // At most two requests are in flight: the page being read and the one after it, requested as
   // soon as the head of the page being read showed its continue token.
   let current: Prefetch;
@@ -80,6 +100,7 @@ export async function listAll<U>(
     const abort = new AbortController();
     const prefetch: Prefetch = {
       token: cont,
+      limit: limit(),
       abort,
       page: undefined as never,
       seen: undefined,
@@ -90,7 +111,7 @@ export async function listAll<U>(
       namespace,
       labelSelector,
       fieldSelector,
-      limit: limit(),
+      limit: prefetch.limit,
       continue: cont,
       signal: AbortSignal.any([signal, abort.signal]),
       [ON_CONTINUE]: (token) => {
@@ -116,6 +137,12 @@ export async function listAll<U>(
       try {
         page = await current.page;
       } catch (err) {
+        if (err instanceof ResponseTooLargeError && current.limit > 1) {
+          current.ahead?.abort.abort();
+          ceiling = Math.max(1, Math.floor(current.limit / 2));
+          current = request(current.token);
+          continue;
+        }
         if (current.token === undefined || !isGone(err)) throw err;
         current.ahead?.abort.abort();
         options.onExpiredContinue(err);
@@ -146,6 +173,8 @@ export async function listAll<U>(
 interface Prefetch {
   /** The continue token this page was requested with (undefined: the first page). */
   readonly token: string | undefined;
+  /** The page's `limit`. */
+  readonly limit: number;
   readonly abort: AbortController;
   page: Promise<ObjectList>;
   /** The continue token seen in this page's head, before the page was read whole. */
