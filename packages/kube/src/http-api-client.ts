@@ -35,7 +35,6 @@ import {
   writeQuery,
 } from './internal/request-helpers.ts';
 import { RequestOptions } from './internal/request-options.ts';
-import { ResponseTooLargeError } from './internal/response-too-large.ts';
 import { tlsWatchConnection, WatchTls } from './internal/tls-watch-connection.ts';
 import { apiErrorFromResponse, wrapTransport } from './internal/transport-errors.ts';
 import { TUNNEL_SIGNAL } from './internal/tunnelling-agent.ts';
@@ -45,6 +44,7 @@ import { WATCH_SINK, type WatchEventSink } from './internal/watch-sink.ts';
 import { streamWatch, type WatchStreamSink } from './internal/watch-stream.ts';
 import type { KubeObject } from './object.ts';
 import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } from './resource.ts';
+import { ResponseTooLargeError } from './response-too-large.ts';
 
 /** Options of the HTTPS transport ({@link createApiClient}, `KubeClientOptions.http`). */
 export interface HttpOptions {
@@ -200,7 +200,7 @@ export class HttpApiClient implements ApiClient {
             // Longer than a string can be: a clear rejection, not an exception out of this handler.
             const bytes = chunks.reduce((n, c) => n + c.length, 0);
             chunks.length = 0;
-            return reject(new ResponseTooLargeError(context, bytes, err));
+            return reject(new ResponseTooLargeError({ context, bytes, cause: err }));
           }
           if (status >= 200 && status < 300) {
             if (text.length === 0) return resolve(undefined);

@@ -137,6 +137,7 @@ export {
   resourcePath,
   type TypedResourceDescriptor,
 } from './resource.ts';
+export { ResponseTooLargeError } from './response-too-large.ts';
 export { SelectorError, type SelectorKind } from './selector-error.ts';
 export { serializeError } from './serialize-error.ts';
 export { type IndexErrorHandler, type IndexFunc, NAMESPACE_INDEX, type Store } from './store.ts';

@@ -3,6 +3,7 @@ import type { ApiClient, ListOptions, ObjectList } from '../api.ts';
 import { builtins } from '../builtins.ts';
 import { apiErrorFromStatus } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
+import { ResponseTooLargeError } from '../response-too-large.ts';
 import {
   CONTINUE_PEEK_LIMIT,
   continueFromHead,
@@ -13,7 +14,6 @@ import {
   pagePeek,
 } from './list-continue.ts';
 import { listAll, MAX_PAGE_GROWTH, MAX_PAGE_SIZE } from './list-pager.ts';
-import { ResponseTooLargeError } from './response-too-large.ts';
 
 const page = (cont: string | undefined, names: string[]) =>
   JSON.stringify({
@@ -305,11 +305,11 @@ describe('listAll and a page too large to decode', () => {
     await until(() => api.calls.length === 2);
     expect(api.calls[1]).toMatchObject({ cont: 'p2', limit: 2 });
     api.calls[1]!.fail(
-      new ResponseTooLargeError(
-        'list configmaps',
-        1e9,
-        new Error('Cannot create a string longer than 0x1fffffe8 characters'),
-      ),
+      new ResponseTooLargeError({
+        context: 'list configmaps',
+        bytes: 1e9,
+        cause: new Error('Cannot create a string longer than 0x1fffffe8 characters'),
+      }),
     );
     await until(() => api.calls.length === 3);
     expect(api.calls[2]).toMatchObject({ cont: 'p2', limit: 1 });
@@ -330,7 +330,9 @@ describe('listAll and a page too large to decode', () => {
       mapItem: (o: KubeObject) => o.metadata?.name,
     });
     await until(() => api.calls.length === 1);
-    api.calls[0]!.fail(new ResponseTooLargeError('list configmaps', 1e9, new Error('too long')));
+    api.calls[0]!.fail(
+      new ResponseTooLargeError({ context: 'list configmaps', bytes: 1e9, cause: new Error('too long') }),
+    );
     await expect(result).rejects.toThrow(
       /list configmaps: the response \(1000000000 bytes\) is too large to decode \(too long\)/,
     );

@@ -2,8 +2,8 @@ import type { ApiClient, ObjectList, SelectorOptions } from '../api.ts';
 import { isGone } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
+import { ResponseTooLargeError } from '../response-too-large.ts';
 import { type ListOptionsWithContinueHint, ON_CONTINUE, ON_PAGE_LENGTH } from './list-continue.ts';
-import { ResponseTooLargeError } from './response-too-large.ts';
 
 /** The most objects a page sized by {@link ListAllOptions.pageBytes} asks for: 10 of client-go's pages. */
 export const MAX_PAGE_SIZE = 5_000;

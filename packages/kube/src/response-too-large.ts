@@ -7,7 +7,13 @@
 export class ResponseTooLargeError extends Error {
   /** Bytes of the body received. */
   readonly bytes: number;
-  constructor(context: string, bytes: number, cause: unknown) {
+  /**
+   * @param opts.context - What was asked, e.g. `list configmaps in ns`.
+   * @param opts.bytes - Bytes of the body received.
+   * @param opts.cause - The decoder's error.
+   */
+  constructor(opts: { readonly context: string; readonly bytes: number; readonly cause: unknown }) {
+    const { context, bytes, cause } = opts;
     super(
       `${context}: the response (${bytes} bytes) is too large to decode (${(cause as Error)?.message ?? String(cause)}); ask for less, e.g. a list with a smaller limit`,
       { cause },
