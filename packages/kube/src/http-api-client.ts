@@ -20,7 +20,7 @@ import { httpsWatchConnection } from './internal/https-watch-connection.ts';
 import {
   type BodyPeek,
   CONTINUE_PEEK_LIMIT,
-  type ListOptionsWithContinueHint,
+  type ListOptionsWithPageHints,
   ON_CONTINUE,
   ON_PAGE_LENGTH,
   pagePeek,
@@ -259,8 +259,8 @@ export class HttpApiClient implements ApiClient {
       resourceVersion: opts.resourceVersion,
       resourceVersionMatch: opts.resourceVersionMatch,
     };
-    const onContinue = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
-    const onLength = (opts as ListOptionsWithContinueHint)[ON_PAGE_LENGTH];
+    const onContinue = (opts as ListOptionsWithPageHints)[ON_CONTINUE];
+    const onLength = (opts as ListOptionsWithPageHints)[ON_PAGE_LENGTH];
     const list = (await this.#send({
       method: 'GET',
       path,

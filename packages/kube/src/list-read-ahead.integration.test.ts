@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ListOptions, ObjectList } from './api.ts';
 import { builtins } from './builtins.ts';
 import { HttpApiClient } from './http-api-client.ts';
-import { type ListOptionsWithContinueHint, ON_CONTINUE, ON_PAGE_LENGTH } from './internal/list-continue.ts';
+import { type ListOptionsWithPageHints, ON_CONTINUE, ON_PAGE_LENGTH } from './internal/list-continue.ts';
 import { listAll, MAX_PAGE_GROWTH } from './internal/list-pager.ts';
 import type { KubeObject } from './object.ts';
 import { defineResource, type ResourceDescriptor } from './resource.ts';
@@ -30,11 +30,11 @@ class CountingApi extends HttpApiClient {
     resource: ResourceDescriptor,
     opts: ListOptions = {},
   ): Promise<ObjectList<T>> {
-    const hint = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
-    const onLength = (opts as ListOptionsWithContinueHint)[ON_PAGE_LENGTH];
+    const hint = (opts as ListOptionsWithPageHints)[ON_CONTINUE];
+    const onLength = (opts as ListOptionsWithPageHints)[ON_PAGE_LENGTH];
     const record: (typeof this.pages)[number] = { limit: opts.limit };
     this.pages.push(record);
-    const counted: ListOptionsWithContinueHint = {
+    const counted: ListOptionsWithPageHints = {
       ...opts,
       ...(hint
         ? {

@@ -2,7 +2,7 @@ import type { InformerTuning } from '../client.ts';
 
 /** {@link InformerTuning} with every default applied and every value checked. */
 export interface ResolvedTuning {
-  /** Objects in the first page of a list (every page, without pageBytes). */
+  /** Objects in the first pages of a list (every page, without pageBytes). */
   readonly pageSize: number;
   /** Characters of JSON per page after the first one read whole; undefined: pages of pageSize. */
   readonly pageBytes: number | undefined;

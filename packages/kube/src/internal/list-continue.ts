@@ -20,7 +20,7 @@ export const ON_CONTINUE: unique symbol = Symbol('kubeloom.onContinue');
 export const ON_PAGE_LENGTH: unique symbol = Symbol('kubeloom.onPageLength');
 
 /** {@link ListOptions} with the internal {@link ON_CONTINUE} and {@link ON_PAGE_LENGTH} callbacks. */
-export type ListOptionsWithContinueHint = ListOptions & {
+export type ListOptionsWithPageHints = ListOptions & {
   readonly [ON_CONTINUE]?: ((token: string) => void) | undefined;
   readonly [ON_PAGE_LENGTH]?: ((length: number) => void) | undefined;
 };
@@ -80,8 +80,11 @@ export function continueFromTail(body: string): string | null {
 
 /** Looks at a response body before it is decoded (see {@link ON_CONTINUE}). */
 export interface BodyPeek {
-  /** Given the start of the body as it arrives (growing, up to {@link CONTINUE_PEEK_LIMIT} bytes) until it returns true. */
-  readonly head: (head: string) => boolean;
+  /**
+   * Given the start of the body as it arrives (growing, up to {@link CONTINUE_PEEK_LIMIT} bytes)
+   * until it returns true. Absent: the head is not looked at (no text is decoded early).
+   */
+  readonly head?: ((head: string) => boolean) | undefined;
   /** Given the whole body, before it is decoded. */
   readonly whole: (body: string) => void;
 }
@@ -104,12 +107,15 @@ export function pagePeek(hints: PageHints): BodyPeek {
     onContinue?.(token);
   };
   return {
-    head: (head) => {
-      if (reported) return true;
-      const token = continueFromHead(head);
-      report(token);
-      return token !== undefined;
-    },
+    head:
+      onContinue === undefined
+        ? undefined
+        : (head) => {
+            if (reported) return true;
+            const token = continueFromHead(head);
+            report(token);
+            return token !== undefined;
+          },
     whole: (body) => {
       onLength?.(body.length);
       if (!reported) report(continueFromTail(body));

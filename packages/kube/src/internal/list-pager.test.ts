@@ -8,7 +8,7 @@ import {
   CONTINUE_PEEK_LIMIT,
   continueFromHead,
   continueFromTail,
-  type ListOptionsWithContinueHint,
+  type ListOptionsWithPageHints,
   ON_CONTINUE,
   ON_PAGE_LENGTH,
   pagePeek,
@@ -115,12 +115,12 @@ class GatedApi {
         },
         release: () => {
           done();
-          const onLength = (opts as ListOptionsWithContinueHint)[ON_PAGE_LENGTH];
+          const onLength = (opts as ListOptionsWithPageHints)[ON_PAGE_LENGTH];
           if (spec.length !== undefined) onLength?.(spec.length);
           resolve(JSON.parse(page(spec.next, spec.names)) as ObjectList);
         },
       });
-      const hint = (opts as ListOptionsWithContinueHint)[ON_CONTINUE];
+      const hint = (opts as ListOptionsWithPageHints)[ON_CONTINUE];
       const token = spec.early ?? spec.next;
       if (this.early && hint && token) queueMicrotask(() => hint(token));
     });
@@ -138,11 +138,15 @@ async function until(cond: () => boolean): Promise<void> {
   expect(cond()).toBe(true);
 }
 
-function run(api: GatedApi, signal = new AbortController().signal, pageBytes?: number) {
+function run(
+  api: GatedApi,
+  opts: { signal?: AbortSignal; pageSize?: number; pageBytes?: number | undefined } = {},
+) {
+  const { signal = new AbortController().signal, pageSize = 2, pageBytes } = opts;
   const expired: unknown[] = [];
   const result = listAll(api as unknown as ApiClient, builtins.ConfigMap, {
     namespace: 'ns',
-    pageSize: 2,
+    pageSize,
     pageBytes,
     signal,
     onExpiredContinue: (err) => expired.push(err),
@@ -208,7 +212,7 @@ describe('listAll reads one page ahead', () => {
 
     const api2 = new GatedApi(pages, true);
     const stop = new AbortController();
-    const { result: r2 } = run(api2, stop.signal);
+    const { result: r2 } = run(api2, { signal: stop.signal });
     await until(() => api2.calls.length === 2);
     stop.abort(new Error('stopped'));
     await expect(r2).rejects.toThrow('stopped');
@@ -240,7 +244,7 @@ describe('listAll sizes pages by bytes', () => {
 
   /** Releases the pages in order, each once requested; returns the limits asked for. */
   async function limits(api: GatedApi, pageBytes: number | undefined) {
-    const { result } = run(api, undefined, pageBytes);
+    const { result } = run(api, { pageBytes });
     for (let i = 0; i < 4; i++) {
       await until(() => api.calls.length > i);
       api.calls[i]!.release();
@@ -268,14 +272,7 @@ describe('listAll sizes pages by bytes', () => {
       ['p4', { names: ['f'] }],
     ]);
     const api = new GatedApi(big, false);
-    const result = listAll(api as unknown as ApiClient, builtins.ConfigMap, {
-      namespace: 'ns',
-      pageSize: MAX_PAGE_SIZE / 2,
-      pageBytes: 1e9,
-      signal: new AbortController().signal,
-      onExpiredContinue: () => {},
-      mapItem: (o: KubeObject) => o.metadata?.name,
-    });
+    const { result } = run(api, { pageSize: MAX_PAGE_SIZE / 2, pageBytes: 1e9 });
     for (let i = 0; i < 4; i++) {
       await until(() => api.calls.length > i);
       api.calls[i]!.release();
@@ -299,7 +296,7 @@ describe('listAll sizes pages by bytes', () => {
 describe('listAll and a page too large to decode', () => {
   it('asks for the same page again with half as many objects, and no later page asks for more', async () => {
     const api = new GatedApi(pages, false);
-    const { result } = run(api, undefined);
+    const { result } = run(api);
     await until(() => api.calls.length === 1);
     api.calls[0]!.release();
     await until(() => api.calls.length === 2);
@@ -322,13 +319,7 @@ describe('listAll and a page too large to decode', () => {
 
   it('fails when a page of one object is too large', async () => {
     const api = new GatedApi(pages, false);
-    const result = listAll(api as unknown as ApiClient, builtins.ConfigMap, {
-      namespace: 'ns',
-      pageSize: 1,
-      signal: new AbortController().signal,
-      onExpiredContinue: () => {},
-      mapItem: (o: KubeObject) => o.metadata?.name,
-    });
+    const { result } = run(api, { pageSize: 1 });
     await until(() => api.calls.length === 1);
     api.calls[0]!.fail(
       new ResponseTooLargeError({ context: 'list configmaps', bytes: 1e9, cause: new Error('too long') }),
@@ -346,17 +337,17 @@ describe('pagePeek', () => {
     const tokens: string[] = [];
     const lengths: number[] = [];
     const peek = pagePeek({ onContinue: (t) => tokens.push(t), onLength: (n) => lengths.push(n) });
-    expect(peek.head(body.slice(0, 5))).toBe(false);
-    expect(peek.head(body)).toBe(true);
+    expect(peek.head?.(body.slice(0, 5))).toBe(false);
+    expect(peek.head?.(body)).toBe(true);
     peek.whole(body);
     expect(tokens).toEqual(['tok']);
     expect(lengths).toEqual([body.length]);
   });
 
-  it('with only a length wanted, asks for no head at all', () => {
+  it('with only a length wanted, decodes no head at all', () => {
     const lengths: number[] = [];
     const peek = pagePeek({ onLength: (n) => lengths.push(n) });
-    expect(peek.head('{')).toBe(true);
+    expect(peek.head).toBeUndefined();
     peek.whole(body);
     expect(lengths).toEqual([body.length]);
   });
@@ -365,7 +356,7 @@ describe('pagePeek', () => {
     const tokens: string[] = [];
     const peek = pagePeek({ onContinue: (t) => tokens.push(t) });
     const cr = '{"apiVersion":"x/v1","items":[],"kind":"XList","metadata":{"continue":"t2"}}';
-    expect(peek.head(cr)).toBe(true); // laid out otherwise: the head gives up
+    expect(peek.head?.(cr)).toBe(true); // laid out otherwise: the head gives up
     peek.whole(cr);
     expect(tokens).toEqual(['t2']);
   });

@@ -3,7 +3,7 @@ import { isGone } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceDescriptor } from '../resource.ts';
 import { ResponseTooLargeError } from '../response-too-large.ts';
-import { type ListOptionsWithContinueHint, ON_CONTINUE, ON_PAGE_LENGTH } from './list-continue.ts';
+import { type ListOptionsWithPageHints, ON_CONTINUE, ON_PAGE_LENGTH } from './list-continue.ts';
 
 /** The most objects a page sized by {@link ListAllOptions.pageBytes} asks for: 10 of client-go's pages. */
 export const MAX_PAGE_SIZE = 5_000;
@@ -107,7 +107,7 @@ export async function listAll<U>(
       ahead: undefined,
       length: undefined,
     };
-    const opts: ListOptionsWithContinueHint = {
+    const opts: ListOptionsWithPageHints = {
       namespace,
       labelSelector,
       fieldSelector,
