@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { waitFor } from '@kubeloom/testing';
 import { EgressGatewayPolicyResource } from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
 import { type Random, random } from '../test/random.ts';
-import { auditAllocations, overlaps, type ShardCluster, startShardCluster } from '../test/shard-cluster.ts';
+import { type ShardCluster, startShardCluster } from '../test/shard-cluster.ts';
+import { auditAllocations, overlaps } from '../test/shard-invariants.ts';
 
 const { values } = parseArgs({
   options: {

@@ -34,13 +34,8 @@ import { waitFor } from '@kubeloom/testing';
 import type { V1Lease } from '@kubernetes/client-node';
 import { GATEWAY_SELECTOR } from '../src/controller/clients.ts';
 import { EgressGatewayPolicyResource } from '../src/generated/egress.kubeloom.dev/v1alpha1/index.ts';
-import {
-  auditAllocations,
-  churnSpecs,
-  overlaps,
-  type ShardCluster,
-  startShardCluster,
-} from '../test/shard-cluster.ts';
+import { churnSpecs, type ShardCluster, startShardCluster } from '../test/shard-cluster.ts';
+import { auditAllocations, overlaps } from '../test/shard-invariants.ts';
 
 const { values } = parseArgs({
   options: {

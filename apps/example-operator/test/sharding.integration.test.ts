@@ -12,14 +12,8 @@ import { builtins } from '@kubeloom/kube';
 import { waitFor } from '@kubeloom/testing';
 import type { V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  auditAllocations,
-  churnSpecs,
-  overlaps,
-  type Placement,
-  type ShardCluster,
-  startShardCluster,
-} from './shard-cluster.ts';
+import { churnSpecs, type Placement, type ShardCluster, startShardCluster } from './shard-cluster.ts';
+import { auditAllocations, overlaps } from './shard-invariants.ts';
 
 const POLICIES = 300;
 /** The operator's Lease timings (`src/cli/run-operator.ts`). */

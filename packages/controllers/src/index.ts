@@ -10,7 +10,7 @@ export { createLeaderElector } from './create-leader-elector.ts';
 export { createQueue } from './create-queue.ts';
 export { createShardMember, type ShardMember, type ShardMemberOptions } from './create-shard-member.ts';
 export { createShardRing, type ShardRing, type ShardRingOptions } from './create-shard-ring.ts';
-export { createSharder, type ShardedResource, type Sharder, type SharderOptions } from './create-sharder.ts';
+export { createSharder } from './create-sharder.ts';
 export { defaultControllerRateLimiter } from './default-rate-limiter.ts';
 export { exponentialFailureRateLimiter } from './exponential-rate-limiter.ts';
 export {
@@ -76,4 +76,5 @@ export {
   validateShardIdentity,
 } from './shard-labels.ts';
 export { drainHandler, type ShardedReconcilerOptions, shardedReconciler } from './sharded-reconciler.ts';
+export type { ShardedResource, Sharder, SharderOptions } from './sharder.ts';
 export { tokenBucketRateLimiter } from './token-bucket-rate-limiter.ts';
