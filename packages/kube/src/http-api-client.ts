@@ -16,15 +16,16 @@ import {
 } from './api.ts';
 import { apiErrorFromStatus, type Status } from './errors.ts';
 import { ApiAgents, createApiAgent } from './internal/api-agent.ts';
+import { requestOverConnection } from './internal/connection-request.ts';
 import { httpsWatchConnection } from './internal/https-watch-connection.ts';
 import {
   type BodyPeek,
-  CONTINUE_PEEK_LIMIT,
   type ListOptionsWithPageHints,
   ON_CONTINUE,
   ON_PAGE_LENGTH,
   pagePeek,
 } from './internal/list-continue.ts';
+import { PageConnections } from './internal/page-connections.ts';
 import { type ProxyConfig, parseProxyUrl } from './internal/proxy-url.ts';
 import {
   buildQuery,
@@ -35,6 +36,7 @@ import {
   writeQuery,
 } from './internal/request-helpers.ts';
 import { RequestOptions } from './internal/request-options.ts';
+import { ResponseBody, responseValue } from './internal/response-body.ts';
 import { tlsWatchConnection, WatchTls } from './internal/tls-watch-connection.ts';
 import { apiErrorFromResponse, wrapTransport } from './internal/transport-errors.ts';
 import { TUNNEL_SIGNAL } from './internal/tunnelling-agent.ts';
@@ -44,7 +46,6 @@ import { WATCH_SINK, type WatchEventSink } from './internal/watch-sink.ts';
 import { streamWatch, type WatchStreamSink } from './internal/watch-stream.ts';
 import type { KubeObject } from './object.ts';
 import { type ResourceDescriptor, resourcePath, type TypedResourceDescriptor } from './resource.ts';
-import { ResponseTooLargeError } from './response-too-large.ts';
 
 /** Options of the HTTPS transport ({@link createApiClient}, `KubeClientOptions.http`). */
 export interface HttpOptions {
@@ -105,6 +106,8 @@ export class HttpApiClient implements ApiClient {
   readonly #tlsWatches = new Set<() => void>();
   /** The TLS state of those watches, from the agent's settings. */
   #watchTls: { agent: https.Agent; tls: WatchTls } | undefined;
+  /** The kept-alive connections of list pages, for the current TLS state. */
+  #pages: { tls: WatchTls; connections: PageConnections } | undefined;
 
   /** Creates a client for the current context of `kubeConfig`. @throws without a cluster, or for a bad server or proxy-url. */
   constructor(kubeConfig: KubeConfig, options: HttpOptions = {}) {
@@ -174,47 +177,17 @@ export class HttpApiClient implements ApiClient {
       // The signal also stops opening the connection's tunnel, with a proxy-url (see TunnellingAgent).
       const sendOptions = signal ? { ...options, signal, [TUNNEL_SIGNAL]: signal } : options;
       const req = https.request(url, sendOptions as https.RequestOptions, (res) => {
-        const chunks: Buffer[] = [];
         const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
-        const peek = ok ? bodyPeek : undefined;
-        let peekHead = peek?.head;
-        let peeked = 0;
-        res.on('data', (c: Buffer) => {
-          chunks.push(c);
-          if (!peekHead) return;
-          peeked += c.length;
-          const head = chunks.length === 1 ? c : Buffer.concat(chunks);
-          if (
-            peekHead(head.toString('utf8', 0, Math.min(head.length, CONTINUE_PEEK_LIMIT))) ||
-            peeked >= CONTINUE_PEEK_LIMIT
-          )
-            peekHead = undefined;
-        });
+        const collected = new ResponseBody(ok ? bodyPeek : undefined);
+        res.on('data', (c: Buffer) => collected.push(c));
         res.on('error', (err) => reject(wrapTransport(err, this.#server.origin, context)));
         res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          let text: string;
+          // A body longer than a string can be is a clear rejection, not an exception out of this handler.
           try {
-            text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+            resolve(responseValue(res, collected.text(context), { context, peek: bodyPeek }));
           } catch (err) {
-            // Longer than a string can be: a clear rejection, not an exception out of this handler.
-            const bytes = chunks.reduce((n, c) => n + c.length, 0);
-            chunks.length = 0;
-            return reject(new ResponseTooLargeError({ context, bytes, cause: err }));
+            reject(err);
           }
-          if (status >= 200 && status < 300) {
-            if (text.length === 0) return resolve(undefined);
-            peek?.whole(text);
-            try {
-              resolve(JSON.parse(text));
-            } catch (err) {
-              reject(
-                new Error(`${context}: the server sent a body that is not JSON (${(err as Error).message})`),
-              );
-            }
-            return;
-          }
-          reject(apiErrorFromResponse(res, text, context));
         });
       });
       req.setTimeout(this.#requestTimeoutMs, () => {
@@ -261,14 +234,16 @@ export class HttpApiClient implements ApiClient {
     };
     const onContinue = (opts as ListOptionsWithPageHints)[ON_CONTINUE];
     const onLength = (opts as ListOptionsWithPageHints)[ON_PAGE_LENGTH];
-    const list = (await this.#send({
+    const request: SendRequest = {
       method: 'GET',
       path,
       query,
       signal: opts.signal,
       context: `list ${describe({ resource, namespace: opts.namespace })}`,
       peek: onContinue || onLength ? pagePeek({ onContinue, onLength }) : undefined,
-    })) as ObjectList<T>;
+    };
+    // The pager's hints mark a page of a paginated list: see #sendPage.
+    const list = (request.peek ? await this.#sendPage(request) : await this.#send(request)) as ObjectList<T>;
     if (!list.metadata) list.metadata = {};
     if (!list.items) list.items = [];
     return list;
@@ -330,6 +305,35 @@ export class HttpApiClient implements ApiClient {
   }
 
   /**
+   * A page of a paginated list. A page is megabytes, which the apiserver writes in chunks of 2 KiB
+   * or less, so it goes as HTTP/1.1 straight onto a kept-alive TLS connection
+   * ({@link PageConnections}), not through node:https's per-chunk stream machinery; through
+   * {@link HttpApiClient.#send} when watches would use the agent too (see #watchConnection), or
+   * with a `proxy-url`.
+   */
+  async #sendPage(req: SendRequest): Promise<unknown> {
+    const { url, options } = await this.#prepare({ ...req, headers: { Accept: 'application/json' } });
+    const shared = this.#proxy ? undefined : this.#ownTls(url, options);
+    if (!shared) return await this.#send(req);
+    if (this.#pages?.tls !== shared) {
+      this.#pages?.connections.close();
+      this.#pages = { tls: shared, connections: new PageConnections(shared, this.#tlsWatches) };
+    }
+    return await requestOverConnection({
+      open: this.#pages.connections.open({
+        url,
+        headers: options.headers as Record<string, string>,
+        auth: options.auth ?? undefined,
+      }),
+      context: req.context,
+      server: this.#server.origin,
+      idleTimeoutMs: this.#requestTimeoutMs,
+      signal: req.signal,
+      peek: req.peek,
+    });
+  }
+
+  /**
    * How a watch request is sent: as HTTP/1.1 over a TLS connection of its own (cheaper per event
    * than node:https, see tls-watch-connection.ts), with the agent's TLS settings and, with a
    * `proxy-url`, over a tunnel of its own; through node:https and the agent (which tunnels too)
@@ -337,21 +341,32 @@ export class HttpApiClient implements ApiClient {
    * it with its own error) or a `maxSockets` limit (the agent counts watches against it).
    */
   #watchConnection(url: URL, options: https.RequestOptions): OpenWatchConnection {
-    const agent = options.agent;
-    const own = url.protocol === 'https:' && this.#maxSockets === Number.POSITIVE_INFINITY;
-    if (!own || !(agent instanceof https.Agent)) return httpsWatchConnection(url, options);
-    if (this.#watchTls?.agent !== agent) {
-      const { ca, cert, key, rejectUnauthorized, servername } = agent.options;
-      this.#watchTls = { agent, tls: new WatchTls({ ca, cert, key, rejectUnauthorized, servername }) };
-    }
+    const shared = this.#ownTls(url, options);
+    if (!shared) return httpsWatchConnection(url, options);
     return tlsWatchConnection({
       url,
       headers: options.headers as Record<string, string>,
       auth: options.auth ?? undefined,
-      tls: this.#watchTls.tls,
+      tls: shared,
       live: this.#tlsWatches,
       proxy: this.#proxy && { config: this.#proxy, timeoutMs: this.#requestTimeoutMs },
     });
+  }
+
+  /**
+   * The TLS state of the connections outside the agent (watches, list pages): the agent's CA,
+   * client certificate and key, and its session. Undefined when the configuration asks for the
+   * agent: a server that is not `https:` or a `maxSockets` limit.
+   */
+  #ownTls(url: URL, options: https.RequestOptions): WatchTls | undefined {
+    const agent = options.agent;
+    const own = url.protocol === 'https:' && this.#maxSockets === Number.POSITIVE_INFINITY;
+    if (!own || !(agent instanceof https.Agent)) return undefined;
+    if (this.#watchTls?.agent !== agent) {
+      const { ca, cert, key, rejectUnauthorized, servername } = agent.options;
+      this.#watchTls = { agent, tls: new WatchTls({ ca, cert, key, rejectUnauthorized, servername }) };
+    }
+    return this.#watchTls.tls;
   }
 
   /** {@inheritDoc ApiClient.create} */
@@ -467,12 +482,14 @@ export class HttpApiClient implements ApiClient {
     this.#requestOptions.reset();
     // Idle sockets close now; sockets of in-flight requests close when their response ends.
     this.#agents.close();
+    this.#pages?.connections.close();
   }
 
   /** Closes the client and destroys every socket, those of in-flight requests and open watches too. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#requestOptions.reset();
     this.#agents.destroy(); // the sockets of in-flight requests and open watches too
-    for (const cut of [...this.#tlsWatches]) cut();
+    for (const cut of [...this.#tlsWatches]) cut(); // watches and list pages
+    this.#pages?.connections.close();
   }
 }

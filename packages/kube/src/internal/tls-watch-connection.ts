@@ -173,15 +173,21 @@ export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnectio
   };
 }
 
-/** The request line and header fields, validated as node:http validates them. */
-function requestHead(request: TlsWatchRequest): string {
+/**
+ * The request line and header fields of a GET, validated as node:http validates them, with
+ * `Connection: close` unless `opts.close` is false (a connection kept for the next request).
+ */
+export function requestHead(
+  request: Pick<TlsWatchRequest, 'url' | 'headers' | 'auth'>,
+  opts: { readonly close: boolean } = { close: true },
+): string {
   const { url, headers, auth } = request;
   const fields: Array<[string, string]> = [];
   let hasAuthorization = false;
   let hasHost = false;
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (lower === 'connection') continue; // this connection closes with its response
+    if (lower === 'connection') continue; // set below
     validateHeaderName(name);
     validateHeaderValue(name, value);
     hasAuthorization ||= lower === 'authorization';
@@ -194,7 +200,7 @@ function requestHead(request: TlsWatchRequest): string {
     (url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined);
   if (credentials !== undefined && !hasAuthorization)
     fields.push(['Authorization', `Basic ${Buffer.from(credentials).toString('base64')}`]);
-  fields.push(['Connection', 'close']);
+  if (opts.close) fields.push(['Connection', 'close']);
   let text = `GET ${url.pathname}${url.search} HTTP/1.1\r\n`;
   for (const [name, value] of fields) text += `${name}: ${value}\r\n`;
   return `${text}\r\n`;
