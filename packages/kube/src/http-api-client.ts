@@ -102,7 +102,7 @@ export class HttpApiClient implements ApiClient {
   readonly #agents: ApiAgents;
   readonly #requestOptions: RequestOptions;
   readonly #maxSockets: number;
-  /** Cuts each open watch of the TLS transport (they hold no agent socket). */
+  /** Cuts each open watch and list page of the TLS transport (they hold no agent socket). */
   readonly #tlsWatches = new Set<() => void>();
   /** The TLS state of those watches, from the agent's settings. */
   #watchTls: { agent: https.Agent; tls: WatchTls } | undefined;
@@ -305,15 +305,19 @@ export class HttpApiClient implements ApiClient {
   }
 
   /**
-   * A page of a paginated list. A page is megabytes, which the apiserver writes in chunks of 2 KiB
-   * or less, so it goes as HTTP/1.1 straight onto a kept-alive TLS connection
-   * ({@link PageConnections}), not through node:https's per-chunk stream machinery; through
-   * {@link HttpApiClient.#send} when watches would use the agent too (see #watchConnection), or
-   * with a `proxy-url`.
+   * A page of a paginated list: megabytes, written by the apiserver in chunks of ≤ 2 KiB, so over a
+   * kept-alive TLS connection ({@link PageConnections}) rather than node:https's per-chunk streams;
+   * through {@link HttpApiClient.#send} with a `proxy-url` or when watches use the agent too.
    */
   async #sendPage(req: SendRequest): Promise<unknown> {
+    // Decided before #prepare, which the agent's path would run again.
+    const agentOnly =
+      this.#proxy !== undefined ||
+      this.#server.protocol !== 'https:' ||
+      this.#maxSockets !== Number.POSITIVE_INFINITY;
+    if (agentOnly) return await this.#send(req);
     const { url, options } = await this.#prepare({ ...req, headers: { Accept: 'application/json' } });
-    const shared = this.#proxy ? undefined : this.#ownTls(url, options);
+    const shared = this.#ownTls(url, options);
     if (!shared) return await this.#send(req);
     if (this.#pages?.tls !== shared) {
       this.#pages?.connections.close();

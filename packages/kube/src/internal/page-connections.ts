@@ -1,5 +1,4 @@
-import { isIP } from 'node:net';
-import tls from 'node:tls';
+import type tls from 'node:tls';
 import { Http1ResponseReader, type ResponseHead } from './http1-response-reader.ts';
 import { requestHead, type WatchTls } from './tls-watch-connection.ts';
 import { closedEarly, type OpenWatchConnection, type WatchConnection } from './watch-connection.ts';
@@ -100,6 +99,9 @@ export class PageConnections {
       done = true;
       detach();
       socket.destroy();
+      // A new connection that led nowhere (the server restarted, its certificate changed): its
+      // session is not tried again, as for a watch.
+      if (!idle && !received) this.#tls.session = undefined;
       // A kept connection the server closed while it was idle: once more on a new one.
       if (idle && retry && !received) retried = this.#send({ url, head, mayRetry: false }, events);
       else events.fail(err);
@@ -136,22 +138,7 @@ export class PageConnections {
   }
 
   #connect(url: URL): tls.TLSSocket {
-    const shared = this.#tls;
-    const { rejectUnauthorized } = shared.options;
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const servername = shared.options.servername ?? (isIP(host) ? undefined : host);
-    const socket = tls.connect({
-      host,
-      port: Number(url.port || 443),
-      ALPNProtocols: ['http/1.1'],
-      secureContext: shared.context,
-      ...(servername !== undefined ? { servername } : {}),
-      ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
-      ...(shared.session !== undefined ? { session: shared.session } : {}),
-    });
-    socket.on('session', (session: Buffer) => {
-      shared.session = session;
-    });
+    const socket = this.#tls.connect(url);
     socket.on('error', () => {}); // reported through the request's own listener while in use
     return socket;
   }

@@ -42,6 +42,37 @@ export class WatchTls {
     });
     return this.#context;
   }
+
+  /**
+   * A TLS connection to the server of `url` (over `tunnel`, a proxy's, when given) with these
+   * settings and ALPN `http/1.1`, resuming the last session and keeping the next one the server
+   * issues. SNI is the `tls-server-name`, else the URL's host name (none for an IP address).
+   */
+  connect(url: URL, tunnel?: Socket): tls.TLSSocket {
+    const { host, port } = serverAddress(url);
+    const { rejectUnauthorized } = this.options;
+    const servername = this.options.servername ?? (isIP(host) ? undefined : host);
+    const socket = tls.connect({
+      host,
+      port,
+      ...(tunnel ? { socket: tunnel } : {}),
+      ALPNProtocols: ['http/1.1'],
+      secureContext: this.context,
+      ...(servername !== undefined ? { servername } : {}),
+      ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
+      ...(this.session !== undefined ? { session: this.session } : {}),
+    });
+    socket.on('session', (session: Buffer) => {
+      this.session = session;
+    });
+    return socket;
+  }
+}
+
+/** The host (an IPv6 literal without its brackets) and port of an `https:` URL. */
+function serverAddress(url: URL): { readonly host: string; readonly port: number } {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return { host, port: Number(url.port || 443) };
 }
 
 /** One watch request over its own TLS connection. */
@@ -76,9 +107,7 @@ export interface TlsWatchRequest {
 export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnection {
   const { url, tls: shared, live, proxy } = request;
   const { ca, rejectUnauthorized } = shared.options;
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const port = Number(url.port || 443);
-  const servername = shared.options.servername ?? (isIP(host) ? undefined : host);
+  const { host, port } = serverAddress(url);
   const head = requestHead(request);
   return (events) => {
     let closed = false;
@@ -122,20 +151,8 @@ export function tlsWatchConnection(request: TlsWatchRequest): OpenWatchConnectio
     live?.add(cut);
     /** TLS to the server, over `tunnel` when there is a proxy. */
     const secure = (tunnel?: Socket): void => {
-      const tlsSocket = tls.connect({
-        host,
-        port,
-        ...(tunnel ? { socket: tunnel } : {}),
-        ALPNProtocols: ['http/1.1'],
-        secureContext: shared.context,
-        ...(servername !== undefined ? { servername } : {}),
-        ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
-        ...(shared.session !== undefined ? { session: shared.session } : {}),
-      });
+      const tlsSocket = shared.connect(url, tunnel);
       socket = tlsSocket;
-      tlsSocket.on('session', (session: Buffer) => {
-        shared.session = session;
-      });
       tlsSocket.on('data', (data: Buffer) => {
         let done: boolean;
         try {
