@@ -52,7 +52,8 @@ async function server(answer: Answer) {
 
 function pages() {
   const live = new Set<() => void>();
-  return { connections: new PageConnections(new WatchTls({ ca: ca.certPem }), live), live };
+  const shared = new WatchTls({ ca: ca.certPem });
+  return { connections: new PageConnections(shared, live), live, shared };
 }
 
 function get(connections: PageConnections, port: number, page: number) {
@@ -125,5 +126,24 @@ describe('PageConnections', () => {
     await expect(pending).rejects.toBeInstanceOf(ConnectionError);
     expect(stats.connections).toBe(1);
     await waitFor('its connection to close', () => stats.open.size === 0);
+  });
+
+  it('drops the TLS session when a new connection fails before any byte, so the next one does not resume it', async () => {
+    const resumed: boolean[] = [];
+    const { port } = await server((socket, i) => {
+      if (i !== 0) return;
+      resumed.push(socket.isSessionReused());
+      // The second connection is closed unanswered (a server restarted with other keys, say).
+      if (resumed.length === 2) socket.destroy();
+      else respond(socket, { connection: resumed.length }, { close: true });
+    });
+    const { connections, shared } = pages();
+    expect(await get(connections, port, 0)).toEqual({ connection: 1 });
+    await waitFor('the server to issue a session', () => shared.session !== undefined);
+    await expect(get(connections, port, 1)).rejects.toBeInstanceOf(ConnectionError);
+    expect(shared.session).toBeUndefined();
+    expect(await get(connections, port, 2)).toEqual({ connection: 3 });
+    expect(resumed).toEqual([false, true, false]);
+    connections.close();
   });
 });
