@@ -159,10 +159,11 @@ async function runOnce(run: number): Promise<boolean> {
     }
     // The three phases are waited for side by side, each stamped when it is first seen: the
     // caches and the reconciles do not wait for the labels (adoption serves before relabelling).
+    // If one fails, `stop` (aborted on the way out) ends the others' polling.
     const relabelled = waitFor(
       'the moved policies and their gateways to be relabelled',
       () => moved.every((k) => policyAt(k) !== undefined && gatewayAt(k) !== undefined),
-      { timeoutMs: 600_000, intervalMs: 100 },
+      { timeoutMs: 600_000, intervalMs: 100, signal: stop.signal },
     );
     // Caches: each survivor's gauges (cheap) until they hold their shares.
     const caching = waitFor(
@@ -172,7 +173,7 @@ async function runOnce(run: number): Promise<boolean> {
           if ((await cluster.cached(m)).policies !== (shares.get(m) ?? 0)) return undefined;
         return Date.now();
       },
-      { timeoutMs: 600_000, intervalMs: 100 },
+      { timeoutMs: 600_000, intervalMs: 100, signal: stop.signal },
     );
     const reconciledBy = new Map<string, number>();
     const startedBy = new Map<string, number>();
@@ -191,7 +192,7 @@ async function runOnce(run: number): Promise<boolean> {
           }
         return moved.every((k) => reconciledBy.has(k));
       },
-      { timeoutMs: 600_000, intervalMs: 100 },
+      { timeoutMs: 600_000, intervalMs: 100, signal: stop.signal },
     );
     const scraping = serving.then(() => Promise.all(survivors.map((m) => scrapeMetrics(cluster, m))));
     const [, cachedAt, scrapesAtServed] = await Promise.all([relabelled, caching, scraping]);

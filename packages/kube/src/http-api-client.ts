@@ -311,13 +311,9 @@ export class HttpApiClient implements ApiClient {
    */
   async #sendPage(req: SendRequest): Promise<unknown> {
     // Decided before #prepare, which the agent's path would run again.
-    const agentOnly =
-      this.#proxy !== undefined ||
-      this.#server.protocol !== 'https:' ||
-      this.#maxSockets !== Number.POSITIVE_INFINITY;
-    if (agentOnly) return await this.#send(req);
+    if (this.#proxy !== undefined || !this.#ownConnections) return await this.#send(req);
     const { url, options } = await this.#prepare({ ...req, headers: { Accept: 'application/json' } });
-    const shared = this.#ownTls(url, options);
+    const shared = this.#ownTls(options);
     if (!shared) return await this.#send(req);
     if (this.#pages?.tls !== shared) {
       this.#pages?.connections.close();
@@ -345,7 +341,7 @@ export class HttpApiClient implements ApiClient {
    * it with its own error) or a `maxSockets` limit (the agent counts watches against it).
    */
   #watchConnection(url: URL, options: https.RequestOptions): OpenWatchConnection {
-    const shared = this.#ownTls(url, options);
+    const shared = this.#ownTls(options);
     if (!shared) return httpsWatchConnection(url, options);
     return tlsWatchConnection({
       url,
@@ -357,15 +353,19 @@ export class HttpApiClient implements ApiClient {
     });
   }
 
+  /** Whether connections outside the agent may be used: no `maxSockets` limit, an `https:` server. */
+  get #ownConnections(): boolean {
+    return this.#server.protocol === 'https:' && this.#maxSockets === Number.POSITIVE_INFINITY;
+  }
+
   /**
    * The TLS state of the connections outside the agent (watches, list pages): the agent's CA,
    * client certificate and key, and its session. Undefined when the configuration asks for the
    * agent: a server that is not `https:` or a `maxSockets` limit.
    */
-  #ownTls(url: URL, options: https.RequestOptions): WatchTls | undefined {
+  #ownTls(options: https.RequestOptions): WatchTls | undefined {
     const agent = options.agent;
-    const own = url.protocol === 'https:' && this.#maxSockets === Number.POSITIVE_INFINITY;
-    if (!own || !(agent instanceof https.Agent)) return undefined;
+    if (!this.#ownConnections || !(agent instanceof https.Agent)) return undefined;
     if (this.#watchTls?.agent !== agent) {
       const { ca, cert, key, rejectUnauthorized, servername } = agent.options;
       this.#watchTls = { agent, tls: new WatchTls({ ca, cert, key, rejectUnauthorized, servername }) };
